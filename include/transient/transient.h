@@ -1,0 +1,9 @@
+/* gr-transient core library: umbrella header. */
+#ifndef TRANSIENT_TRANSIENT_H
+#define TRANSIENT_TRANSIENT_H
+
+#include <transient/common.h>
+#include <transient/statelevels.h>
+#include <transient/edges.h>
+
+#endif /* TRANSIENT_TRANSIENT_H */
