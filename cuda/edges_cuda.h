@@ -40,10 +40,10 @@ tr_status tr_cuda_edges_run_device(tr_cuda_edges *ctx, tr_edges_lv lv, tr_edges_
  * number k (0-based, in stream order) is written to d_out[k] for k < cap; the
  * total number found goes to *d_count (it may exceed cap); if it does,
  * transition number cap goes to *d_stop so the caller can stop before it. When
- * *d_count <= cap, *d_cout is the carry after the n samples (d_cout may equal
- * d_cin). Everything is stream-ordered on `stream`; nothing is synchronized.
- * Return: cudaSuccess or the error of the first failing call (as int, so that
- * this header needs no CUDA include).
+ * *d_count <= cap, *d_cout is the carry after the n samples (d_cout must not
+ * alias d_cin: blocks read *d_cin while the last block writes *d_cout). Everything is
+ * stream-ordered on `stream`; nothing is synchronized. Return: cudaSuccess or the error
+ * of the first failing call (as int, so that this header needs no CUDA include).
  */
 int tr_cuda_edges_fast_launch(const float *d_x, int64_t n, tr_edges_lv lv,
                               const tr_edges_carry *d_cin, tr_edges_carry *d_cout,

@@ -21,7 +21,7 @@ static int tu_passed, tu_failed;
     } while (0)
 
 /* The closing line test runners read; exit status follows the failures. */
-static int tu_finish(const char *name)
+static inline int tu_finish(const char *name)
 {
     printf("%s: %d passed, %d failed\n", name, tu_passed, tu_failed);
     return tu_failed ? 1 : 0;
@@ -32,7 +32,7 @@ typedef struct {
     uint64_t s;
 } tu_rng;
 
-static uint64_t tu_next(tu_rng *r)
+static inline uint64_t tu_next(tu_rng *r)
 {
     uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -41,19 +41,19 @@ static uint64_t tu_next(tu_rng *r)
 }
 
 /* Uniform in [0, 1). */
-static double tu_uniform(tu_rng *r)
+static inline double tu_uniform(tu_rng *r)
 {
     return (tu_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
 /* Uniform integer in [lo, hi]. */
-static long tu_range(tu_rng *r, long lo, long hi)
+static inline long tu_range(tu_rng *r, long lo, long hi)
 {
     return lo + (long)(tu_next(r) % (uint64_t)(hi - lo + 1));
 }
 
 /* Standard normal (Box-Muller). */
-static double tu_gauss(tu_rng *r)
+static inline double tu_gauss(tu_rng *r)
 {
     double u = tu_uniform(r), v = tu_uniform(r);
     if (u < 1e-300) u = 1e-300;

@@ -1,0 +1,378 @@
+/*
+ * Edge localizer, CUDA fast variant: one pass over the samples.
+ *
+ * Khambadkar, Barford and Harris run classify, level scan, segmented min-scan
+ * and compaction as separate passes, each reading and writing whole arrays. Here
+ * every sample is read once: each thread summarises ITEMS samples held in
+ * registers (cuda/edges_scan.cuh), a CUB block scan with decoupled look-back
+ * across tiles (cub::TilePrefixCallbackOp) gives each thread the exact stream
+ * state before its first sample, and the few threads whose samples confirm a
+ * transition replay them from registers and write the transitions at their final
+ * position in stream order: deterministic, no atomics, no sort.
+ */
+#include "cuda_check.h"
+#include "edges_cuda.h"
+#include "edges_scan.cuh"
+
+#include <cub/agent/single_pass_scan_operators.cuh>
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include <stdlib.h>
+#include <string.h>
+
+namespace
+{
+
+/* Tile shape: 256 threads x 16 samples = 4096 samples per tile. */
+constexpr int kBlock = 256;
+constexpr int kItems = 16;
+constexpr int kTile = kBlock * kItems;
+
+using TileState = cub::ScanTileState<tr_edge_summary>;
+using PrefixOp =
+    cub::TilePrefixCallbackOp<tr_edge_summary, tr_edge_summary_op, TileState>;
+
+__global__ void init_tiles(TileState state, int tiles)
+{
+    state.InitializeStatus(tiles);
+}
+
+template <int BLOCK, int ITEMS>
+__global__ void __launch_bounds__(BLOCK)
+    edges_scan_kernel(const float *__restrict__ x, int32_t n, tr_edges_lv lv,
+                      const tr_edges_carry *__restrict__ cin,
+                      tr_edges_carry *__restrict__ cout, tr_edge *__restrict__ out,
+                      int64_t cap, tr_edge *__restrict__ stop,
+                      unsigned long long *__restrict__ count, TileState tiles)
+{
+    using Load = cub::BlockLoad<float, BLOCK, ITEMS, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+    using Scan = cub::BlockScan<tr_edge_summary, BLOCK>;
+    __shared__ union {
+        typename Load::TempStorage load;
+        typename Scan::TempStorage scan;
+    } smem;
+    __shared__ typename PrefixOp::TempStorage prefix_smem;
+    __shared__ tr_edge_summary total;
+
+    const int tile = blockIdx.x;
+    const int32_t tile0 = tile * BLOCK * ITEMS;
+    const int32_t valid = n - tile0 < BLOCK * ITEMS ? n - tile0 : BLOCK * ITEMS;
+    const tr_edges_carry c = *cin; /* read before this tile publishes anything */
+
+    /* Padding is NaN: intermediate and never part of a crossing. */
+    float xs[ITEMS];
+    Load(smem.load).Load(x + tile0, xs, valid, __int_as_float(0x7fc00000));
+    __syncthreads(); /* smem.load is reused by the scan */
+
+    const int32_t j0 = tile0 + threadIdx.x * ITEMS;
+    const bool has_a = j0 > 0 || c.has_prev;
+    const float xa = j0 > 0 ? (j0 - 1 < n ? __ldg(x + j0 - 1) : 0.0f) : c.x_prev;
+    const tr_edge_summary s = tr_edges_items_summary<ITEMS>(xs, xa, has_a, j0, lv);
+
+    tr_edge_summary p;
+    const tr_edge_summary_op op;
+    if (tile == 0) {
+        tr_edge_summary agg;
+        Scan(smem.scan).ExclusiveScan(s, p, tr_edge_summary_carry(c), op, agg);
+        if (threadIdx.x == 0) {
+            total = op(tr_edge_summary_carry(c), agg);
+            if (gridDim.x > 1) tiles.SetInclusive(0, total);
+        }
+    } else {
+        PrefixOp prefix(tiles, prefix_smem, op, tile);
+        Scan(smem.scan).ExclusiveScan(s, p, op, prefix);
+        if (threadIdx.x == 0) total = prefix.GetInclusivePrefix();
+    }
+
+    if (j0 < n && tr_edges_items_emit(p, s)) {
+        tr_edges_items_replay<ITEMS>(xs, xa, has_a, j0, lv, p, x, c,
+                                     [&](uint32_t k, const tr_edge &e) {
+                                         if ((int64_t)k < cap)
+                                             out[k] = e;
+                                         else if ((int64_t)k == cap)
+                                             *stop = e;
+                                     });
+    }
+
+    if (tile == gridDim.x - 1) {
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            *cout = tr_edges_summary_carry_out(total, x, n, lv, c);
+            *count = total.count;
+        }
+    }
+}
+
+} // namespace
+
+extern "C" int tr_cuda_edges_fast_launch(const float *d_x, int64_t n, tr_edges_lv lv,
+                                         const tr_edges_carry *d_cin,
+                                         tr_edges_carry *d_cout, tr_edge *d_out,
+                                         int64_t cap, tr_edge *d_stop,
+                                         unsigned long long *d_count, void *d_temp,
+                                         size_t *temp_bytes, void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    if (n < 0 || n > 0x7fffffff - kTile) return (int)cudaErrorInvalidValue;
+    const int tiles = (int)((n + kTile - 1) / kTile);
+    size_t need = 0;
+    cudaError_t e = TileState::AllocationSize(tiles > 0 ? tiles : 1, need);
+    if (e != cudaSuccess) return (int)e;
+    if (!d_temp) {
+        *temp_bytes = need;
+        return (int)cudaSuccess;
+    }
+    if (*temp_bytes < need) return (int)cudaErrorInvalidValue;
+    if (n == 0) {
+        /* Nothing to scan: the state passes through. */
+        if ((e = cudaMemcpyAsync(d_cout, d_cin, sizeof *d_cout, cudaMemcpyDeviceToDevice,
+                                 s)))
+            return (int)e;
+        return (int)cudaMemsetAsync(d_count, 0, sizeof *d_count, s);
+    }
+    TileState state;
+    if ((e = state.Init(tiles, d_temp, *temp_bytes)) != cudaSuccess) return (int)e;
+    init_tiles<<<(tiles + 255) / 256, 256, 0, s>>>(state, tiles);
+    if ((e = cudaGetLastError()) != cudaSuccess) return (int)e;
+    edges_scan_kernel<kBlock, kItems><<<tiles, kBlock, 0, s>>>(
+        d_x, (int32_t)n, lv, d_cin, d_cout, d_out, cap, d_stop, d_count, state);
+    return (int)cudaGetLastError();
+}
+
+/* ---- context: buffers, stream and the host/device entry points ---------- */
+
+typedef int (*launch_fn)(const float *, int64_t, tr_edges_lv, const tr_edges_carry *,
+                         tr_edges_carry *, tr_edge *, int64_t, tr_edge *,
+                         unsigned long long *, void *, size_t *, void *);
+
+struct tr_cuda_edges {
+    int device;              /* CUDA device index */
+    size_t batch;            /* samples per launch */
+    size_t out_cap;          /* transitions per launch before a re-launch */
+    launch_fn launch;        /* fast or paper variant */
+    cudaStream_t stream;     /* all work of this context */
+    float *d_x;              /* device input of one launch */
+    float *h_stage;          /* pinned staging for pageable input */
+    tr_edge *d_out;          /* device transitions of one launch */
+    tr_edges_carry *d_carry; /* two carries: in and out of a launch */
+    tr_edge *d_stop;         /* transition that did not fit */
+    unsigned long long *d_count;
+    void *d_temp; /* launcher temporary storage */
+    size_t temp_bytes;
+    struct { /* pinned results of one launch */
+        tr_edges_carry carry;
+        tr_edge stop;
+        unsigned long long count;
+    } * h_res;
+};
+
+static void ctx_free(tr_cuda_edges *c)
+{
+    if (!c) return;
+    if (c->device >= 0) {
+        cudaSetDevice(c->device);
+        if (c->stream) cudaStreamSynchronize(c->stream);
+    }
+    cudaFree(c->d_x);
+    cudaFreeHost(c->h_stage);
+    cudaFree(c->d_out);
+    cudaFree(c->d_carry);
+    cudaFree(c->d_stop);
+    cudaFree(c->d_count);
+    cudaFree(c->d_temp);
+    cudaFreeHost(c->h_res);
+    if (c->stream) cudaStreamDestroy(c->stream);
+    cudaGetLastError(); /* teardown errors are not the caller's */
+    free(c);
+}
+
+extern "C" tr_status tr_cuda_edges_create(int device, size_t batch, tr_variant variant,
+                                          tr_cuda_edges **out, tr_error *err)
+{
+    *out = NULL;
+    tr_cuda_edges *c = (tr_cuda_edges *)calloc(1, sizeof *c);
+    if (!c) return tr_fail(err, TR_ERR_NOMEM, "edges/cuda: cannot allocate the context");
+    c->device = -1;
+    TR_CUDA_TRY(cudaSetDevice(device), err, "edges/cuda: select device", fail);
+    c->device = device;
+    c->batch = batch < ((size_t)1 << 30) ? batch : ((size_t)1 << 30);
+    /* Transitions are rarer than samples; a launch that finds more re-runs. */
+    c->out_cap = c->batch / 8 + 1024;
+    c->launch = variant == TR_VARIANT_PAPER ? tr_cuda_edges_paper_launch
+                                            : tr_cuda_edges_fast_launch;
+    TR_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), err,
+                "edges/cuda: create stream", fail);
+    TR_CUDA_TRY(cudaMalloc(&c->d_x, c->batch * sizeof(float)), err,
+                "edges/cuda: allocate device input", fail);
+    TR_CUDA_TRY(cudaMallocHost(&c->h_stage, c->batch * sizeof(float)), err,
+                "edges/cuda: allocate pinned staging", fail);
+    TR_CUDA_TRY(cudaMalloc(&c->d_out, c->out_cap * sizeof(tr_edge)), err,
+                "edges/cuda: allocate device output", fail);
+    TR_CUDA_TRY(cudaMalloc(&c->d_carry, 2 * sizeof(tr_edges_carry)), err,
+                "edges/cuda: allocate carry", fail);
+    TR_CUDA_TRY(cudaMalloc(&c->d_stop, sizeof(tr_edge)), err, "edges/cuda: allocate",
+                fail);
+    TR_CUDA_TRY(cudaMalloc(&c->d_count, sizeof(unsigned long long)), err,
+                "edges/cuda: allocate", fail);
+    TR_CUDA_TRY(cudaMallocHost(&c->h_res, sizeof *c->h_res), err,
+                "edges/cuda: allocate pinned results", fail);
+    TR_CUDA_TRY((cudaError_t)c->launch(NULL, (int64_t)c->batch, tr_edges_lv{0, 0.5f, 1},
+                                       NULL, NULL, NULL, 0, NULL, NULL, NULL,
+                                       &c->temp_bytes, NULL),
+                err, "edges/cuda: size temporary storage", fail);
+    TR_CUDA_TRY(cudaMalloc(&c->d_temp, c->temp_bytes ? c->temp_bytes : 1), err,
+                "edges/cuda: allocate temporary storage", fail);
+    *out = c;
+    return TR_OK;
+fail:
+    ctx_free(c);
+    return err ? err->code : TR_ERR_CUDA;
+}
+
+extern "C" void tr_cuda_edges_destroy(tr_cuda_edges *c)
+{
+    ctx_free(c);
+}
+
+/*
+ * One launch over d_x[0..n) from host carry *cr, stream-ordered; waits for the
+ * results. On return: h_res holds count, stop and the carry after the launch.
+ */
+static tr_status launch_sync(tr_cuda_edges *c, tr_edges_lv lv, const tr_edges_carry *cr,
+                             const float *d_x, size_t n, tr_edge *d_out, int64_t cap,
+                             tr_error *err)
+{
+    c->h_res->carry = *cr;
+    TR_CUDA_TRY(cudaMemcpyAsync(c->d_carry, &c->h_res->carry, sizeof *cr,
+                                cudaMemcpyHostToDevice, c->stream),
+                err, "edges/cuda: upload carry", fail);
+    TR_CUDA_TRY((cudaError_t)c->launch(d_x, (int64_t)n, lv, c->d_carry, c->d_carry + 1,
+                                       d_out, cap, c->d_stop, c->d_count, c->d_temp,
+                                       &c->temp_bytes, c->stream),
+                err, "edges/cuda: launch", fail);
+    TR_CUDA_TRY(cudaMemcpyAsync(&c->h_res->count, c->d_count, sizeof c->h_res->count,
+                                cudaMemcpyDeviceToHost, c->stream),
+                err, "edges/cuda: download count", fail);
+    TR_CUDA_TRY(cudaMemcpyAsync(&c->h_res->carry, c->d_carry + 1, sizeof *cr,
+                                cudaMemcpyDeviceToHost, c->stream),
+                err, "edges/cuda: download carry", fail);
+    TR_CUDA_TRY(cudaMemcpyAsync(&c->h_res->stop, c->d_stop, sizeof(tr_edge),
+                                cudaMemcpyDeviceToHost, c->stream),
+                err, "edges/cuda: download stop", fail);
+    TR_CUDA_TRY(cudaStreamSynchronize(c->stream), err, "edges/cuda: kernel", fail);
+    return TR_OK;
+fail:
+    return err ? err->code : TR_ERR_CUDA;
+}
+
+/* When a launch found more than cap transitions: stop before number cap. */
+static size_t stop_before(tr_edges_carry *cr, const tr_edge *stop, int64_t pos0,
+                          float x_before)
+{
+    const size_t used = (size_t)(stop->sample - pos0);
+    tr_edges_carry_before(cr, stop);
+    if (used > 0) {
+        cr->x_prev = x_before;
+        cr->has_prev = 1;
+    }
+    return used;
+}
+
+extern "C" tr_status tr_cuda_edges_run_device(tr_cuda_edges *c, tr_edges_lv lv,
+                                              tr_edges_carry *cr, const float *d_x,
+                                              size_t n, tr_edge *d_out, size_t cap,
+                                              size_t *consumed, size_t *nout,
+                                              tr_error *err)
+{
+    *consumed = *nout = 0;
+    TR_CUDA_TRY(cudaSetDevice(c->device), err, "edges/cuda: select device", fail);
+    while (*consumed < n) {
+        const size_t len = n - *consumed < c->batch ? n - *consumed : c->batch;
+        const int64_t pos0 = cr->pos;
+        tr_status s = launch_sync(c, lv, cr, d_x + *consumed, len, d_out + *nout,
+                                  (int64_t)(cap - *nout), err);
+        if (s != TR_OK) return s;
+        const unsigned long long found = c->h_res->count;
+        if (found <= cap - *nout) {
+            *cr = c->h_res->carry;
+            *consumed += len;
+            *nout += found;
+            continue;
+        }
+        float before = 0.0f;
+        const size_t used = (size_t)(c->h_res->stop.sample - pos0);
+        if (used > 0)
+            TR_CUDA_TRY(cudaMemcpy(&before, d_x + *consumed + used - 1, sizeof before,
+                                   cudaMemcpyDeviceToHost),
+                        err, "edges/cuda: read sample", fail);
+        *consumed += stop_before(cr, &c->h_res->stop, pos0, before);
+        *nout = cap;
+        break;
+    }
+    return TR_OK;
+fail:
+    return err ? err->code : TR_ERR_CUDA;
+}
+
+static int is_pinned(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+extern "C" tr_status tr_cuda_edges_run_host(tr_cuda_edges *c, tr_edges_lv lv,
+                                            tr_edges_carry *cr, const float *x, size_t n,
+                                            tr_edge *out, size_t cap, size_t *consumed,
+                                            size_t *nout, tr_error *err)
+{
+    *consumed = *nout = 0;
+    if (n == 0) return TR_OK;
+    TR_CUDA_TRY(cudaSetDevice(c->device), err, "edges/cuda: select device", fail);
+    {
+        /* Pinned input goes straight to the device; pageable input is staged. */
+        const int direct = is_pinned(x);
+        while (*consumed < n) {
+            const size_t len = n - *consumed < c->batch ? n - *consumed : c->batch;
+            const float *src = x + *consumed;
+            if (!direct) {
+                memcpy(c->h_stage, src, len * sizeof(float));
+                src = c->h_stage;
+            }
+            TR_CUDA_TRY(cudaMemcpyAsync(c->d_x, src, len * sizeof(float),
+                                        cudaMemcpyHostToDevice, c->stream),
+                        err, "edges/cuda: upload samples", fail);
+            const int64_t pos0 = cr->pos;
+            const size_t room = cap - *nout;
+            const int64_t lcap = (int64_t)(room < c->out_cap ? room : c->out_cap);
+            tr_status s = launch_sync(c, lv, cr, c->d_x, len, c->d_out, lcap, err);
+            if (s != TR_OK) return s;
+            const unsigned long long found = c->h_res->count;
+            const size_t got =
+                found < (unsigned long long)lcap ? (size_t)found : (size_t)lcap;
+            if (got)
+                TR_CUDA_TRY(cudaMemcpy(out + *nout, c->d_out, got * sizeof(tr_edge),
+                                       cudaMemcpyDeviceToHost),
+                            err, "edges/cuda: download transitions", fail);
+            *nout += got;
+            if (found <= (unsigned long long)lcap) {
+                *cr = c->h_res->carry;
+                *consumed += len;
+                continue;
+            }
+            /* Stop before the transition that did not fit; launch again from it
+             * when only the device buffer was full. */
+            const tr_edge *st = &c->h_res->stop;
+            const size_t used = (size_t)(st->sample - pos0);
+            *consumed += stop_before(cr, st, pos0, used > 0 ? src[used - 1] : 0.0f);
+            if (*nout == cap) break;
+        }
+    }
+    return TR_OK;
+fail:
+    return err ? err->code : TR_ERR_CUDA;
+}
