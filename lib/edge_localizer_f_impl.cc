@@ -1,0 +1,473 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-transient authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gr-transient: edge localizer block, implementation over libtransient.
+ *
+ * The block feeds every consumed sample to the core right away and releases a
+ * sample downstream only once the core has processed it (tr_edges_position),
+ * i.e. once every transition up to that sample is known and can be tagged.
+ * Samples consumed but not yet released wait in an internal FIFO; with fixed
+ * levels the core never holds samples and the FIFO stays empty.
+ */
+
+#include "edge_localizer_f_impl.h"
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
+#include <gnuradio/io_signature.h>
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace gr
+{
+namespace transient
+{
+
+namespace
+{
+
+// Initial room for transitions and FIFO samples beyond the hold of auto levels.
+constexpr size_t k_initial_room = 32768;
+
+tr_backend parse_backend(const std::string &name)
+{
+    std::string s(name);
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (s == "auto") return TR_BACKEND_AUTO;
+    if (s == "cpu") return TR_BACKEND_CPU;
+    if (s == "cuda") return TR_BACKEND_CUDA;
+    throw std::invalid_argument("edge_localizer_f: backend must be \"auto\", \"cpu\" "
+                                "or \"cuda\", not \"" +
+                                name + "\"");
+}
+
+[[noreturn]] void throw_status(tr_status st, const char *what)
+{
+    const std::string msg =
+        std::string("edge_localizer_f: ") + (what && *what ? what : tr_strerror(st));
+    if (st == TR_ERR_INVALID) throw std::invalid_argument(msg);
+    throw std::runtime_error(msg);
+}
+
+} // namespace
+
+edge_localizer_f::sptr
+edge_localizer_f::make(bool auto_levels, float low, float mid, float high,
+                       double tolerance_pct, double mid_pct, unsigned int hist_bins,
+                       size_t level_samples, uint64_t level_interval,
+                       const std::string &backend, int device, size_t batch)
+{
+    return gnuradio::make_block_sptr<edge_localizer_f_impl>(
+        auto_levels, low, mid, high, tolerance_pct, mid_pct, hist_bins, level_samples,
+        level_interval, backend, device, batch);
+}
+
+edge_localizer_f_impl::edge_localizer_f_impl(
+    bool auto_levels, float low, float mid, float high, double tolerance_pct,
+    double mid_pct, unsigned int hist_bins, size_t level_samples, uint64_t level_interval,
+    const std::string &backend, int device, size_t batch)
+    : gr::block("edge_localizer_f", gr::io_signature::make(1, 1, sizeof(float)),
+                gr::io_signature::make(1, 1, sizeof(float))),
+      d_q(nullptr), d_auto_levels(auto_levels), d_tolerance_pct(tolerance_pct),
+      d_mid_pct(mid_pct), d_backend(TR_BACKEND_CPU), d_need_base(true),
+      d_levels_known(!auto_levels), d_out_base(0), d_fed(0), d_known(0), d_released(0),
+      d_hold_limit(auto_levels ? level_samples : 0), d_fifo_head(0), d_fifo_tail(0),
+      d_tags_head(0), d_warned_late(false), d_port(pmt::mp("detects")),
+      d_key_edge(pmt::mp("edge")), d_key_edges(pmt::mp("edges")),
+      d_key_time(pmt::mp("time")), d_key_polarity(pmt::mp("polarity")),
+      d_key_sample(pmt::mp("sample"))
+{
+    const tr_backend requested = parse_backend(backend);
+
+    tr_edges_config cfg = tr_edges_config_default();
+    cfg.levels_mode = auto_levels ? TR_LEVELS_AUTO : TR_LEVELS_FIXED;
+    cfg.low = low;
+    cfg.mid = mid;
+    cfg.high = high;
+    cfg.tolerance_pct = tolerance_pct;
+    cfg.mid_pct = mid_pct;
+    cfg.hist_bins = hist_bins;
+    cfg.level_samples = level_samples;
+    cfg.level_interval = level_interval;
+    cfg.backend = requested;
+    cfg.device = device;
+    cfg.variant = TR_VARIANT_FAST;
+    cfg.batch = batch;
+
+    tr_error err;
+    err.code = TR_OK;
+    err.message[0] = '\0';
+    d_q = tr_edges_create(&cfg, &err);
+    if (!d_q) throw_status(err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);
+    d_backend = tr_edges_backend(d_q);
+
+    try {
+        if (d_backend == TR_BACKEND_CUDA) {
+            if (batch == 0 || batch > static_cast<size_t>(INT_MAX / 4))
+                throw std::invalid_argument("edge_localizer_f: batch must be in [1, " +
+                                            std::to_string(INT_MAX / 4) +
+                                            "] with the CUDA backend");
+            set_output_multiple(static_cast<int>(batch));
+        }
+
+        // Pre-size the buffers: transitions of one call (at most one per sample)
+        // and, with auto levels, the samples held until the levels are known.
+        const size_t room =
+            std::max(k_initial_room, d_backend == TR_BACKEND_CUDA ? batch : size_t(0));
+        d_edges.resize(room);
+        if (d_auto_levels) d_fifo.resize(d_hold_limit + room);
+        d_tags.reserve(1024);
+        d_batch.reserve(1024);
+    } catch (...) {
+        tr_edges_destroy(d_q);
+        d_q = nullptr;
+        throw;
+    }
+
+    if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA) {
+        char why[TR_ERROR_MESSAGE_LEN];
+        why[0] = '\0';
+        const int ndev = tr_cuda_device_count(why, sizeof(why));
+        std::string reason(why);
+        if (reason.empty()) {
+            if (!tr_cuda_compiled())
+                reason = "built without CUDA support";
+            else if (ndev > 0 && (device < 0 || device >= ndev))
+                reason = "CUDA device " + std::to_string(device) + " does not exist (" +
+                         std::to_string(ndev) + " usable)";
+            else
+                reason = "no usable CUDA device";
+        }
+        d_logger->info("backend auto: falling back to the CPU ({})", reason);
+    }
+
+    message_port_register_out(d_port);
+}
+
+edge_localizer_f_impl::~edge_localizer_f_impl()
+{
+    if (d_q) tr_edges_destroy(d_q);
+}
+
+void edge_localizer_f_impl::fail(tr_status st, const char *what) const
+{
+    throw_status(st, what);
+}
+
+/* ---- stream state ---------------------------------------------------- */
+
+void edge_localizer_f_impl::reset_stream()
+{
+    d_need_base = true;
+    d_out_base = 0;
+    d_fed = 0;
+    d_known = 0;
+    d_released = 0;
+    d_fifo_head = 0;
+    d_fifo_tail = 0;
+    d_levels_known = !d_auto_levels;
+    d_tags.clear();
+    d_tags_head = 0;
+    d_batch.clear();
+}
+
+bool edge_localizer_f_impl::start()
+{
+    gr::thread::scoped_lock guard(d_setlock);
+    // A restarted flow graph starts a new stream: forget the old one.
+    if (d_fed > 0 || fifo_count() > 0) {
+        const tr_status st = tr_edges_reset(d_q);
+        if (st != TR_OK) fail(st, tr_edges_last_error(d_q));
+    }
+    reset_stream();
+    return block::start();
+}
+
+bool edge_localizer_f_impl::stop()
+{
+    {
+        gr::thread::scoped_lock guard(d_setlock);
+        // Transitions among samples the core still holds (auto levels, stream
+        // stopped before the levels were estimated): report them on detects.
+        // Their samples can no longer be released, so they get no tags.
+        flush_core();
+        publish_batch();
+    }
+    return block::stop();
+}
+
+/* ---- FIFO ------------------------------------------------------------ */
+
+void edge_localizer_f_impl::fifo_push(const float *x, size_t n)
+{
+    if (n == 0) return;
+    if (d_fifo_tail + n > d_fifo.size()) {
+        const size_t count = fifo_count();
+        if (count > 0 && d_fifo_head > 0)
+            std::memmove(d_fifo.data(), d_fifo.data() + d_fifo_head,
+                         count * sizeof(float));
+        d_fifo_head = 0;
+        d_fifo_tail = count;
+        if (count + n > d_fifo.size())
+            d_fifo.resize(std::max(2 * d_fifo.size(), count + n));
+    }
+    std::memcpy(d_fifo.data() + d_fifo_tail, x, n * sizeof(float));
+    d_fifo_tail += n;
+}
+
+void edge_localizer_f_impl::fifo_pop(float *out, size_t n)
+{
+    if (n == 0) return;
+    std::memcpy(out, d_fifo.data() + d_fifo_head, n * sizeof(float));
+    d_fifo_head += n;
+    if (d_fifo_head == d_fifo_tail) d_fifo_head = d_fifo_tail = 0;
+}
+
+/* ---- core ------------------------------------------------------------ */
+
+void edge_localizer_f_impl::take_edges(const tr_edge *e, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t offset = d_out_base + static_cast<uint64_t>(e[i].sample);
+        const double time = e[i].time + static_cast<double>(d_out_base);
+        pmt::pmt_t dict = pmt::make_dict();
+        dict = pmt::dict_add(dict, d_key_time, pmt::from_double(time));
+        dict = pmt::dict_add(dict, d_key_polarity, pmt::from_long(e[i].polarity));
+        dict = pmt::dict_add(dict, d_key_sample, pmt::from_uint64(offset));
+        d_batch.push_back(dict);
+        if (static_cast<uint64_t>(e[i].sample) < d_released) {
+            // Cannot happen with the core's contract (a transition is reported
+            // when its sample is processed); keep the message, drop the tag.
+            if (!d_warned_late) {
+                d_logger->warn("transition at sample {} reported after the sample "
+                               "was released; it is not tagged",
+                               offset);
+                d_warned_late = true;
+            }
+            continue;
+        }
+        d_tags.push_back(pending_tag{offset, dict});
+    }
+}
+
+void edge_localizer_f_impl::run_core(const float *x, size_t n)
+{
+    // Room for one transition per sample given now and per sample held.
+    const size_t need = n + static_cast<size_t>(d_fed - d_known);
+    if (d_edges.size() < need) d_edges.resize(need);
+
+    size_t done = 0;
+    while (done < n) {
+        size_t consumed = 0, nout = 0;
+        const tr_status st = tr_edges_process(d_q, x + done, n - done, d_edges.data(),
+                                              d_edges.size(), &consumed, &nout);
+        if (st != TR_OK) fail(st, tr_edges_last_error(d_q));
+        take_edges(d_edges.data(), nout);
+        done += consumed;
+        if (consumed == 0 && nout == 0)
+            throw std::runtime_error("edge_localizer_f: the core made no progress");
+    }
+    d_fed += n;
+    update_known();
+}
+
+void edge_localizer_f_impl::flush_core()
+{
+    for (;;) {
+        size_t nout = 0;
+        const tr_status st = tr_edges_flush(d_q, d_edges.data(), d_edges.size(), &nout);
+        if (st != TR_OK) fail(st, tr_edges_last_error(d_q));
+        take_edges(d_edges.data(), nout);
+        if (nout < d_edges.size()) break;
+    }
+    update_known();
+}
+
+void edge_localizer_f_impl::update_known()
+{
+    d_known = tr_edges_position(d_q);
+    float lv[3];
+    d_levels_known = tr_edges_get_levels(d_q, &lv[0], &lv[1], &lv[2]) == TR_OK;
+}
+
+void edge_localizer_f_impl::attach_tags(uint64_t end)
+{
+    const uint64_t end_offset = d_out_base + end;
+    const pmt::pmt_t srcid = alias_pmt();
+    while (d_tags_head < d_tags.size() && d_tags[d_tags_head].offset < end_offset) {
+        const pending_tag &t = d_tags[d_tags_head];
+        add_item_tag(0, t.offset, d_key_edge, t.value, srcid);
+        d_tags[d_tags_head].value = pmt::PMT_NIL;
+        d_tags_head++;
+    }
+    if (d_tags_head == d_tags.size()) {
+        d_tags.clear(); // keeps the capacity
+        d_tags_head = 0;
+    }
+}
+
+void edge_localizer_f_impl::publish_batch()
+{
+    if (d_batch.empty()) return;
+    pmt::pmt_t edges = pmt::make_vector(d_batch.size(), pmt::PMT_NIL);
+    for (size_t i = 0; i < d_batch.size(); i++)
+        pmt::vector_set(edges, i, d_batch[i]);
+    d_batch.clear();
+    message_port_pub(d_port, pmt::dict_add(pmt::make_dict(), d_key_edges, edges));
+}
+
+/* ---- scheduling ------------------------------------------------------ */
+
+bool edge_localizer_f_impl::input_finished(int ninput) const
+{
+    const block_detail_sptr det = detail();
+    if (!det) return false;
+    const buffer_reader_sptr reader = det->input(0);
+    gr::thread::scoped_lock guard(*reader->mutex());
+    return reader->done() && reader->items_available() <= ninput;
+}
+
+void edge_localizer_f_impl::forecast(int noutput_items,
+                                     gr_vector_int &ninput_items_required)
+{
+    // Samples already known can go out without new input. Once the upstream is
+    // done, every remaining sample (fewer than an output multiple, or held by
+    // the core) must go out without new input too; general_work() then flushes
+    // the core and finally reports WORK_DONE.
+    bool done = false;
+    const block_detail_sptr det = detail();
+    if (det) {
+        const buffer_reader_sptr reader = det->input(0);
+        gr::thread::scoped_lock guard(*reader->mutex());
+        done = reader->done();
+    }
+    ninput_items_required[0] = (done || d_known > d_released) ? 0 : noutput_items;
+}
+
+int edge_localizer_f_impl::general_work(int noutput_items, gr_vector_int &ninput_items,
+                                        gr_vector_const_void_star &input_items,
+                                        gr_vector_void_star &output_items)
+{
+    gr::thread::scoped_lock guard(d_setlock);
+
+    const float *in = static_cast<const float *>(input_items[0]);
+    float *out = static_cast<float *>(output_items[0]);
+    const size_t ninput = static_cast<size_t>(std::max(ninput_items[0], 0));
+    const size_t noutput = static_cast<size_t>(std::max(noutput_items, 0));
+
+    if (d_need_base) {
+        d_out_base = nitems_written(0);
+        d_need_base = false;
+    }
+    const bool finished = input_finished(ninput_items[0]);
+
+    // Input to take: while the core holds samples for a level estimate, what can
+    // go out plus up to d_hold_limit samples more (this bounds the FIFO);
+    // otherwise only what fits behind the FIFO in the output, so that the FIFO
+    // drains and the block runs with no delay again.
+    const size_t in_fifo = fifo_count();
+    size_t room;
+    if (!d_levels_known || d_known < d_fed)
+        room = noutput + (d_hold_limit > in_fifo ? d_hold_limit - in_fifo : 0);
+    else
+        room = noutput > in_fifo ? noutput - in_fifo : 0;
+    const size_t take = std::min(ninput, room);
+
+    if (take > 0) run_core(in, take);
+    if (finished && take == ninput && d_known < d_fed)
+        flush_core(); // end of stream: estimate from what arrived, release all
+    publish_batch();
+
+    // Release the samples whose transitions are known: FIFO first, then input.
+    const size_t releasable = static_cast<size_t>(d_known - d_released);
+    const size_t n_out = std::min(noutput, releasable);
+    attach_tags(d_released + n_out);
+    const size_t from_fifo = std::min(n_out, fifo_count());
+    fifo_pop(out, from_fifo);
+    const size_t from_in = n_out - from_fifo;
+    if (from_in > 0) std::memcpy(out + from_fifo, in, from_in * sizeof(float));
+    fifo_push(in + from_in, take - from_in);
+    d_released += n_out;
+
+    consume(0, static_cast<int>(take));
+
+    if (finished && take == ninput && n_out == 0 && fifo_count() == 0 && d_known == d_fed)
+        return WORK_DONE;
+    return static_cast<int>(n_out);
+}
+
+/* ---- setters and getters --------------------------------------------- */
+
+void edge_localizer_f_impl::set_levels(float low, float mid, float high)
+{
+    gr::thread::scoped_lock guard(d_setlock);
+    const tr_status st = tr_edges_set_levels(d_q, low, mid, high);
+    if (st != TR_OK) fail(st, tr_edges_last_error(d_q));
+}
+
+void edge_localizer_f_impl::set_percentages(double tolerance_pct, double mid_pct)
+{
+    gr::thread::scoped_lock guard(d_setlock);
+    const tr_status st = tr_edges_set_percentages(d_q, tolerance_pct, mid_pct);
+    if (st != TR_OK) fail(st, tr_edges_last_error(d_q));
+    d_tolerance_pct = tolerance_pct;
+    d_mid_pct = mid_pct;
+}
+
+void edge_localizer_f_impl::set_tolerance_pct(double tolerance_pct)
+{
+    set_percentages(tolerance_pct, d_mid_pct);
+}
+
+void edge_localizer_f_impl::set_mid_pct(double mid_pct)
+{
+    set_percentages(d_tolerance_pct, mid_pct);
+}
+
+namespace
+{
+float level_or_nan(const tr_edges *q, gr::thread::mutex &lock, int which)
+{
+    gr::thread::scoped_lock guard(lock);
+    float lv[3];
+    if (tr_edges_get_levels(q, &lv[0], &lv[1], &lv[2]) != TR_OK)
+        return std::numeric_limits<float>::quiet_NaN();
+    return lv[which];
+}
+} // namespace
+
+float edge_localizer_f_impl::low() const
+{
+    return level_or_nan(d_q, const_cast<gr::thread::mutex &>(d_setlock), 0);
+}
+
+float edge_localizer_f_impl::mid() const
+{
+    return level_or_nan(d_q, const_cast<gr::thread::mutex &>(d_setlock), 1);
+}
+
+float edge_localizer_f_impl::high() const
+{
+    return level_or_nan(d_q, const_cast<gr::thread::mutex &>(d_setlock), 2);
+}
+
+bool edge_localizer_f_impl::levels_known() const
+{
+    return !std::isnan(low());
+}
+
+std::string edge_localizer_f_impl::backend() const
+{
+    return d_backend == TR_BACKEND_CUDA ? "cuda" : "cpu";
+}
+
+} // namespace transient
+} // namespace gr

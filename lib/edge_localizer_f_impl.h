@@ -1,0 +1,117 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-transient authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gr-transient: edge localizer block, implementation over libtransient.
+ */
+
+#ifndef INCLUDED_TRANSIENT_EDGE_LOCALIZER_F_IMPL_H
+#define INCLUDED_TRANSIENT_EDGE_LOCALIZER_F_IMPL_H
+
+#include <gnuradio/transient/edge_localizer_f.h>
+#include <pmt/pmt.h>
+#include <transient/edges.h>
+#include <vector>
+
+namespace gr
+{
+namespace transient
+{
+
+class edge_localizer_f_impl : public edge_localizer_f
+{
+  private:
+    // A transition found by the core whose sample has not been released yet.
+    struct pending_tag {
+        uint64_t offset; // absolute output offset of the tagged sample
+        pmt::pmt_t value;
+    };
+
+    tr_edges *d_q;
+    const bool d_auto_levels;
+    double d_tolerance_pct;
+    double d_mid_pct;
+    tr_backend d_backend;
+
+    // Stream bookkeeping. Core index i is output offset d_out_base + i (taken on
+    // the first call after start()).
+    bool d_need_base;
+    bool d_levels_known; // the core has reference levels (always with fixed ones)
+    uint64_t d_out_base;
+    uint64_t d_fed;      // samples given to the core since start()
+    uint64_t d_known;    // samples whose transitions are known (core position)
+    uint64_t d_released; // samples written to the output since start()
+    size_t d_hold_limit; // extra samples the FIFO may hold while the core holds
+
+    // Samples consumed but not released yet: d_fifo[d_fifo_head, d_fifo_tail) are
+    // the samples d_released, d_released + 1, ...
+    std::vector<float> d_fifo;
+    size_t d_fifo_head;
+    size_t d_fifo_tail;
+
+    std::vector<tr_edge> d_edges;    // core output buffer (pre-sized)
+    std::vector<pending_tag> d_tags; // transitions waiting for their sample
+    size_t d_tags_head;              // first not yet attached entry of d_tags
+    std::vector<pmt::pmt_t> d_batch; // dicts of the current detects message
+    bool d_warned_late;
+
+    const pmt::pmt_t d_port;
+    const pmt::pmt_t d_key_edge;
+    const pmt::pmt_t d_key_edges;
+    const pmt::pmt_t d_key_time;
+    const pmt::pmt_t d_key_polarity;
+    const pmt::pmt_t d_key_sample;
+
+    size_t fifo_count() const { return d_fifo_tail - d_fifo_head; }
+    void fifo_push(const float *x, size_t n);
+    void fifo_pop(float *out, size_t n);
+    void reset_stream();
+    void run_core(const float *x, size_t n);
+    void flush_core();
+    void update_known();
+    void take_edges(const tr_edge *e, size_t n);
+    void attach_tags(uint64_t end);
+    void publish_batch();
+    bool input_finished(int ninput) const;
+    [[noreturn]] void fail(tr_status st, const char *what) const;
+
+  public:
+    edge_localizer_f_impl(bool auto_levels, float low, float mid, float high,
+                          double tolerance_pct, double mid_pct, unsigned int hist_bins,
+                          size_t level_samples, uint64_t level_interval,
+                          const std::string &backend, int device, size_t batch);
+    ~edge_localizer_f_impl() override;
+
+    edge_localizer_f_impl(const edge_localizer_f_impl &) = delete;
+    edge_localizer_f_impl &operator=(const edge_localizer_f_impl &) = delete;
+
+    bool start() override;
+    bool stop() override;
+
+    void forecast(int noutput_items, gr_vector_int &ninput_items_required) override;
+
+    int general_work(int noutput_items, gr_vector_int &ninput_items,
+                     gr_vector_const_void_star &input_items,
+                     gr_vector_void_star &output_items) override;
+
+    void set_levels(float low, float mid, float high) override;
+    void set_tolerance_pct(double tolerance_pct) override;
+    void set_mid_pct(double mid_pct) override;
+    void set_percentages(double tolerance_pct, double mid_pct) override;
+
+    float low() const override;
+    float mid() const override;
+    float high() const override;
+    bool levels_known() const override;
+    double tolerance_pct() const override { return d_tolerance_pct; }
+    double mid_pct() const override { return d_mid_pct; }
+    bool auto_levels() const override { return d_auto_levels; }
+    std::string backend() const override;
+};
+
+} // namespace transient
+} // namespace gr
+
+#endif /* INCLUDED_TRANSIENT_EDGE_LOCALIZER_F_IMPL_H */

@@ -1,0 +1,28 @@
+#
+# Copyright 2026 gr-transient authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""
+gr-transient: transient detectors for GNU Radio, on CPUs and NVIDIA GPUs.
+
+Blocks:
+    edge_localizer_f   IEEE Std 181 transition (edge) localizer; tags every
+                       transition and reports it on the message port "detects".
+
+Helpers on numpy arrays (libtransient, no flowgraph needed):
+    find_edges(x, low, mid, high, backend='cpu', variant='fast')
+    estimate_state_levels(x, bins=100, tolerance_pct=10, mid_pct=50)
+    edges_to_pulses(edges)
+    version(), cuda_compiled(), cuda_device_count()
+
+Pure-Python modules of the package (e.g. gnuradio.transient.sigrok) are
+imported on their own.
+"""
+
+# pybind11 generated symbols (blocks and core helpers)
+try:
+    # this fails only if the package was installed without its bindings
+    from .transient_python import *
+except ModuleNotFoundError:
+    pass

@@ -1,0 +1,53 @@
+/*
+ * Copyright 2026 gr-transient authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include <pybind11/pybind11.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+namespace py = pybind11;
+
+// Headers for binding functions
+/**************************************/
+// The following comment block is used for
+// gr_modtool to insert function prototypes
+// Please do not delete
+/**************************************/
+// BINDING_FUNCTION_PROTOTYPES(
+void bind_edge_localizer_f(py::module &m);
+// ) END BINDING_FUNCTION_PROTOTYPES
+
+// Core helpers on numpy arrays (core_python.cc).
+void bind_core(py::module &m);
+
+// import_array() is a macro that returns from the calling function; wrap it.
+void *init_numpy()
+{
+    import_array();
+    return NULL;
+}
+
+PYBIND11_MODULE(transient_python, m)
+{
+    // Initialize the numpy C API
+    // (otherwise we will see segmentation faults)
+    init_numpy();
+
+    // Allow access to base block methods
+    py::module::import("gnuradio.gr");
+
+    /**************************************/
+    // The following comment block is used for
+    // gr_modtool to insert binding function calls
+    // Please do not delete
+    /**************************************/
+    // BINDING_FUNCTION_CALLS(
+    bind_edge_localizer_f(m);
+    // ) END BINDING_FUNCTION_CALLS
+
+    bind_core(m);
+}

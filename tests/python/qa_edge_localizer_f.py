@@ -1,0 +1,338 @@
+#!/usr/bin/env python3
+#
+# Copyright 2026 gr-transient authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""Tests of the edge_localizer_f block and the core helpers of gnuradio.transient."""
+
+import math
+import time
+
+import numpy as np
+import pmt
+from gnuradio import blocks, gr, gr_unittest
+from gnuradio import transient
+
+
+def pulse_signal(n, seed, low=0.0, high=1.0, noise=0.02, runts=True):
+    """Pulse train with random widths, noise, and (optionally) runts."""
+    rng = np.random.default_rng(seed)
+    x = np.empty(n, dtype=np.float32)
+    i = 0
+    level = low
+    while i < n:
+        width = int(rng.integers(5, 60))
+        rise = int(rng.integers(1, 4))
+        target = high if level == low else low
+        ramp = np.linspace(level, target, rise + 2, dtype=np.float32)[1:-1]
+        x[i:i + width] = level
+        j = min(n, i + width)
+        k = min(n, j + len(ramp))
+        x[j:k] = ramp[:k - j]
+        i = k
+        level = target
+        if runts and rng.random() < 0.15 and i + 8 < n:
+            # an excursion to mid-way that returns: no transition
+            x[i:i + 4] = level
+            x[i + 4:i + 6] = (low + high) / 2
+            i += 6
+    x += rng.normal(0.0, noise, n).astype(np.float32)
+    return x
+
+
+def edge_tags(sink):
+    """The "edge" tags of a vector sink as (offset, time, polarity, sample) tuples."""
+    out = []
+    for t in sink.tags():
+        if pmt.symbol_to_string(t.key) != "edge":
+            continue
+        v = pmt.to_python(t.value)
+        out.append((t.offset, v["time"], v["polarity"], v["sample"]))
+    return out
+
+
+def expected_tags(edges):
+    return [(int(e["sample"]), float(e["time"]), int(e["polarity"]), int(e["sample"]))
+            for e in edges]
+
+
+class qa_edge_localizer_f(gr_unittest.TestCase):
+
+    def setUp(self):
+        self.tb = gr.top_block()
+
+    def tearDown(self):
+        self.tb = None
+
+    def run_block(self, x, blk, max_items=None, src_items=None):
+        """x -> blk -> vector sink, detects -> message debug. Returns (sink, dbg)."""
+        src = blocks.vector_source_f(list(map(float, x)), False)
+        snk = blocks.vector_sink_f()
+        dbg = blocks.message_debug()
+        if src_items is not None:
+            src.set_max_noutput_items(src_items)
+        if max_items is not None:
+            blk.set_max_noutput_items(max_items)
+        self.tb.connect(src, blk, snk)
+        self.tb.msg_connect((blk, "detects"), (dbg, "store"))
+        self.tb.run()
+        return snk, dbg
+
+    def messages(self, dbg, expected_count=None):
+        """Edge dicts of all detects messages (waits briefly for delivery)."""
+        deadline = time.time() + 2.0
+        while expected_count is not None and dbg.num_messages() < expected_count \
+                and time.time() < deadline:
+            time.sleep(0.01)
+        batches = [pmt.to_python(dbg.get_message(i)) for i in range(dbg.num_messages())]
+        return batches
+
+    # ---- core helpers -----------------------------------------------------
+
+    def test_000_find_edges_tiny(self):
+        # rising: x[1] = 0 < 0.5 <= x[2] = 1, time 1 + (0.5 - 0) / (1 - 0) = 1.5,
+        # first sample in the high state: 2. Falling: x[4] = 0 < 0.5 <= x[3] = 1,
+        # time 3 + (0.5 - 1) / (0 - 1) = 3.5, first sample in the low state: 4.
+        x = np.array([0, 0, 1, 1, 0, 0], dtype=np.float32)
+        e = transient.find_edges(x, 0.1, 0.5, 0.9)
+        self.assertEqual(e.dtype.names, ("time", "sample", "polarity"))
+        self.assertEqual(e.dtype["time"], np.float64)
+        self.assertEqual(e.dtype["sample"], np.int64)
+        self.assertEqual(e.dtype["polarity"], np.int32)
+        self.assertEqual(expected_tags(e), [(2, 1.5, 1, 2), (4, 3.5, -1, 4)])
+        ref = transient.find_edges(x, 0.1, 0.5, 0.9, variant="reference")
+        self.assertEqual(expected_tags(ref), expected_tags(e))
+        self.assertEqual(len(transient.find_edges(np.zeros(0, np.float32), .1, .5, .9)), 0)
+
+    def test_001_find_edges_interpolation(self):
+        # ramp through intermediate samples: low at 1, crossing between 2 and 3,
+        # high state first reached at 4
+        x = np.array([0.0, 0.0, 0.3, 0.7, 1.0, 1.0], dtype=np.float32)
+        e = transient.find_edges(x, 0.1, 0.5, 0.9)
+        self.assertEqual(len(e), 1)
+        self.assertEqual(int(e[0]["sample"]), 4)
+        self.assertEqual(int(e[0]["polarity"]), 1)
+        t = 2 + (0.5 - float(np.float32(0.3))) / (float(np.float32(0.7)) -
+                                                 float(np.float32(0.3)))
+        self.assertEqual(float(e[0]["time"]), t)
+        # a runt: leaves low, crosses mid, returns to low: no transition
+        runt = np.array([0, 0, 0.6, 0.7, 0, 0], dtype=np.float32)
+        self.assertEqual(len(transient.find_edges(runt, 0.1, 0.5, 0.9)), 0)
+
+    def test_002_find_edges_errors(self):
+        x = np.zeros(10, dtype=np.float32)
+        with self.assertRaises(ValueError) as ctx:
+            transient.find_edges(x, 0.5, 0.4, 0.9)
+        self.assertTrue(str(ctx.exception))
+        with self.assertRaises(ValueError):
+            transient.find_edges(x, 0.1, 0.5, 0.9, backend="tpu")
+        with self.assertRaises(ValueError):
+            transient.find_edges(x, 0.1, 0.5, 0.9, variant="slow")
+        with self.assertRaises(ValueError):
+            transient.find_edges(np.zeros((2, 2), np.float32), 0.1, 0.5, 0.9)
+
+    def test_003_state_levels_and_pulses(self):
+        x = pulse_signal(20000, 1, low=-1.0, high=3.0, noise=0.01)
+        lv = transient.estimate_state_levels(x)
+        self.assertEqual(set(lv), {"low_level", "high_level", "low", "mid", "high"})
+        self.assertAlmostEqual(lv["low_level"], -1.0, delta=0.1)
+        self.assertAlmostEqual(lv["high_level"], 3.0, delta=0.1)
+        self.assertTrue(lv["low"] < lv["mid"] < lv["high"])
+        with self.assertRaises(ValueError):
+            transient.estimate_state_levels(np.ones(100, np.float32))
+        with self.assertRaises(ValueError):
+            transient.estimate_state_levels(x, tolerance_pct=60)
+
+        e = transient.find_edges(np.array([0, 1, 1, 0, 0, 0, 1, 0], np.float32),
+                                 0.1, 0.5, 0.9)
+        p = transient.edges_to_pulses(e)
+        self.assertEqual(len(p), len(e) - 1)
+        self.assertEqual(p.dtype.names, ("start", "width", "period", "duty", "polarity"))
+        # edges at times 0.5 (+), 2.5 (-), 5.5 (+), 6.5 (-)
+        self.assertEqual(list(p["start"]), [0.5, 2.5, 5.5])
+        self.assertEqual(list(p["width"]), [2.0, 3.0, 1.0])
+        self.assertEqual(list(p["polarity"]), [1, -1, 1])
+        self.assertEqual(list(p["period"][:2]), [5.0, 4.0])
+        self.assertEqual(float(p["duty"][0]), 2.0 / 5.0)
+        self.assertEqual(len(transient.edges_to_pulses(e[:1])), 0)
+        with self.assertRaises(ValueError):
+            transient.edges_to_pulses(np.zeros(3))
+
+    # ---- block ------------------------------------------------------------
+
+    def test_010_tiny_stream(self):
+        x = [0, 0, 1, 1, 0, 0]
+        blk = transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="cpu")
+        snk, dbg = self.run_block(x, blk)
+        self.assertFloatTuplesAlmostEqual(snk.data(), x, 0)
+        self.assertEqual(edge_tags(snk), [(2, 1.5, 1, 2), (4, 3.5, -1, 4)])
+        msgs = self.messages(dbg, 1)
+        edges = [d for m in msgs for d in m["edges"]]
+        self.assertEqual(edges, [{"time": 1.5, "polarity": 1, "sample": 2},
+                                 {"time": 3.5, "polarity": -1, "sample": 4}])
+
+    def test_011_matches_find_edges(self):
+        x = pulse_signal(50000, 2)
+        blk = transient.edge_localizer_f(False, 0.2, 0.5, 0.8, backend="cpu")
+        snk, dbg = self.run_block(x, blk)
+        self.assertEqual(len(snk.data()), len(x))
+        np.testing.assert_array_equal(np.array(snk.data(), np.float32), x)
+        ref = transient.find_edges(x, 0.2, 0.5, 0.8)
+        self.assertGreater(len(ref), 100)
+        self.assertEqual(edge_tags(snk), expected_tags(ref))
+
+    def test_012_many_small_work_calls(self):
+        x = pulse_signal(6000, 3)
+        ref = expected_tags(transient.find_edges(x, 0.2, 0.5, 0.8))
+        for max_items, src_items in ((1, 3), (7, 5), (13, 64)):
+            self.tb = gr.top_block()
+            blk = transient.edge_localizer_f(False, 0.2, 0.5, 0.8, backend="cpu")
+            snk, _ = self.run_block(x, blk, max_items=max_items, src_items=src_items)
+            np.testing.assert_array_equal(np.array(snk.data(), np.float32), x)
+            self.assertEqual(edge_tags(snk), ref, "max_noutput_items %d" % max_items)
+
+    def test_013_detects_messages(self):
+        x = pulse_signal(30000, 4)
+        blk = transient.edge_localizer_f(False, 0.2, 0.5, 0.8, backend="cpu")
+        snk, dbg = self.run_block(x, blk, max_items=4096)
+        ref = transient.find_edges(x, 0.2, 0.5, 0.8)
+        msgs = self.messages(dbg, 2)
+        self.assertGreater(len(msgs), 1)  # several work calls found transitions
+        for m in msgs:
+            self.assertEqual(set(m), {"edges"})
+            self.assertGreater(len(m["edges"]), 0)
+        edges = [d for m in msgs for d in m["edges"]]
+        self.assertEqual([(d["sample"], d["time"], d["polarity"], d["sample"])
+                          for d in edges], expected_tags(ref))
+        # the raw PMT: dict with a vector of dicts, typed fields
+        raw = dbg.get_message(0)
+        self.assertTrue(pmt.is_dict(raw))
+        v = pmt.dict_ref(raw, pmt.intern("edges"), pmt.PMT_NIL)
+        self.assertTrue(pmt.is_vector(v))
+        d = pmt.vector_ref(v, 0)
+        self.assertTrue(pmt.is_real(pmt.dict_ref(d, pmt.intern("time"), pmt.PMT_NIL)))
+        self.assertTrue(pmt.is_integer(pmt.dict_ref(d, pmt.intern("polarity"),
+                                                    pmt.PMT_NIL)))
+        self.assertTrue(pmt.is_uint64(pmt.dict_ref(d, pmt.intern("sample"),
+                                                   pmt.PMT_NIL)))
+
+    def test_014_setters(self):
+        blk = transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="cpu")
+        self.assertEqual((blk.low(), blk.mid(), blk.high()),
+                         (np.float32(0.1), np.float32(0.5), np.float32(0.9)))
+        self.assertTrue(blk.levels_known())
+        self.assertFalse(blk.auto_levels())
+        self.assertEqual(blk.backend(), "cpu")
+        with self.assertRaises(ValueError) as ctx:
+            blk.set_levels(0.5, 0.4, 0.9)
+        self.assertTrue(str(ctx.exception))
+        with self.assertRaises(ValueError):
+            blk.set_levels(0.1, 0.5, float("nan"))
+        # unchanged after a rejected call
+        self.assertEqual(blk.mid(), np.float32(0.5))
+        with self.assertRaises(ValueError):
+            blk.set_tolerance_pct(60)
+        with self.assertRaises(ValueError):
+            blk.set_mid_pct(5)
+        self.assertEqual((blk.tolerance_pct(), blk.mid_pct()), (10, 50))
+        blk.set_tolerance_pct(20)
+        blk.set_mid_pct(40)
+        self.assertEqual((blk.tolerance_pct(), blk.mid_pct()), (20, 40))
+        blk.set_percentages(10, 50)
+        self.assertEqual((blk.tolerance_pct(), blk.mid_pct()), (10, 50))
+
+        # pulses of amplitude 0.4: nothing with 0.1/0.5/0.9, edges with set_levels
+        x = 0.4 * pulse_signal(5000, 5, noise=0.005)
+        snk, _ = self.run_block(x, blk)
+        self.assertEqual(edge_tags(snk), [])
+        self.tb = gr.top_block()
+        blk = transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="cpu")
+        blk.set_levels(0.05, 0.2, 0.35)
+        self.assertEqual(blk.high(), np.float32(0.35))
+        snk, _ = self.run_block(x, blk)
+        ref = transient.find_edges(x, 0.05, 0.2, 0.35)
+        self.assertGreater(len(ref), 10)
+        self.assertEqual(edge_tags(snk), expected_tags(ref))
+
+    def test_015_invalid_construction(self):
+        with self.assertRaises(ValueError):
+            transient.edge_localizer_f(False, 0.5, 0.5, 0.9)
+        with self.assertRaises(ValueError):
+            transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="gpu")
+        with self.assertRaises(ValueError):
+            transient.edge_localizer_f(True, tolerance_pct=0)
+        if transient.cuda_device_count() == 0:
+            with self.assertRaises(RuntimeError) as ctx:
+                transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="cuda")
+            self.assertTrue(str(ctx.exception))
+            blk = transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="auto")
+            self.assertEqual(blk.backend(), "cpu")
+
+    def test_016_output_multiple_tail(self):
+        # as with the CUDA backend's batches: the last partial batch still goes out
+        x = pulse_signal(2500, 9)
+        lv = transient.estimate_state_levels(x[:700])
+        for auto in (False, True):
+            self.tb = gr.top_block()
+            blk = transient.edge_localizer_f(auto, 0.2, 0.5, 0.8, level_samples=700,
+                                             backend="cpu")
+            blk.set_output_multiple(1000)
+            snk, _ = self.run_block(x, blk)
+            np.testing.assert_array_equal(np.array(snk.data(), np.float32), x)
+            if auto:
+                ref = transient.find_edges(x, lv["low"], lv["mid"], lv["high"])
+            else:
+                ref = transient.find_edges(x, 0.2, 0.5, 0.8)
+            self.assertEqual(edge_tags(snk), expected_tags(ref))
+
+    def test_020_auto_levels(self):
+        x = pulse_signal(40000, 6, low=-0.5, high=2.5, noise=0.01)
+        L = 4000
+        lv = transient.estimate_state_levels(x[:L], 100, 10, 50)
+        ref = transient.find_edges(x, lv["low"], lv["mid"], lv["high"])
+        self.assertGreater(int(np.sum(ref["sample"] < L)), 20)
+        blk = transient.edge_localizer_f(True, level_samples=L, backend="cpu")
+        self.assertTrue(blk.auto_levels())
+        self.assertFalse(blk.levels_known())
+        self.assertTrue(math.isnan(blk.mid()))
+        snk, dbg = self.run_block(x, blk)
+        np.testing.assert_array_equal(np.array(snk.data(), np.float32), x)
+        tags = edge_tags(snk)
+        self.assertEqual(tags, expected_tags(ref))
+        self.assertLess(tags[0][0], 100)  # the first samples are tagged too
+        self.assertTrue(blk.levels_known())
+        self.assertEqual((blk.low(), blk.mid(), blk.high()),
+                         (np.float32(lv["low"]), np.float32(lv["mid"]),
+                          np.float32(lv["high"])))
+        edges = [d for m in self.messages(dbg, 1) for d in m["edges"]]
+        self.assertEqual(len(edges), len(ref))
+
+    def test_021_auto_levels_small_work_calls(self):
+        x = pulse_signal(8000, 7, low=1.0, high=-1.0, noise=0.01)
+        L = 3000
+        lv = transient.estimate_state_levels(x[:L])
+        ref = expected_tags(transient.find_edges(x, lv["low"], lv["mid"], lv["high"]))
+        for max_items, src_items in ((1, 2), (7, 5), (100, 333)):
+            self.tb = gr.top_block()
+            blk = transient.edge_localizer_f(True, level_samples=L, backend="cpu")
+            snk, _ = self.run_block(x, blk, max_items=max_items, src_items=src_items)
+            np.testing.assert_array_equal(np.array(snk.data(), np.float32), x)
+            self.assertEqual(edge_tags(snk), ref, "max_noutput_items %d" % max_items)
+
+    def test_022_auto_levels_short_stream(self):
+        # fewer samples than level_samples: estimated at the end of the stream
+        x = pulse_signal(3000, 8, low=0.0, high=5.0, noise=0.02)
+        lv = transient.estimate_state_levels(x)
+        ref = transient.find_edges(x, lv["low"], lv["mid"], lv["high"])
+        self.assertGreater(len(ref), 10)
+        blk = transient.edge_localizer_f(True, level_samples=65536, backend="cpu")
+        snk, dbg = self.run_block(x, blk)
+        np.testing.assert_array_equal(np.array(snk.data(), np.float32), x)
+        self.assertEqual(edge_tags(snk), expected_tags(ref))
+        edges = [d for m in self.messages(dbg, 1) for d in m["edges"]]
+        self.assertEqual(len(edges), len(ref))
+
+
+if __name__ == "__main__":
+    gr_unittest.run(qa_edge_localizer_f)
