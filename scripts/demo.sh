@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Quick start, main job: set up (Debian packages, build, install) and run the
+# demo flowgraph through the installed module. Pass demo options through, e.g.
+# `bash scripts/demo.sh --backend cpu`.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+tr_install_packages
+tr_build_install
+tr_say "running the demo"
+cd /tmp
+exec /usr/bin/python3 "$TR_SRC/apps/transient_demo.py" "$@"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Quick start, tests: same set-up as the demo, then the whole test suite through
+# ctest, and the C core's tests again under AddressSanitizer/UBSan.
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+tr_install_packages
+tr_build_install
+tr_say "test suite (tests labelled gpu are skipped without a GPU)"
+(cd "$TR_BUILD" && ctest --output-on-failure -j "$TR_JOBS")
+tr_say "C core under AddressSanitizer and UBSan"
+asan="$TR_BUILD-asan"
+cmake -S "$TR_SRC" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DENABLE_SANITIZERS=ON \
+    -DENABLE_GNURADIO=OFF -DENABLE_CUDA=OFF >"$asan.configure.log" 2>&1 ||
+    { cat "$asan.configure.log"; exit 1; }
+cmake --build "$asan" -j "$TR_JOBS"
+(cd "$asan" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$TR_JOBS")
