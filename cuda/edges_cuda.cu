@@ -15,8 +15,6 @@
 #include "edges_scan.cuh"
 
 #include <cub/agent/single_pass_scan_operators.cuh>
-#include <cub/block/block_load.cuh>
-#include <cub/block/block_scan.cuh>
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,83 +22,194 @@
 namespace
 {
 
-/* Tile shape: 256 threads x 16 samples = 4096 samples per tile. */
-constexpr int kBlock = 256;
-constexpr int kItems = 16;
-constexpr int kTile = kBlock * kItems;
+/* Tile shape (see edges_mask_kernel): warps per block, 1024-sample sets per warp,
+ * loads in flight per lane, resident blocks per SM. Measured on an H100 at 2^28
+ * samples (docs/edges.md): 16 warps x 1 set with 16 loads in flight and 3
+ * blocks per SM (40 registers) beat 8 or 32 warps, 2 or 4 sets, 8 or 32 loads. */
+constexpr int kWarps = 16;
+constexpr int kSets = 1;
+constexpr int kChunk = 16;
+constexpr int kMinBlocks = 3;
+constexpr int kBlock = 32 * kWarps;
+constexpr int kTile = kBlock * 32 * kSets;
+constexpr unsigned kFull = 0xffffffffu;
 
-using TileState = cub::ScanTileState<tr_edge_summary>;
-using PrefixOp =
-    cub::TilePrefixCallbackOp<tr_edge_summary, tr_edge_summary_op, TileState>;
+using TileState = cub::ScanTileState<uint64_t>; /* packed summaries */
+using PrefixOp = cub::TilePrefixCallbackOp<uint64_t, tr_edge_packed_op, TileState>;
 
 __global__ void init_tiles(TileState state, int tiles)
 {
     state.InitializeStatus(tiles);
 }
 
-template <int BLOCK, int ITEMS>
-__global__ void __launch_bounds__(BLOCK)
-    edges_scan_kernel(const float *__restrict__ x, int32_t n, tr_edges_lv lv,
+__device__ __forceinline__ tr_edge_summary shfl_up(const tr_edge_summary &s, int d)
+{
+    tr_edge_summary r;
+    r.pre_rise = __shfl_up_sync(kFull, s.pre_rise, d);
+    r.pre_fall = __shfl_up_sync(kFull, s.pre_fall, d);
+    r.tail = __shfl_up_sync(kFull, s.tail, d);
+    r.count = __shfl_up_sync(kFull, s.count, d);
+    r.first = (int8_t)__shfl_up_sync(kFull, (int)s.first, d);
+    r.last = (int8_t)__shfl_up_sync(kFull, (int)s.last, d);
+    r.pad[0] = r.pad[1] = 0;
+    return r;
+}
+
+/* Exclusive scan across the warp (lane 0 gets the identity); *all = total. */
+__device__ __forceinline__ tr_edge_summary warp_exclusive(tr_edge_summary s, int lane,
+                                                          tr_edge_summary *all)
+{
+    const tr_edge_summary_op op;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const tr_edge_summary o = shfl_up(s, d);
+        if (lane >= d) s = op(o, s);
+    }
+    all->pre_rise = __shfl_sync(kFull, s.pre_rise, 31);
+    all->pre_fall = __shfl_sync(kFull, s.pre_fall, 31);
+    all->tail = __shfl_sync(kFull, s.tail, 31);
+    all->count = __shfl_sync(kFull, s.count, 31);
+    all->first = (int8_t)__shfl_sync(kFull, (int)s.first, 31);
+    all->last = (int8_t)__shfl_sync(kFull, (int)s.last, 31);
+    all->pad[0] = all->pad[1] = 0;
+    const tr_edge_summary e = shfl_up(s, 1);
+    return lane == 0 ? tr_edge_summary_empty() : e;
+}
+
+/*
+ * One tile per block: WARPS warps, each owning SETS x 1024 consecutive samples.
+ * In a set, lane l owns group l (32 samples): it reads sample l of every group
+ * (coalesced) and ballots turn them into the group masks. Summaries are
+ * scanned across lanes (shuffles), sets (in order), warps (shared memory) and
+ * tiles (CUB decoupled look-back); lanes whose group confirms a transition
+ * replay it from the masks.
+ */
+template <int WARPS, int SETS, int CHUNK, int MIN_BLOCKS>
+__global__ void __launch_bounds__(32 * WARPS, MIN_BLOCKS)
+    edges_mask_kernel(const float *__restrict__ x, int32_t n, tr_edges_lv lv,
                       const tr_edges_carry *__restrict__ cin,
                       tr_edges_carry *__restrict__ cout, tr_edge *__restrict__ out,
                       int64_t cap, tr_edge *__restrict__ stop,
                       unsigned long long *__restrict__ count, TileState tiles)
 {
-    using Load = cub::BlockLoad<float, BLOCK, ITEMS, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-    using Scan = cub::BlockScan<tr_edge_summary, BLOCK>;
-    __shared__ union {
-        typename Load::TempStorage load;
-        typename Scan::TempStorage scan;
-    } smem;
     __shared__ typename PrefixOp::TempStorage prefix_smem;
-    __shared__ tr_edge_summary total;
+    __shared__ tr_edge_summary set_sum[WARPS][SETS]; /* set aggregates, then prefixes */
+    __shared__ tr_edge_summary warp_sum[WARPS];
+    __shared__ tr_edge_summary tile_prefix, tile_total;
 
-    const int tile = blockIdx.x;
-    const int32_t tile0 = tile * BLOCK * ITEMS;
-    const int32_t valid = n - tile0 < BLOCK * ITEMS ? n - tile0 : BLOCK * ITEMS;
+    const int tile = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int32_t wbase = (tile * WARPS + warp) * (SETS * 1024);
     const tr_edges_carry c = *cin; /* read before this tile publishes anything */
-
-    /* Padding is NaN: intermediate and never part of a crossing. */
-    float xs[ITEMS];
-    Load(smem.load).Load(x + tile0, xs, valid, __int_as_float(0x7fc00000));
-    __syncthreads(); /* smem.load is reused by the scan */
-
-    const int32_t j0 = tile0 + threadIdx.x * ITEMS;
-    const bool has_a = j0 > 0 || c.has_prev;
-    const float xa = j0 > 0 ? (j0 - 1 < n ? __ldg(x + j0 - 1) : 0.0f) : c.x_prev;
-    const tr_edge_summary s = tr_edges_items_summary<ITEMS>(xs, xa, has_a, j0, lv);
-
-    tr_edge_summary p;
     const tr_edge_summary_op op;
-    if (tile == 0) {
+
+    /* Sample before the warp's first: the carry at the start of the stream. */
+    uint32_t last_lt, last_ge;
+    {
+        const bool has = wbase > 0 || c.has_prev;
+        const float xp =
+            wbase > 0 ? (wbase - 1 < n ? __ldg(x + wbase - 1) : 0.0f) : c.x_prev;
+        const bool fin = has && tr_edges_finite(xp);
+        last_lt = fin && xp < lv.mid;
+        last_ge = fin && xp >= lv.mid;
+    }
+    tr_edge_group grp[SETS];
+    tr_edge_summary wsum = tr_edge_summary_empty();
+#pragma unroll
+    for (int q = 0; q < SETS; q++) {
+        const int32_t sbase = wbase + q * 1024;
+        /* 32 coalesced loads per lane, CHUNK in flight at a time (registers
+         * against memory parallelism); padding is NaN (intermediate, no crossing). */
+        uint32_t lo = 0, hi = 0, lt = 0, ge = 0;
+#pragma unroll
+        for (int g0 = 0; g0 < 32; g0 += CHUNK) {
+            float v[CHUNK];
+#pragma unroll
+            for (int i = 0; i < CHUNK; i++) {
+                const int32_t j = sbase + 32 * (g0 + i) + lane;
+                v[i] = j < n ? __ldg(x + j) : __int_as_float(0x7fc00000);
+            }
+#pragma unroll
+            for (int i = 0; i < CHUNK; i++) {
+                const bool fin = tr_edges_finite(v[i]);
+                const uint32_t blo = __ballot_sync(kFull, fin && v[i] <= lv.low);
+                const uint32_t bhi = __ballot_sync(kFull, fin && v[i] >= lv.high);
+                const uint32_t blt = __ballot_sync(kFull, fin && v[i] < lv.mid);
+                const uint32_t bge = __ballot_sync(kFull, fin && v[i] >= lv.mid);
+                if (lane == g0 + i) {
+                    lo = blo;
+                    hi = bhi;
+                    lt = blt;
+                    ge = bge;
+                }
+            }
+        }
+        /* The pair ending at bit 0 starts at the last sample of the group before. */
+        uint32_t prev_lt = __shfl_up_sync(kFull, lt >> 31, 1);
+        uint32_t prev_ge = __shfl_up_sync(kFull, ge >> 31, 1);
+        if (lane == 0) {
+            prev_lt = last_lt;
+            prev_ge = last_ge;
+        }
+        last_lt = __shfl_sync(kFull, lt >> 31, 31);
+        last_ge = __shfl_sync(kFull, ge >> 31, 31);
+        grp[q].lo = lo;
+        grp[q].hi = hi;
+        grp[q].rise = ge & ((lt << 1) | prev_lt);
+        grp[q].fall = lt & ((ge << 1) | prev_ge);
+        tr_edge_summary sall;
+        warp_exclusive(tr_edges_group_summary(grp[q], sbase + 32 * lane), lane, &sall);
+        if (lane == 0) set_sum[warp][q] = wsum; /* exclusive prefix of the set */
+        wsum = op(wsum, sall);
+    }
+    if (lane == 0) warp_sum[warp] = wsum;
+    __syncthreads();
+    if (warp == 0) {
         tr_edge_summary agg;
-        Scan(smem.scan).ExclusiveScan(s, p, tr_edge_summary_carry(c), op, agg);
-        if (threadIdx.x == 0) {
-            total = op(tr_edge_summary_carry(c), agg);
-            if (gridDim.x > 1) tiles.SetInclusive(0, total);
+        const tr_edge_summary ws =
+            lane < WARPS ? warp_sum[lane] : tr_edge_summary_empty();
+        const tr_edge_summary wex = warp_exclusive(ws, lane, &agg);
+        if (lane < WARPS) warp_sum[lane] = wex;
+        if (tile == 0) {
+            if (lane == 0) {
+                tile_prefix = tr_edge_summary_carry(c);
+                tile_total = op(tile_prefix, agg);
+                if (gridDim.x > 1)
+                    tiles.SetInclusive(0, tr_edge_summary_pack(tile_total));
+            }
+        } else {
+            PrefixOp prefix(tiles, prefix_smem, tr_edge_packed_op(), tile);
+            const tr_edge_summary ex =
+                tr_edge_summary_unpack(prefix(tr_edge_summary_pack(agg)));
+            if (lane == 0) {
+                tile_prefix = ex;
+                tile_total = op(ex, agg);
+            }
         }
-    } else {
-        PrefixOp prefix(tiles, prefix_smem, op, tile);
-        Scan(smem.scan).ExclusiveScan(s, p, op, prefix);
-        if (threadIdx.x == 0) total = prefix.GetInclusivePrefix();
+    }
+    __syncthreads();
+
+    const tr_edge_summary wpre = op(tile_prefix, warp_sum[warp]);
+#pragma unroll
+    for (int q = 0; q < SETS; q++) {
+        const int32_t gbase = wbase + q * 1024 + 32 * lane;
+        const tr_edge_summary s = tr_edges_group_summary(grp[q], gbase);
+        tr_edge_summary unused;
+        const tr_edge_summary pre =
+            op(op(wpre, set_sum[warp][q]), warp_exclusive(s, lane, &unused));
+        if (gbase < n && tr_edges_group_emits(pre, s)) {
+            tr_edges_group_replay(grp[q], gbase, pre, x, c, lv,
+                                  [&](uint32_t k, const tr_edge &e) {
+                                      if ((int64_t)k < cap)
+                                          out[k] = e;
+                                      else if ((int64_t)k == cap && stop)
+                                          *stop = e;
+                                  });
+        }
     }
 
-    if (j0 < n && tr_edges_items_emit(p, s)) {
-        tr_edges_items_replay<ITEMS>(xs, xa, has_a, j0, lv, p, x, c,
-                                     [&](uint32_t k, const tr_edge &e) {
-                                         if ((int64_t)k < cap)
-                                             out[k] = e;
-                                         else if ((int64_t)k == cap)
-                                             *stop = e;
-                                     });
-    }
-
-    if (tile == gridDim.x - 1) {
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            *cout = tr_edges_summary_carry_out(total, x, n, lv, c);
-            *count = total.count;
-        }
+    if (tile == gridDim.x - 1 && threadIdx.x == 0) {
+        *cout = tr_edges_summary_carry_out(tile_total, x, n, lv, c);
+        *count = tile_total.count;
     }
 }
 
@@ -114,7 +223,7 @@ extern "C" int tr_cuda_edges_fast_launch(const float *d_x, int64_t n, tr_edges_l
                                          size_t *temp_bytes, void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
-    if (n < 0 || n > 0x7fffffff - kTile) return (int)cudaErrorInvalidValue;
+    if (n < 0 || n > TR_PACK_MAX_SAMPLES) return (int)cudaErrorInvalidValue;
     const int tiles = (int)((n + kTile - 1) / kTile);
     size_t need = 0;
     cudaError_t e = TileState::AllocationSize(tiles > 0 ? tiles : 1, need);
@@ -135,7 +244,7 @@ extern "C" int tr_cuda_edges_fast_launch(const float *d_x, int64_t n, tr_edges_l
     if ((e = state.Init(tiles, d_temp, *temp_bytes)) != cudaSuccess) return (int)e;
     init_tiles<<<(tiles + 255) / 256, 256, 0, s>>>(state, tiles);
     if ((e = cudaGetLastError()) != cudaSuccess) return (int)e;
-    edges_scan_kernel<kBlock, kItems><<<tiles, kBlock, 0, s>>>(
+    edges_mask_kernel<kWarps, kSets, kChunk, kMinBlocks><<<tiles, kBlock, 0, s>>>(
         d_x, (int32_t)n, lv, d_cin, d_cout, d_out, cap, d_stop, d_count, state);
     return (int)cudaGetLastError();
 }
@@ -148,7 +257,8 @@ typedef int (*launch_fn)(const float *, int64_t, tr_edges_lv, const tr_edges_car
 
 struct tr_cuda_edges {
     int device;              /* CUDA device index */
-    size_t batch;            /* samples per launch */
+    size_t batch;            /* samples per launch from host memory */
+    size_t dev_batch;        /* samples per launch from device memory */
     size_t out_cap;          /* transitions per launch before a re-launch */
     launch_fn launch;        /* fast or paper variant */
     cudaStream_t stream;     /* all work of this context */
@@ -196,11 +306,15 @@ extern "C" tr_status tr_cuda_edges_create(int device, size_t batch, tr_variant v
     c->device = -1;
     TR_CUDA_TRY(cudaSetDevice(device), err, "edges/cuda: select device", fail);
     c->device = device;
-    c->batch = batch < ((size_t)1 << 30) ? batch : ((size_t)1 << 30);
+    c->batch = batch < (size_t)TR_PACK_MAX_SAMPLES ? batch : (size_t)TR_PACK_MAX_SAMPLES;
     /* Transitions are rarer than samples; a launch that finds more re-runs. */
     c->out_cap = c->batch / 8 + 1024;
     c->launch = variant == TR_VARIANT_PAPER ? tr_cuda_edges_paper_launch
                                             : tr_cuda_edges_fast_launch;
+    /* Device input needs no staging: the fast variant takes up to 2^29 samples
+     * per launch (its temporary storage is a few bytes per tile); the paper's
+     * design keeps whole-array intermediates, so it stays at `batch`. */
+    c->dev_batch = variant == TR_VARIANT_PAPER ? c->batch : (size_t)TR_PACK_MAX_SAMPLES;
     TR_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), err,
                 "edges/cuda: create stream", fail);
     TR_CUDA_TRY(cudaMalloc(&c->d_x, c->batch * sizeof(float)), err,
@@ -217,9 +331,9 @@ extern "C" tr_status tr_cuda_edges_create(int device, size_t batch, tr_variant v
                 "edges/cuda: allocate", fail);
     TR_CUDA_TRY(cudaMallocHost(&c->h_res, sizeof *c->h_res), err,
                 "edges/cuda: allocate pinned results", fail);
-    TR_CUDA_TRY((cudaError_t)c->launch(NULL, (int64_t)c->batch, tr_edges_lv{0, 0.5f, 1},
-                                       NULL, NULL, NULL, 0, NULL, NULL, NULL,
-                                       &c->temp_bytes, NULL),
+    TR_CUDA_TRY((cudaError_t)c->launch(NULL, (int64_t)c->dev_batch,
+                                       tr_edges_lv{0, 0.5f, 1}, NULL, NULL, NULL, 0, NULL,
+                                       NULL, NULL, &c->temp_bytes, NULL),
                 err, "edges/cuda: size temporary storage", fail);
     TR_CUDA_TRY(cudaMalloc(&c->d_temp, c->temp_bytes ? c->temp_bytes : 1), err,
                 "edges/cuda: allocate temporary storage", fail);
@@ -288,7 +402,7 @@ extern "C" tr_status tr_cuda_edges_run_device(tr_cuda_edges *c, tr_edges_lv lv,
     *consumed = *nout = 0;
     TR_CUDA_TRY(cudaSetDevice(c->device), err, "edges/cuda: select device", fail);
     while (*consumed < n) {
-        const size_t len = n - *consumed < c->batch ? n - *consumed : c->batch;
+        const size_t len = n - *consumed < c->dev_batch ? n - *consumed : c->dev_batch;
         const int64_t pos0 = cr->pos;
         tr_status s = launch_sync(c, lv, cr, d_x + *consumed, len, d_out + *nout,
                                   (int64_t)(cap - *nout), err);

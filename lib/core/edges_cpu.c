@@ -93,43 +93,6 @@ __attribute__((target("avx2"))) static void classify_avx2(const float *x, tr_edg
 }
 #endif
 
-static classify_fn pick_classifier(void)
-{
-#ifdef TR_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) return classify_avx2;
-    return classify_sse2;
-#else
-    return classify_generic;
-#endif
-}
-
-static classify_fn classify = NULL;
-
-int tr_edges_cpu_select(const char *kernel)
-{
-    if (!kernel) {
-        classify = pick_classifier();
-        return 1;
-    }
-    if (!strcmp(kernel, "generic")) {
-        classify = classify_generic;
-        return 1;
-    }
-#ifdef TR_X86
-    if (!strcmp(kernel, "sse2")) {
-        classify = classify_sse2;
-        return 1;
-    }
-    __builtin_cpu_init();
-    if (!strcmp(kernel, "avx2") && __builtin_cpu_supports("avx2")) {
-        classify = classify_avx2;
-        return 1;
-    }
-#endif
-    return 0;
-}
-
 /* Bits at positions >= p (p may be 64). */
 static inline uint64_t bits_from(int p)
 {
@@ -150,11 +113,12 @@ static inline int highest(uint64_t v)
     return 63 - __builtin_clzll(v);
 }
 
-size_t tr_edges_run_cpu(tr_edges_lv lv, tr_edges_carry *c, const float *x, size_t n,
-                        tr_edge *out, size_t cap, size_t *consumed)
+/* The event loop, inlined into one runner per classifier so that the SIMD
+ * classifier is inlined too (no indirect call per 64 samples). */
+static inline __attribute__((always_inline)) size_t
+run_impl(tr_edges_lv lv, tr_edges_carry *c, const float *x, size_t n, tr_edge *out,
+         size_t cap, size_t *consumed, classify_fn classify)
 {
-    if (!classify) classify = pick_classifier(); /* idempotent, race-benign */
-
     const int64_t pos0 = c->pos;
     int state = c->state, has_cand = c->has_cand;
     double cand = c->cand;
@@ -254,4 +218,73 @@ size_t tr_edges_run_cpu(tr_edges_lv lv, tr_edges_carry *c, const float *x, size_
     c->pos = pos0 + (int64_t)n;
     *consumed = n;
     return nout;
+}
+
+typedef size_t (*runner_fn)(tr_edges_lv, tr_edges_carry *, const float *, size_t,
+                            tr_edge *, size_t, size_t *);
+
+static size_t run_generic(tr_edges_lv lv, tr_edges_carry *c, const float *x, size_t n,
+                          tr_edge *out, size_t cap, size_t *consumed)
+{
+    return run_impl(lv, c, x, n, out, cap, consumed, classify_generic);
+}
+
+#ifdef TR_X86
+static size_t run_sse2(tr_edges_lv lv, tr_edges_carry *c, const float *x, size_t n,
+                       tr_edge *out, size_t cap, size_t *consumed)
+{
+    return run_impl(lv, c, x, n, out, cap, consumed, classify_sse2);
+}
+
+__attribute__((target("avx2"))) static size_t run_avx2(tr_edges_lv lv, tr_edges_carry *c,
+                                                       const float *x, size_t n,
+                                                       tr_edge *out, size_t cap,
+                                                       size_t *consumed)
+{
+    return run_impl(lv, c, x, n, out, cap, consumed, classify_avx2);
+}
+#endif
+
+static runner_fn best_runner(void)
+{
+#ifdef TR_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) return run_avx2;
+    return run_sse2;
+#else
+    return run_generic;
+#endif
+}
+
+static runner_fn runner = NULL;
+
+int tr_edges_cpu_select(const char *kernel)
+{
+    if (!kernel) {
+        runner = best_runner();
+        return 1;
+    }
+    if (!strcmp(kernel, "generic")) {
+        runner = run_generic;
+        return 1;
+    }
+#ifdef TR_X86
+    if (!strcmp(kernel, "sse2")) {
+        runner = run_sse2;
+        return 1;
+    }
+    __builtin_cpu_init();
+    if (!strcmp(kernel, "avx2") && __builtin_cpu_supports("avx2")) {
+        runner = run_avx2;
+        return 1;
+    }
+#endif
+    return 0;
+}
+
+size_t tr_edges_run_cpu(tr_edges_lv lv, tr_edges_carry *c, const float *x, size_t n,
+                        tr_edge *out, size_t cap, size_t *consumed)
+{
+    if (!runner) runner = best_runner(); /* idempotent, race-benign */
+    return runner(lv, c, x, n, out, cap, consumed);
 }

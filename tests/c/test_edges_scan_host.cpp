@@ -16,7 +16,6 @@
 #include "test_util.h"
 
 static const tr_edges_lv LV = {0.1f, 0.5f, 0.9f};
-constexpr int ITEMS = 16;
 
 /* Fold a range of summaries in a random tree shape. */
 static tr_edge_summary fold(const std::vector<tr_edge_summary> &v, size_t a, size_t b,
@@ -24,43 +23,70 @@ static tr_edge_summary fold(const std::vector<tr_edge_summary> &v, size_t a, siz
 {
     if (b - a == 1) return v[a];
     size_t mid = a + 1 + (size_t)tu_range(r, 0, (long)(b - a - 2));
-    return tr_edge_summary_op()(fold(v, a, mid, r), fold(v, mid, b, r));
+    tr_edge_summary left = fold(v, a, mid, r), right = fold(v, mid, b, r);
+    /* The scan across tiles works on packed summaries: packing anywhere must
+     * not change what the replay and the carry read. */
+    if (tu_uniform(r) < 0.3) left = tr_edge_summary_unpack(tr_edge_summary_pack(left));
+    if (tu_uniform(r) < 0.3) right = tr_edge_summary_unpack(tr_edge_summary_pack(right));
+    return tr_edge_summary_op()(left, right);
+}
+
+static bool same_summary(const tr_edge_summary &a, const tr_edge_summary &b)
+{
+    return a.pre_rise == b.pre_rise && a.pre_fall == b.pre_fall && a.tail == b.tail &&
+           a.count == b.count && a.first == b.first && a.last == b.last;
+}
+
+/* Masks of 32 samples starting at local index j0 (NaN past n), as the kernel's
+ * ballots build them. */
+static tr_edge_group group_masks(const float *x, int32_t n, int32_t j0,
+                                 const tr_edges_carry &c)
+{
+    tr_edge_group g = {0, 0, 0, 0};
+    for (int i = 0; i < 32; i++) {
+        const int32_t j = j0 + i;
+        const float v = j < n ? x[j] : NAN;
+        const bool has_a = j > 0 || c.has_prev;
+        const float xa = j > 0 ? (j - 1 < n ? x[j - 1] : NAN) : c.x_prev;
+        const int level = tr_edges_level(v, LV);
+        g.lo |= (uint32_t)(level == TR_STATE_LOW) << i;
+        g.hi |= (uint32_t)(level == TR_STATE_HIGH) << i;
+        const bool ok = has_a && tr_edges_finite(xa) && tr_edges_finite(v);
+        g.rise |= (uint32_t)(ok && xa < LV.mid && LV.mid <= v) << i;
+        g.fall |= (uint32_t)(ok && v < LV.mid && LV.mid <= xa) << i;
+    }
+    return g;
 }
 
 /* One emulated launch: same steps as the kernel, any grouping of the scan. */
 static size_t emulate_launch(const float *x, int32_t n, tr_edges_carry *c, tr_edge *out,
                              tu_rng *r)
 {
-    const int threads = (n + ITEMS - 1) / ITEMS;
-    std::vector<tr_edge_summary> sums(threads + 1);
-    std::vector<std::vector<float>> items(threads, std::vector<float>(ITEMS));
+    const int groups = (n + 31) / 32;
+    std::vector<tr_edge_summary> sums(groups + 1);
+    std::vector<tr_edge_group> masks(groups);
     sums[0] = tr_edge_summary_carry(*c);
-    for (int t = 0; t < threads; t++) {
-        float xs[ITEMS];
-        for (int i = 0; i < ITEMS; i++) {
-            int32_t j = t * ITEMS + i;
-            xs[i] = j < n ? x[j] : NAN;
-            items[t][i] = xs[i];
-        }
-        const int32_t j0 = t * ITEMS;
-        const bool has_a = j0 > 0 || c->has_prev;
-        const float xa = j0 > 0 ? x[j0 - 1] : c->x_prev;
-        sums[t + 1] = tr_edges_items_summary<ITEMS>(xs, xa, has_a, j0, LV);
+    for (int g = 0; g < groups; g++) {
+        masks[g] = group_masks(x, n, 32 * g, *c);
+        sums[g + 1] = tr_edges_group_summary(masks[g], 32 * g);
+        /* Against the sequential definition of a summary. */
+        tr_edge_summary seq = tr_edge_summary_empty();
+        for (int i = 0; i < 32; i++)
+            tr_edge_summary_push(seq, 32 * g + i,
+                                 tr_edges_level(32 * g + i < n ? x[32 * g + i] : NAN, LV),
+                                 (masks[g].rise >> i) & 1u, (masks[g].fall >> i) & 1u);
+        CHECK(same_summary(seq, sums[g + 1]),
+              "group summary differs from the pushed one");
     }
     size_t nout = 0;
-    for (int t = 0; t < threads; t++) {
-        const tr_edge_summary p = fold(sums, 0, (size_t)t + 1, r);
-        float xs[ITEMS];
-        memcpy(xs, items[t].data(), sizeof xs);
-        const int32_t j0 = t * ITEMS;
-        const bool has_a = j0 > 0 || c->has_prev;
-        const float xa = j0 > 0 ? x[j0 - 1] : c->x_prev;
-        if (!tr_edges_items_emit(p, sums[t + 1])) continue;
-        tr_edges_items_replay<ITEMS>(xs, xa, has_a, j0, LV, p, x, *c,
-                                     [&](uint32_t k, const tr_edge &e) {
-                                         out[k] = e;
-                                         if (k + 1 > nout) nout = k + 1;
-                                     });
+    for (int g = 0; g < groups; g++) {
+        const tr_edge_summary p = fold(sums, 0, (size_t)g + 1, r);
+        if (!tr_edges_group_emits(p, sums[g + 1])) continue;
+        tr_edges_group_replay(masks[g], 32 * g, p, x, *c, LV,
+                              [&](uint32_t k, const tr_edge &e) {
+                                  out[k] = e;
+                                  if (k + 1 > nout) nout = k + 1;
+                              });
     }
     const tr_edge_summary total = fold(sums, 0, sums.size(), r);
     CHECK(nout <= total.count, "replay wrote past the total count");
