@@ -13,6 +13,7 @@
 #include "cuda_check.h"
 #include "edges_cuda.h"
 #include "edges_scan.cuh"
+#include "host_stager.cuh"
 
 #include <cub/agent/single_pass_scan_operators.cuh>
 
@@ -255,6 +256,27 @@ typedef int (*launch_fn)(const float *, int64_t, tr_edges_lv, const tr_edges_car
                          tr_edges_carry *, tr_edge *, int64_t, tr_edge *,
                          unsigned long long *, void *, size_t *, void *);
 
+/* Pinned results of one launch. */
+struct launch_result {
+    tr_edges_carry carry;     /* carry after the launch (in: carry to upload) */
+    tr_edge stop;             /* transition number out_cap, if count > out_cap */
+    unsigned long long count; /* transitions found */
+};
+
+/* One of two pipeline slots: while the GPU runs one, the host stages the other. */
+struct launch_slot {
+    float *d_x;                  /* device input */
+    float *h_stage;              /* pinned staging for pageable input */
+    tr_edge *d_out;              /* device transitions (out_cap) */
+    tr_edge *d_stop;             /* transition that did not fit */
+    unsigned long long *d_count; /* transitions found */
+    launch_result *h_res;        /* pinned copy of the results */
+    cudaEvent_t uploaded;        /* h_stage may be overwritten */
+    cudaEvent_t done;            /* h_res is complete */
+    size_t off, len;             /* samples of the call in this launch */
+    int64_t pos0;                /* absolute index of its first sample */
+};
+
 struct tr_cuda_edges {
     int device;              /* CUDA device index */
     size_t batch;            /* samples per launch from host memory */
@@ -262,19 +284,11 @@ struct tr_cuda_edges {
     size_t out_cap;          /* transitions per launch before a re-launch */
     launch_fn launch;        /* fast or paper variant */
     cudaStream_t stream;     /* all work of this context */
-    float *d_x;              /* device input of one launch */
-    float *h_stage;          /* pinned staging for pageable input */
-    tr_edge *d_out;          /* device transitions of one launch */
-    tr_edges_carry *d_carry; /* two carries: in and out of a launch */
-    tr_edge *d_stop;         /* transition that did not fit */
-    unsigned long long *d_count;
-    void *d_temp; /* launcher temporary storage */
+    launch_slot slot[2];     /* double buffering of host input */
+    tr_edges_carry *d_carry; /* two carries, alternating in and out of launches */
+    void *d_temp;            /* launcher temporary storage */
     size_t temp_bytes;
-    struct { /* pinned results of one launch */
-        tr_edges_carry carry;
-        tr_edge stop;
-        unsigned long long count;
-    } * h_res;
+    tr_host_stager *stager; /* parallel copy of pageable input */
 };
 
 static void ctx_free(tr_cuda_edges *c)
@@ -284,17 +298,30 @@ static void ctx_free(tr_cuda_edges *c)
         cudaSetDevice(c->device);
         if (c->stream) cudaStreamSynchronize(c->stream);
     }
-    cudaFree(c->d_x);
-    cudaFreeHost(c->h_stage);
-    cudaFree(c->d_out);
+    for (launch_slot &s : c->slot) {
+        cudaFree(s.d_x);
+        cudaFreeHost(s.h_stage);
+        cudaFree(s.d_out);
+        cudaFree(s.d_stop);
+        cudaFree(s.d_count);
+        cudaFreeHost(s.h_res);
+        if (s.uploaded) cudaEventDestroy(s.uploaded);
+        if (s.done) cudaEventDestroy(s.done);
+    }
     cudaFree(c->d_carry);
-    cudaFree(c->d_stop);
-    cudaFree(c->d_count);
     cudaFree(c->d_temp);
-    cudaFreeHost(c->h_res);
     if (c->stream) cudaStreamDestroy(c->stream);
     cudaGetLastError(); /* teardown errors are not the caller's */
+    delete c->stager;
     free(c);
+}
+
+/* Staging threads: up to 4, half the cores (4 threads stage 22 GB/s on an H100 host). */
+static int stager_threads()
+{
+    const unsigned hc = std::thread::hardware_concurrency();
+    const unsigned t = hc / 2;
+    return t < 1 ? 1 : (t > 4 ? 4 : (int)t);
 }
 
 extern "C" tr_status tr_cuda_edges_create(int device, size_t batch, tr_variant variant,
@@ -317,26 +344,38 @@ extern "C" tr_status tr_cuda_edges_create(int device, size_t batch, tr_variant v
     c->dev_batch = variant == TR_VARIANT_PAPER ? c->batch : (size_t)TR_PACK_MAX_SAMPLES;
     TR_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), err,
                 "edges/cuda: create stream", fail);
-    TR_CUDA_TRY(cudaMalloc(&c->d_x, c->batch * sizeof(float)), err,
-                "edges/cuda: allocate device input", fail);
-    TR_CUDA_TRY(cudaMallocHost(&c->h_stage, c->batch * sizeof(float)), err,
-                "edges/cuda: allocate pinned staging", fail);
-    TR_CUDA_TRY(cudaMalloc(&c->d_out, c->out_cap * sizeof(tr_edge)), err,
-                "edges/cuda: allocate device output", fail);
+    for (launch_slot &s : c->slot) {
+        TR_CUDA_TRY(cudaMalloc(&s.d_x, c->batch * sizeof(float)), err,
+                    "edges/cuda: allocate device input", fail);
+        TR_CUDA_TRY(cudaMallocHost(&s.h_stage, c->batch * sizeof(float)), err,
+                    "edges/cuda: allocate pinned staging", fail);
+        TR_CUDA_TRY(cudaMalloc(&s.d_out, c->out_cap * sizeof(tr_edge)), err,
+                    "edges/cuda: allocate device output", fail);
+        TR_CUDA_TRY(cudaMalloc(&s.d_stop, sizeof(tr_edge)), err, "edges/cuda: allocate",
+                    fail);
+        TR_CUDA_TRY(cudaMalloc(&s.d_count, sizeof(unsigned long long)), err,
+                    "edges/cuda: allocate", fail);
+        TR_CUDA_TRY(cudaMallocHost(&s.h_res, sizeof *s.h_res), err,
+                    "edges/cuda: allocate pinned results", fail);
+        TR_CUDA_TRY(cudaEventCreateWithFlags(&s.uploaded, cudaEventDisableTiming), err,
+                    "edges/cuda: create event", fail);
+        TR_CUDA_TRY(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming), err,
+                    "edges/cuda: create event", fail);
+    }
     TR_CUDA_TRY(cudaMalloc(&c->d_carry, 2 * sizeof(tr_edges_carry)), err,
                 "edges/cuda: allocate carry", fail);
-    TR_CUDA_TRY(cudaMalloc(&c->d_stop, sizeof(tr_edge)), err, "edges/cuda: allocate",
-                fail);
-    TR_CUDA_TRY(cudaMalloc(&c->d_count, sizeof(unsigned long long)), err,
-                "edges/cuda: allocate", fail);
-    TR_CUDA_TRY(cudaMallocHost(&c->h_res, sizeof *c->h_res), err,
-                "edges/cuda: allocate pinned results", fail);
     TR_CUDA_TRY((cudaError_t)c->launch(NULL, (int64_t)c->dev_batch,
                                        tr_edges_lv{0, 0.5f, 1}, NULL, NULL, NULL, 0, NULL,
                                        NULL, NULL, &c->temp_bytes, NULL),
                 err, "edges/cuda: size temporary storage", fail);
     TR_CUDA_TRY(cudaMalloc(&c->d_temp, c->temp_bytes ? c->temp_bytes : 1), err,
                 "edges/cuda: allocate temporary storage", fail);
+    try {
+        c->stager = new tr_host_stager(stager_threads());
+    } catch (...) {
+        tr_fail(err, TR_ERR_NOMEM, "edges/cuda: cannot start the staging threads");
+        goto fail;
+    }
     *out = c;
     return TR_OK;
 fail:
@@ -350,37 +389,47 @@ extern "C" void tr_cuda_edges_destroy(tr_cuda_edges *c)
 }
 
 /*
- * One launch over d_x[0..n) from host carry *cr, stream-ordered; waits for the
- * results. On return: h_res holds count, stop and the carry after the launch.
+ * Enqueue one launch of slot s over s.d_x[0..n) (after uploading from src if
+ * src != NULL): carry in d_carry[cin] (uploaded from *cr first if cr != NULL),
+ * out to d_carry[cin ^ 1], results copied into s.h_res; s.done marks the end.
  */
-static tr_status launch_sync(tr_cuda_edges *c, tr_edges_lv lv, const tr_edges_carry *cr,
-                             const float *d_x, size_t n, tr_edge *d_out, int64_t cap,
-                             tr_error *err)
+static tr_status enqueue(tr_cuda_edges *c, launch_slot &s, tr_edges_lv lv, int cin,
+                         const tr_edges_carry *cr, const float *src, const float *d_x,
+                         size_t n, tr_edge *d_out, int64_t cap, tr_error *err)
 {
-    c->h_res->carry = *cr;
-    TR_CUDA_TRY(cudaMemcpyAsync(c->d_carry, &c->h_res->carry, sizeof *cr,
-                                cudaMemcpyHostToDevice, c->stream),
-                err, "edges/cuda: upload carry", fail);
-    TR_CUDA_TRY((cudaError_t)c->launch(d_x, (int64_t)n, lv, c->d_carry, c->d_carry + 1,
-                                       d_out, cap, c->d_stop, c->d_count, c->d_temp,
-                                       &c->temp_bytes, c->stream),
+    if (cr) {
+        s.h_res->carry = *cr;
+        TR_CUDA_TRY(cudaMemcpyAsync(c->d_carry + cin, &s.h_res->carry, sizeof *cr,
+                                    cudaMemcpyHostToDevice, c->stream),
+                    err, "edges/cuda: upload carry", fail);
+    }
+    if (src) {
+        TR_CUDA_TRY(cudaMemcpyAsync(s.d_x, src, n * sizeof(float), cudaMemcpyHostToDevice,
+                                    c->stream),
+                    err, "edges/cuda: upload samples", fail);
+        TR_CUDA_TRY(cudaEventRecord(s.uploaded, c->stream), err, "edges/cuda: event",
+                    fail);
+    }
+    TR_CUDA_TRY((cudaError_t)c->launch(d_x, (int64_t)n, lv, c->d_carry + cin,
+                                       c->d_carry + (cin ^ 1), d_out, cap, s.d_stop,
+                                       s.d_count, c->d_temp, &c->temp_bytes, c->stream),
                 err, "edges/cuda: launch", fail);
-    TR_CUDA_TRY(cudaMemcpyAsync(&c->h_res->count, c->d_count, sizeof c->h_res->count,
+    TR_CUDA_TRY(cudaMemcpyAsync(&s.h_res->count, s.d_count, sizeof s.h_res->count,
                                 cudaMemcpyDeviceToHost, c->stream),
                 err, "edges/cuda: download count", fail);
-    TR_CUDA_TRY(cudaMemcpyAsync(&c->h_res->carry, c->d_carry + 1, sizeof *cr,
+    TR_CUDA_TRY(cudaMemcpyAsync(&s.h_res->carry, c->d_carry + (cin ^ 1), sizeof *cr,
                                 cudaMemcpyDeviceToHost, c->stream),
                 err, "edges/cuda: download carry", fail);
-    TR_CUDA_TRY(cudaMemcpyAsync(&c->h_res->stop, c->d_stop, sizeof(tr_edge),
+    TR_CUDA_TRY(cudaMemcpyAsync(&s.h_res->stop, s.d_stop, sizeof(tr_edge),
                                 cudaMemcpyDeviceToHost, c->stream),
                 err, "edges/cuda: download stop", fail);
-    TR_CUDA_TRY(cudaStreamSynchronize(c->stream), err, "edges/cuda: kernel", fail);
+    TR_CUDA_TRY(cudaEventRecord(s.done, c->stream), err, "edges/cuda: event", fail);
     return TR_OK;
 fail:
     return err ? err->code : TR_ERR_CUDA;
 }
 
-/* When a launch found more than cap transitions: stop before number cap. */
+/* When a launch found more than fit: stop before transition *stop. */
 static size_t stop_before(tr_edges_carry *cr, const tr_edge *stop, int64_t pos0,
                           float x_before)
 {
@@ -400,27 +449,29 @@ extern "C" tr_status tr_cuda_edges_run_device(tr_cuda_edges *c, tr_edges_lv lv,
                                               tr_error *err)
 {
     *consumed = *nout = 0;
+    launch_slot &s = c->slot[0];
     TR_CUDA_TRY(cudaSetDevice(c->device), err, "edges/cuda: select device", fail);
     while (*consumed < n) {
         const size_t len = n - *consumed < c->dev_batch ? n - *consumed : c->dev_batch;
         const int64_t pos0 = cr->pos;
-        tr_status s = launch_sync(c, lv, cr, d_x + *consumed, len, d_out + *nout,
-                                  (int64_t)(cap - *nout), err);
-        if (s != TR_OK) return s;
-        const unsigned long long found = c->h_res->count;
+        tr_status st = enqueue(c, s, lv, 0, cr, NULL, d_x + *consumed, len, d_out + *nout,
+                               (int64_t)(cap - *nout), err);
+        if (st != TR_OK) return st;
+        TR_CUDA_TRY(cudaEventSynchronize(s.done), err, "edges/cuda: kernel", fail);
+        const unsigned long long found = s.h_res->count;
         if (found <= cap - *nout) {
-            *cr = c->h_res->carry;
+            *cr = s.h_res->carry;
             *consumed += len;
             *nout += found;
             continue;
         }
         float before = 0.0f;
-        const size_t used = (size_t)(c->h_res->stop.sample - pos0);
+        const size_t used = (size_t)(s.h_res->stop.sample - pos0);
         if (used > 0)
             TR_CUDA_TRY(cudaMemcpy(&before, d_x + *consumed + used - 1, sizeof before,
                                    cudaMemcpyDeviceToHost),
                         err, "edges/cuda: read sample", fail);
-        *consumed += stop_before(cr, &c->h_res->stop, pos0, before);
+        *consumed += stop_before(cr, &s.h_res->stop, pos0, before);
         *nout = cap;
         break;
     }
@@ -439,6 +490,34 @@ static int is_pinned(const void *p)
     return a.type == cudaMemoryTypeHost;
 }
 
+/* Stage (if pageable) and enqueue the launch of x[off, off + len) in slot s. */
+static tr_status start_slot(tr_cuda_edges *c, launch_slot &s, tr_edges_lv lv, int cin,
+                            const tr_edges_carry *upload, const float *x, int direct,
+                            size_t off, size_t len, int64_t pos0, tr_error *err)
+{
+    const float *src = x + off;
+    if (!direct) {
+        /* The previous upload from this staging buffer must be done. */
+        TR_CUDA_TRY(cudaEventSynchronize(s.uploaded), err, "edges/cuda: upload", fail);
+        c->stager->copy(s.h_stage, src, len * sizeof(float));
+        src = s.h_stage;
+    }
+    s.off = off;
+    s.len = len;
+    s.pos0 = pos0;
+    return enqueue(c, s, lv, cin, upload, src, s.d_x, len, s.d_out, (int64_t)c->out_cap,
+                   err);
+fail:
+    return err ? err->code : TR_ERR_CUDA;
+}
+
+/*
+ * Host samples: batches go through two slots, so that staging (parallel copy
+ * into pinned memory), upload and kernel of consecutive batches overlap, and
+ * the carry passes from launch to launch on the device. A launch that finds
+ * more transitions than fit ends the pipeline there: the next launch (already
+ * queued) is discarded and processing restarts before the transition.
+ */
 extern "C" tr_status tr_cuda_edges_run_host(tr_cuda_edges *c, tr_edges_lv lv,
                                             tr_edges_carry *cr, const float *x, size_t n,
                                             tr_edge *out, size_t cap, size_t *consumed,
@@ -448,41 +527,54 @@ extern "C" tr_status tr_cuda_edges_run_host(tr_cuda_edges *c, tr_edges_lv lv,
     if (n == 0) return TR_OK;
     TR_CUDA_TRY(cudaSetDevice(c->device), err, "edges/cuda: select device", fail);
     {
-        /* Pinned input goes straight to the device; pageable input is staged. */
         const int direct = is_pinned(x);
-        while (*consumed < n) {
-            const size_t len = n - *consumed < c->batch ? n - *consumed : c->batch;
-            const float *src = x + *consumed;
-            if (!direct) {
-                memcpy(c->h_stage, src, len * sizeof(float));
-                src = c->h_stage;
+        while (*consumed < n) { /* (re)start the pipeline at *consumed */
+            int cur = 0, cin = 0;
+            tr_status st = start_slot(c, c->slot[0], lv, 0, cr, x, direct, *consumed,
+                                      n - *consumed < c->batch ? n - *consumed : c->batch,
+                                      cr->pos, err);
+            if (st != TR_OK) return st;
+            for (;;) {
+                launch_slot &s = c->slot[cur];
+                const size_t next = s.off + s.len;
+                if (next < n) {
+                    st = start_slot(c, c->slot[cur ^ 1], lv, cin ^ 1, NULL, x, direct,
+                                    next, n - next < c->batch ? n - next : c->batch,
+                                    s.pos0 + (int64_t)s.len, err);
+                    if (st != TR_OK) return st;
+                }
+                TR_CUDA_TRY(cudaEventSynchronize(s.done), err, "edges/cuda: kernel",
+                            fail);
+                const unsigned long long found = s.h_res->count;
+                const size_t room = cap - *nout;
+                size_t got = found < c->out_cap ? (size_t)found : c->out_cap;
+                if (got > room) got = room;
+                if (got)
+                    TR_CUDA_TRY(cudaMemcpy(out + *nout, s.d_out, got * sizeof(tr_edge),
+                                           cudaMemcpyDeviceToHost),
+                                err, "edges/cuda: download transitions", fail);
+                *nout += got;
+                if (found == got) {
+                    *cr = s.h_res->carry;
+                    *consumed = next;
+                    if (next >= n) break;
+                    cur ^= 1;
+                    cin ^= 1;
+                    continue;
+                }
+                /* Stop before transition number `got` of this launch. */
+                tr_edge stop = s.h_res->stop;
+                if (got < c->out_cap)
+                    TR_CUDA_TRY(cudaMemcpy(&stop, s.d_out + got, sizeof stop,
+                                           cudaMemcpyDeviceToHost),
+                                err, "edges/cuda: download transition", fail);
+                TR_CUDA_TRY(cudaStreamSynchronize(c->stream), err, "edges/cuda: drain",
+                            fail);
+                const size_t used = (size_t)(stop.sample - s.pos0);
+                *consumed = s.off + stop_before(cr, &stop, s.pos0,
+                                                used > 0 ? x[s.off + used - 1] : 0);
+                break;
             }
-            TR_CUDA_TRY(cudaMemcpyAsync(c->d_x, src, len * sizeof(float),
-                                        cudaMemcpyHostToDevice, c->stream),
-                        err, "edges/cuda: upload samples", fail);
-            const int64_t pos0 = cr->pos;
-            const size_t room = cap - *nout;
-            const int64_t lcap = (int64_t)(room < c->out_cap ? room : c->out_cap);
-            tr_status s = launch_sync(c, lv, cr, c->d_x, len, c->d_out, lcap, err);
-            if (s != TR_OK) return s;
-            const unsigned long long found = c->h_res->count;
-            const size_t got =
-                found < (unsigned long long)lcap ? (size_t)found : (size_t)lcap;
-            if (got)
-                TR_CUDA_TRY(cudaMemcpy(out + *nout, c->d_out, got * sizeof(tr_edge),
-                                       cudaMemcpyDeviceToHost),
-                            err, "edges/cuda: download transitions", fail);
-            *nout += got;
-            if (found <= (unsigned long long)lcap) {
-                *cr = c->h_res->carry;
-                *consumed += len;
-                continue;
-            }
-            /* Stop before the transition that did not fit; launch again from it
-             * when only the device buffer was full. */
-            const tr_edge *st = &c->h_res->stop;
-            const size_t used = (size_t)(st->sample - pos0);
-            *consumed += stop_before(cr, st, pos0, used > 0 ? src[used - 1] : 0.0f);
             if (*nout == cap) break;
         }
     }
