@@ -266,6 +266,18 @@ static int run_host_once(tr_edges *q, const float *x, size_t n, tr_edge **out,
     return 0;
 }
 
+/* Checksum of the transitions, median time and rate of a finished variant. */
+static void finish_result(result *r, const options *o, const tr_edge *out, size_t nout,
+                          size_t n, double *t)
+{
+    sum_init(&r->sum);
+    sum_add(&r->sum, out, nout, (int64_t)o->ref_samples);
+    r->samples = n;
+    r->seconds = median(t, o->repeat);
+    r->sps = (double)n / r->seconds;
+    r->ok = 1;
+}
+
 static void run_host_variant(const options *o, const tr_sig_info *sig, const float *x,
                              size_t n, tr_backend backend, tr_variant variant, result *r,
                              tr_edge **out, size_t *cap)
@@ -284,12 +296,7 @@ static void run_host_variant(const options *o, const tr_sig_info *sig, const flo
         if (k > 0) t[k - 1] = sec;
     }
     tr_edges_destroy(q);
-    sum_init(&r->sum);
-    sum_add(&r->sum, *out, nout, (int64_t)o->ref_samples);
-    r->samples = n;
-    r->seconds = median(t, o->repeat);
-    r->sps = (double)n / r->seconds;
-    r->ok = 1;
+    finish_result(r, o, *out, nout, n, t);
 }
 
 /* Samples already on the device, timed with CUDA events. */
@@ -343,12 +350,7 @@ static void run_device_variant(const options *o, const tr_sig_info *sig, const f
         fail_msg("download transitions: %s", tr_bench_last_error());
         goto done;
     }
-    sum_init(&r->sum);
-    sum_add(&r->sum, *out, nout, (int64_t)o->ref_samples);
-    r->samples = n;
-    r->seconds = median(t, o->repeat);
-    r->sps = (double)n / r->seconds;
-    r->ok = 1;
+    finish_result(r, o, *out, nout, n, t);
 done:
     tr_bench_dev_free(d_out);
     tr_bench_timer_destroy(tm);

@@ -54,25 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int n_passed, n_failed;
-
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (cond) {                                                                      \
-            n_passed++;                                                                  \
-        } else {                                                                         \
-            n_failed++;                                                                  \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-        }                                                                                \
-    } while (0)
-
-static int finish(void)
-{
-    printf("test_edges_recording: %d passed, %d failed\n", n_passed, n_failed);
-    return n_failed ? 1 : 0;
-}
+#include "test_util.h"
 
 #define LAG_NOMINAL 4.0  /* samples the analog mid crossing lags the logic edge */
 #define LAG_TOL     2.0  /* allowed deviation from LAG_NOMINAL, samples */
@@ -235,7 +217,7 @@ int main(int argc, char **argv)
     CHECK(abytes % sizeof(float) == 0, "%s: %zu bytes is not whole float32 samples",
           argv[1], abytes);
     CHECK(n == n_logic && n >= 2, "analog %zu samples, logic %zu samples", n, n_logic);
-    if (n != n_logic || n < 2) return finish();
+    if (n != n_logic || n < 2) return tu_finish("test_edges_recording");
 
     /* ---- logic transitions: first sample with the new value ---- */
     size_t nl = 0, bad_values = 0;
@@ -345,5 +327,5 @@ int main(int argc, char **argv)
     free(lidx);
     free(logic);
     free(x);
-    return finish();
+    return tu_finish("test_edges_recording");
 }
