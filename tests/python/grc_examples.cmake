@@ -1,0 +1,107 @@
+# GNU Radio Companion examples (examples/*.grc). Included from
+# tests/python/CMakeLists.txt (GNU Radio's interpreter: PYTHON_EXECUTABLE).
+#
+# For each flow graph:
+#   grc_compile_<name>  grcc compiles it against the block definitions of this
+#                       source tree (grc/, loaded after GNU Radio's own, so an
+#                       installed copy of ours cannot stand in for it); fixture
+#                       setup of the tests below.
+#   grc_run_<name>      the generated Python runs headless with GNU Radio's
+#                       interpreter against the package in the build tree
+#                       (${PROJECT_BINARY_DIR}/test_modules first on PYTHONPATH,
+#                       as GR_ADD_TEST does) and must print the expected count.
+# Skipped, with a message, when grcc or GNU Radio's block definitions are missing.
+
+find_program(TR_GRCC_EXECUTABLE grcc)
+set(_tr_grc_gr_blocks "")
+if(TR_GRCC_EXECUTABLE)
+  if(NOT GRC_BLOCKS_DIR)
+    set(GRC_BLOCKS_DIR share/gnuradio/grc/blocks)
+  endif()
+  execute_process(COMMAND ${PYTHON_EXECUTABLE} -c "from gnuradio import gr; print(gr.prefix())"
+                  OUTPUT_VARIABLE _tr_gr_prefix OUTPUT_STRIP_TRAILING_WHITESPACE
+                  RESULT_VARIABLE _tr_rc ERROR_QUIET)
+  if(_tr_rc EQUAL 0 AND EXISTS ${_tr_gr_prefix}/${GRC_BLOCKS_DIR}/blocks_head.block.yml)
+    cmake_path(SET _tr_grc_gr_blocks NORMALIZE ${_tr_gr_prefix}/${GRC_BLOCKS_DIR})
+  endif()
+endif()
+
+if(NOT TR_GRCC_EXECUTABLE)
+  message(STATUS "gr-transient: grcc not found, GRC example tests skipped")
+elseif(NOT _tr_grc_gr_blocks)
+  message(STATUS "gr-transient: GNU Radio's GRC block definitions not found, "
+                 "GRC example tests skipped")
+else()
+  set(_tr_grc_out ${CMAKE_CURRENT_BINARY_DIR}/grc_examples)
+  set(_tr_grc_env
+      GR_DONT_LOAD_PREFS=1
+      GR_CONF_CONTROLPORT_ON=False
+      # GNU Radio's blocks, then ours from the source tree (the later one wins).
+      GR_CONF_GRC_GLOBAL_BLOCKS_PATH=${_tr_grc_gr_blocks}:${PROJECT_SOURCE_DIR}/grc
+      GRC_BLOCKS_PATH=)
+  set(_tr_grc_pythonpath "PYTHONPATH=path_list_prepend:${PROJECT_BINARY_DIR}/test_modules")
+
+  # name: examples/<name>.grc, generating <name>.py; the remaining arguments are
+  # the generated script's options.
+  function(tr_grc_example name pass_regex)
+    add_test(NAME grc_compile_${name}
+             COMMAND ${TR_GRCC_EXECUTABLE} -o ${_tr_grc_out}
+                     ${PROJECT_SOURCE_DIR}/examples/${name}.grc)
+    # HOME of its own: GRC's block cache and hier block directory stay out of
+    # the user's, and parallel compiles do not share a cache file.
+    set_tests_properties(grc_compile_${name} PROPERTIES
+        ENVIRONMENT "${_tr_grc_env};HOME=${_tr_grc_out}/home-${name}"
+        ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+        FAIL_REGULAR_EXPRESSION "Traceback|Load Error|Generate Error"
+        FIXTURES_SETUP grc_${name}
+        LABELS "python;gnuradio;grc" TIMEOUT 120)
+    add_test(NAME grc_run_${name}
+             COMMAND ${PYTHON_EXECUTABLE} -B ${_tr_grc_out}/${name}.py ${ARGN})
+    set_tests_properties(grc_run_${name} PROPERTIES
+        ENVIRONMENT "${_tr_grc_env}"
+        ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+        PASS_REGULAR_EXPRESSION "${pass_regex}"
+        FAIL_REGULAR_EXPRESSION "Traceback"
+        FIXTURES_REQUIRED grc_${name}
+        LABELS "python;gnuradio;grc" TIMEOUT 120)
+  endfunction()
+
+  # The real I2C recording, automatic levels: the 18,403 SDA transitions of
+  # examples/data/README.md.
+  tr_grc_example(edge_localizer_recording
+                 "edges: 18403 \\(rising 9202, falling 9201\\)"
+                 --recording ${PROJECT_SOURCE_DIR}/examples/data/i2c_sda_analog_8MHz.sr)
+  # 4000 samples of a 5 kHz square wave at 1 MS/s: a transition every 100 samples.
+  tr_grc_example(edge_localizer_synthetic
+                 "edges: 39 \\(rising 20, falling 19\\)")
+
+  # The level variables' callbacks reach the block: High above the signal's
+  # high state leaves no transition, Low above Mid is refused (ValueError).
+  file(WRITE ${_tr_grc_out}/check_synthetic_setters.py [=[
+import sys
+import unittest
+
+sys.path.insert(0, sys.argv[1])
+from gnuradio import transient  # noqa: E402
+import edge_localizer_synthetic  # noqa: E402
+
+if not transient.__file__.startswith(sys.argv[2]):
+    raise RuntimeError("gnuradio.transient from %s, not from %s" %
+                       (transient.__file__, sys.argv[2]))
+tb = edge_localizer_synthetic.edge_localizer_synthetic()
+unittest.TestCase().assertRaises(ValueError, tb.set_low, 0.6)
+tb.set_low(0.2)
+tb.set_high(1.5)
+tb.run()
+]=])
+  add_test(NAME grc_setters_edge_localizer_synthetic
+           COMMAND ${PYTHON_EXECUTABLE} -B ${_tr_grc_out}/check_synthetic_setters.py
+                   ${_tr_grc_out} ${PROJECT_BINARY_DIR}/test_modules/)
+  set_tests_properties(grc_setters_edge_localizer_synthetic PROPERTIES
+      ENVIRONMENT "${_tr_grc_env}"
+      ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+      PASS_REGULAR_EXPRESSION "edges: 0 \\(rising 0, falling 0\\)"
+      FAIL_REGULAR_EXPRESSION "Traceback"
+      FIXTURES_REQUIRED grc_edge_localizer_synthetic
+      LABELS "python;gnuradio;grc" TIMEOUT 120)
+endif()
