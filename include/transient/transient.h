@@ -5,5 +5,6 @@
 #include <transient/common.h>
 #include <transient/statelevels.h>
 #include <transient/edges.h>
+#include <transient/spiir.h>
 
 #endif /* TRANSIENT_TRANSIENT_H */
