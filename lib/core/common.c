@@ -81,6 +81,47 @@ void tr_clear(tr_error *err)
     }
 }
 
+tr_status tr_place(const char *who, tr_backend backend, tr_variant variant, int device,
+                   size_t batch, tr_placement *p, tr_error *err)
+{
+    p->try_cuda = p->need_cuda = 0;
+    if (backend != TR_BACKEND_AUTO && backend != TR_BACKEND_CPU &&
+        backend != TR_BACKEND_CUDA)
+        return tr_fail(err, TR_ERR_INVALID, "%s: unknown backend %d", who, (int)backend);
+    if (variant != TR_VARIANT_FAST && variant != TR_VARIANT_REFERENCE &&
+        variant != TR_VARIANT_PAPER)
+        return tr_fail(err, TR_ERR_INVALID, "%s: unknown variant %d", who, (int)variant);
+    if (variant == TR_VARIANT_REFERENCE && backend == TR_BACKEND_CUDA)
+        return tr_fail(err, TR_ERR_INVALID, "%s: the reference variant runs on the CPU",
+                       who);
+    if (variant == TR_VARIANT_PAPER && backend == TR_BACKEND_CPU)
+        return tr_fail(err, TR_ERR_INVALID, "%s: the paper variant runs on CUDA only",
+                       who);
+    if (device < 0)
+        return tr_fail(err, TR_ERR_INVALID, "%s: device must be >= 0, got %d", who,
+                       device);
+    if (batch == 0 || batch > ((size_t)1 << 30))
+        return tr_fail(err, TR_ERR_INVALID, "%s: batch must be in [1, 2^30], got %zu",
+                       who, batch);
+    p->need_cuda = backend == TR_BACKEND_CUDA || variant == TR_VARIANT_PAPER;
+    if (!p->need_cuda && !(backend == TR_BACKEND_AUTO && variant == TR_VARIANT_FAST))
+        return TR_OK; /* the CPU by request */
+    char why[160];
+    const int count = tr_cuda_device_count(why, sizeof why);
+    if (count > 0 && device >= count) {
+        if (p->need_cuda)
+            return tr_fail(err, TR_ERR_INVALID,
+                           "%s: CUDA device %d requested, %d present", who, device,
+                           count);
+    } else if (count > 0) {
+        p->try_cuda = 1;
+    } else if (p->need_cuda) {
+        return tr_fail(err, TR_ERR_NO_DEVICE, "%s: CUDA backend requested but %s", who,
+                       why);
+    }
+    return TR_OK;
+}
+
 #ifdef TR_HAVE_CUDA
 int tr_cuda_compiled(void)
 {

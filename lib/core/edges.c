@@ -103,23 +103,6 @@ static tr_status check_config(const tr_edges_config *c, tr_error *err)
         return tr_fail(err, TR_ERR_INVALID, "edges: unknown levels_mode %d",
                        (int)c->levels_mode);
     }
-    if (c->backend != TR_BACKEND_AUTO && c->backend != TR_BACKEND_CPU &&
-        c->backend != TR_BACKEND_CUDA)
-        return tr_fail(err, TR_ERR_INVALID, "edges: unknown backend %d", (int)c->backend);
-    if (c->variant != TR_VARIANT_FAST && c->variant != TR_VARIANT_REFERENCE &&
-        c->variant != TR_VARIANT_PAPER)
-        return tr_fail(err, TR_ERR_INVALID, "edges: unknown variant %d", (int)c->variant);
-    if (c->variant == TR_VARIANT_REFERENCE && c->backend == TR_BACKEND_CUDA)
-        return tr_fail(err, TR_ERR_INVALID,
-                       "edges: the reference variant runs on the CPU");
-    if (c->variant == TR_VARIANT_PAPER && c->backend == TR_BACKEND_CPU)
-        return tr_fail(err, TR_ERR_INVALID, "edges: the paper variant runs on CUDA only");
-    if (c->device < 0)
-        return tr_fail(err, TR_ERR_INVALID, "edges: device must be >= 0, got %d",
-                       c->device);
-    if (c->batch == 0 || c->batch > ((size_t)1 << 30))
-        return tr_fail(err, TR_ERR_INVALID, "edges: batch must be in [1, 2^30], got %zu",
-                       c->batch);
     return TR_OK;
 }
 
@@ -128,33 +111,21 @@ static tr_status choose_backend(tr_edges *q, tr_error *err)
 {
     const tr_edges_config *c = &q->cfg;
     q->variant = c->variant;
-    int want_cuda = c->backend == TR_BACKEND_CUDA || c->variant == TR_VARIANT_PAPER;
-    int may_cuda =
-        want_cuda || (c->backend == TR_BACKEND_AUTO && c->variant == TR_VARIANT_FAST);
-    if (may_cuda) {
-        char why[160];
-        int count = tr_cuda_device_count(why, sizeof why);
-        if (count > 0 && c->device >= count) {
-            if (want_cuda)
-                return tr_fail(err, TR_ERR_INVALID,
-                               "edges: CUDA device %d requested, %d present", c->device,
-                               count);
-        } else if (count > 0) {
+    tr_placement p;
+    tr_status placed =
+        tr_place("edges", c->backend, c->variant, c->device, c->batch, &p, err);
+    if (placed != TR_OK) return placed;
+    if (p.try_cuda) {
 #ifdef TR_HAVE_CUDA
-            tr_cuda_edges *ctx = NULL;
-            tr_status s =
-                tr_cuda_edges_create(c->device, c->batch, c->variant, &ctx, err);
-            if (s == TR_OK) {
-                q->cuda = ctx;
-                q->backend = TR_BACKEND_CUDA;
-                return TR_OK;
-            }
-            if (want_cuda) return s;
-#endif
-        } else if (want_cuda) {
-            return tr_fail(err, TR_ERR_NO_DEVICE, "edges: CUDA backend requested but %s",
-                           why);
+        tr_cuda_edges *ctx = NULL;
+        tr_status s = tr_cuda_edges_create(c->device, c->batch, c->variant, &ctx, err);
+        if (s == TR_OK) {
+            q->cuda = ctx;
+            q->backend = TR_BACKEND_CUDA;
+            return TR_OK;
         }
+        if (p.need_cuda) return s;
+#endif
     }
     /* CPU: the requested AUTO falls back here when no GPU is usable. */
     q->backend = TR_BACKEND_CPU;

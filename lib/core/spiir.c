@@ -56,23 +56,6 @@ static tr_status check_config(const tr_spiir_config *c, tr_error *err)
     if (c->complex_input != 0 && c->complex_input != 1)
         return tr_fail(err, TR_ERR_INVALID, "spiir: complex_input must be 0 or 1, got %d",
                        c->complex_input);
-    if (c->backend != TR_BACKEND_AUTO && c->backend != TR_BACKEND_CPU &&
-        c->backend != TR_BACKEND_CUDA)
-        return tr_fail(err, TR_ERR_INVALID, "spiir: unknown backend %d", (int)c->backend);
-    if (c->variant != TR_VARIANT_FAST && c->variant != TR_VARIANT_REFERENCE &&
-        c->variant != TR_VARIANT_PAPER)
-        return tr_fail(err, TR_ERR_INVALID, "spiir: unknown variant %d", (int)c->variant);
-    if (c->variant == TR_VARIANT_REFERENCE && c->backend == TR_BACKEND_CUDA)
-        return tr_fail(err, TR_ERR_INVALID,
-                       "spiir: the reference variant runs on the CPU");
-    if (c->variant == TR_VARIANT_PAPER && c->backend == TR_BACKEND_CPU)
-        return tr_fail(err, TR_ERR_INVALID, "spiir: the paper variant runs on CUDA only");
-    if (c->device < 0)
-        return tr_fail(err, TR_ERR_INVALID, "spiir: device must be >= 0, got %d",
-                       c->device);
-    if (c->batch == 0 || c->batch > ((size_t)1 << 30))
-        return tr_fail(err, TR_ERR_INVALID, "spiir: batch must be in [1, 2^30], got %zu",
-                       c->batch);
     return TR_OK;
 }
 
@@ -81,33 +64,22 @@ static tr_status choose_backend(tr_spiir *q, tr_error *err)
 {
     const tr_spiir_config *c = &q->cfg;
     q->variant = c->variant;
-    int want_cuda = c->backend == TR_BACKEND_CUDA || c->variant == TR_VARIANT_PAPER;
-    int may_cuda =
-        want_cuda || (c->backend == TR_BACKEND_AUTO && c->variant == TR_VARIANT_FAST);
-    if (may_cuda) {
-        char why[160];
-        int count = tr_cuda_device_count(why, sizeof why);
-        if (count > 0 && c->device >= count) {
-            if (want_cuda)
-                return tr_fail(err, TR_ERR_INVALID,
-                               "spiir: CUDA device %d requested, %d present", c->device,
-                               count);
-        } else if (count > 0) {
+    tr_placement p;
+    tr_status placed =
+        tr_place("spiir", c->backend, c->variant, c->device, c->batch, &p, err);
+    if (placed != TR_OK) return placed;
+    if (p.try_cuda) {
 #ifdef TR_HAVE_CUDA
-            tr_cuda_spiir *ctx = NULL;
-            tr_status s = tr_cuda_spiir_create(c->device, q->bank, c->complex_input,
-                                               c->variant, c->batch, &ctx, err);
-            if (s == TR_OK) {
-                q->cuda = ctx;
-                q->backend = TR_BACKEND_CUDA;
-                return TR_OK;
-            }
-            if (want_cuda) return s;
-#endif
-        } else if (want_cuda) {
-            return tr_fail(err, TR_ERR_NO_DEVICE, "spiir: CUDA backend requested but %s",
-                           why);
+        tr_cuda_spiir *ctx = NULL;
+        tr_status s = tr_cuda_spiir_create(c->device, q->bank, c->complex_input,
+                                           c->variant, c->batch, &ctx, err);
+        if (s == TR_OK) {
+            q->cuda = ctx;
+            q->backend = TR_BACKEND_CUDA;
+            return TR_OK;
         }
+        if (p.need_cuda) return s;
+#endif
     }
     /* CPU: the requested AUTO falls back here when no GPU is usable. */
     q->backend = TR_BACKEND_CPU;
