@@ -405,6 +405,26 @@ static int parse_size(const char *s, size_t *v)
     return 0;
 }
 
+/* --variants a,b,...: want[k] = 1 for each named variant (names of
+ * k_variants); 0, or -1 on an unknown name. */
+static int parse_variants(const char *v, int want[4])
+{
+    char list[256];
+    snprintf(list, sizeof list, "%s", v);
+    for (int k = 0; k < 4; k++)
+        want[k] = 0;
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        int found = 0;
+        for (int k = 0; k < 4; k++)
+            if (strcmp(tok, k_variants[k]) == 0) want[k] = found = 1;
+        if (!found) {
+            fprintf(stderr, "transient-bench: unknown variant '%s'\n", tok);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* ---- SPIIR filter bank ---------------------------------------------------
  *
  *   transient-bench --detector spiir [--templates T --filters L] [--samples N]
@@ -944,21 +964,9 @@ static int spiir_main(int argc, char **argv)
         } else if (strcmp(a, "--batch") == 0 && parse_size(v, &z) == 0 && z > 0) {
             o.batch = z, i++;
         } else if (strcmp(a, "--variants") == 0) {
-            char list[256];
-            snprintf(list, sizeof list, "%s", v);
             i++;
             o.explicit_variants = 1;
-            for (int k = 0; k < 4; k++)
-                o.want[k] = 0;
-            for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-                int found = 0;
-                for (int k = 0; k < 4; k++)
-                    if (strcmp(tok, k_variants[k]) == 0) o.want[k] = found = 1;
-                if (!found) {
-                    fprintf(stderr, "transient-bench: unknown variant '%s'\n", tok);
-                    return 2;
-                }
-            }
+            if (parse_variants(v, o.want) != 0) return 2;
         } else {
             fprintf(stderr, "transient-bench: bad option or value: %s %s\n", a, v);
             spiir_usage(stderr);
@@ -1090,21 +1098,9 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--drops") == 0) {
             o.drops = atof(v), i++;
         } else if (strcmp(a, "--variants") == 0) {
-            char list[256];
-            snprintf(list, sizeof list, "%s", v);
             i++;
             o.explicit_variants = 1;
-            for (int k = 0; k < 4; k++)
-                o.want[k] = 0;
-            for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-                int found = 0;
-                for (int k = 0; k < 4; k++)
-                    if (strcmp(tok, k_variants[k]) == 0) o.want[k] = found = 1;
-                if (!found) {
-                    fprintf(stderr, "transient-bench: unknown variant '%s'\n", tok);
-                    return 2;
-                }
-            }
+            if (parse_variants(v, o.want) != 0) return 2;
         } else {
             usage(stderr);
             return 2;

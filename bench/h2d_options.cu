@@ -1,5 +1,6 @@
 // Ways to move pageable host memory to the device (bench/results/*/h2d_options.txt).
-// Not part of the build; on a GPU host: nvcc -O2 -std=c++17 -arch=sm_90 h2d_options.cu -o h2d_options
+// Not part of the build; on a GPU host: nvcc -O2 -std=c++17 -arch=sm_90 h2d_options.cu -o
+// h2d_options
 #include <cuda_runtime.h>
 #include <chrono>
 #include <cstdio>
