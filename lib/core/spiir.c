@@ -48,6 +48,7 @@ tr_spiir_config tr_spiir_config_default(void)
     c.device = 0;
     c.variant = TR_VARIANT_FAST;
     c.batch = 4096;
+    c.multirate = 0;
     return c;
 }
 
@@ -56,6 +57,9 @@ static tr_status check_config(const tr_spiir_config *c, tr_error *err)
     if (c->complex_input != 0 && c->complex_input != 1)
         return tr_fail(err, TR_ERR_INVALID, "spiir: complex_input must be 0 or 1, got %d",
                        c->complex_input);
+    if (c->multirate != 0 && c->multirate != 1)
+        return tr_fail(err, TR_ERR_INVALID, "spiir: multirate must be 0 or 1, got %d",
+                       c->multirate);
     return TR_OK;
 }
 
@@ -247,6 +251,11 @@ tr_status tr_spiir_process_device(tr_spiir *q, const float *d_x, size_t n, float
 uint32_t tr_spiir_templates(const tr_spiir *q)
 {
     return q ? q->bank->ntemplates : 0;
+}
+int64_t tr_spiir_latency(const tr_spiir *q)
+{
+    (void)q;
+    return 0;
 }
 uint64_t tr_spiir_position(const tr_spiir *q)
 {
