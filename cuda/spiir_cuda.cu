@@ -1054,6 +1054,24 @@ fail:
     return err ? err->code : TR_ERR_CUDA;
 }
 
+extern "C" tr_status tr_cuda_spiir_enqueue(tr_cuda_spiir *c, const float *d_x, size_t n,
+                                           float *d_snr, tr_error *err)
+{
+    for (size_t off = 0; off < n; off += c->batch) {
+        const size_t len = std::min(c->batch, n - off);
+        const tr_status s =
+            enqueue_batch(c, d_x + off * c->cplx, (int64_t)len,
+                          reinterpret_cast<float2 *>(d_snr) + off * c->nt, err);
+        if (s != TR_OK) return s;
+    }
+    return TR_OK;
+}
+
+extern "C" void *tr_cuda_spiir_stream(tr_cuda_spiir *c)
+{
+    return c->stream;
+}
+
 /*
  * Host samples: batches alternate between two slots, so that while the GPU
  * runs batch b, the host stages the input of batch b + 1 and copies the output
