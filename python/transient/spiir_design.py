@@ -275,7 +275,7 @@ def assign_levels(freq, bandwidth, sample_rate, max_level=6, passband=MR_PASSBAN
 
 
 def design(h, sample_rate, epsilon=0.1, alpha=2.0, beta=0.15, max_level=6,
-           passband=MR_PASSBAND, max_filters=100000):
+           passband=MR_PASSBAND, max_filters=8192):
     """SPIIR filters for one complex template h sampled at sample_rate (Hz).
 
     epsilon   phase error allowed over a segment (rad): smaller -> more filters
@@ -285,6 +285,8 @@ def design(h, sample_rate, epsilon=0.1, alpha=2.0, beta=0.15, max_level=6,
               lower-frequency part of the template), in [0, 4]
     beta      decay of a filter over its segment: |a1| = exp(-beta / step)
     max_level, passband: see assign_levels() (max_level 0: single rate)
+    max_filters  refuse (ValueError) to place more: the least squares hold an
+              L x L complex matrix (8192 filters: 1 GiB)
 
     The defaults give a match of about 0.995 for Newtonian chirps of a few
     hundred to a few thousand cycles with about one filter per 6.5 cycles.
@@ -327,8 +329,8 @@ def design(h, sample_rate, epsilon=0.1, alpha=2.0, beta=0.15, max_level=6,
         step_of.append(step)
         kpos.append(k)
         if len(a1) > max_filters:
-            raise ValueError("more than %d filters: epsilon (%g) is too small for this "
-                             "template" % (max_filters, epsilon))
+            raise ValueError("more than %d filters (max_filters): epsilon (%g) is too "
+                             "small for this template" % (max_filters, epsilon))
         j -= step
     a1 = np.asarray(a1, dtype=np.complex128)
     delay = np.asarray(delay, dtype=np.int64)
