@@ -289,7 +289,8 @@ def design(h, sample_rate, epsilon=0.1, alpha=2.0, beta=0.15, max_level=6,
               L x L complex matrix (8192 filters: 1 GiB)
 
     The defaults give a match of about 0.995 for Newtonian chirps of a few
-    hundred to a few thousand cycles with about one filter per 6.5 cycles.
+    hundred to a few thousand cycles (378 filters for a 2515-cycle chirp, 147
+    for a 307-cycle one: the count follows the chirp rate, not the cycles).
 
     Returns a DesignResult with filters (FILTER_DTYPE, delays in full-rate
     samples), match, step (samples per filter) and freq (Hz per filter).
