@@ -16,11 +16,11 @@
  *     and triggers of one template are more than `window` samples apart.
  *   - A trigger is therefore decided `window` samples after its peak
  *     (tr_spiir_triggers_flush decides the open clusters at the end of a stream).
- * |z| is computed in double from the float pair. Non-finite |z| never exceeds the
- * threshold. The peak's fractional position is refined by a parabola through
- * |z| at the peak and its two neighbours (when both exist and the peak is a
- * strict local maximum; otherwise it is the peak sample itself).
- * The triggers do not depend on how the stream is split into calls.
+ * |z| = sqrt(re^2 + im^2) in double from the float pair (compared with the
+ * threshold as squares). Non-finite |z| never exceeds the threshold. The peak's
+ * fractional position is refined by a parabola through |z| at the peak and its two
+ * neighbours (when both exist and the peak is a strict local maximum; otherwise it is the
+ * peak sample itself). The triggers do not depend on how the stream is split into calls.
  */
 #ifndef TRANSIENT_SPIIR_TRIGGERS_H
 #define TRANSIENT_SPIIR_TRIGGERS_H

@@ -17,17 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Marks an |z| that is unknown (no such sample) or not finite. */
+/* Marks a |z|^2 that is unknown (no such sample) or not finite. */
 #define NO_VALUE (-1.0)
 
 typedef struct {
     int open;     /* a cluster is open */
     uint64_t k;   /* its candidate's sample */
-    double val;   /* |z| of the candidate */
-    double prev;  /* |z| of the sample before the candidate, or NO_VALUE */
-    double next;  /* |z| of the sample after it, or NO_VALUE (not seen yet) */
+    double val;   /* |z|^2 of the candidate */
+    double prev;  /* |z|^2 of the sample before the candidate, or NO_VALUE */
+    double next;  /* |z|^2 of the sample after it, or NO_VALUE (not seen yet) */
     float re, im; /* z of the candidate */
-    double last;  /* |z| of the latest sample scanned, or NO_VALUE */
+    double last;  /* |z|^2 of the latest sample scanned, or NO_VALUE */
 } cluster;
 
 struct tr_spiir_triggers {
@@ -115,8 +115,10 @@ tr_status tr_spiir_triggers_reset(tr_spiir_triggers *q)
 static void emit(cluster *c, uint32_t t, tr_spiir_trigger *out)
 {
     double delta = 0.0;
-    const double y0 = c->prev, y1 = c->val, y2 = c->next;
-    if (y0 != NO_VALUE && y2 != NO_VALUE && y1 > y0 && y1 > y2) {
+    const double y1 = sqrt(c->val);
+    if (c->prev != NO_VALUE && c->next != NO_VALUE && c->val > c->prev &&
+        c->val > c->next) {
+        const double y0 = sqrt(c->prev), y2 = sqrt(c->next);
         /* Vertex of the parabola through (-1, y0), (0, y1), (1, y2). */
         delta = 0.5 * (y0 - y2) / (y0 - 2.0 * y1 + y2);
         if (delta > 0.5) delta = 0.5;
@@ -125,7 +127,7 @@ static void emit(cluster *c, uint32_t t, tr_spiir_trigger *out)
     out->sample = c->k;
     out->peak = (double)c->k + delta;
     out->template_index = t;
-    out->snr = (float)c->val;
+    out->snr = (float)y1;
     out->re = c->re;
     out->im = c->im;
     out->reserved = 0;
@@ -147,7 +149,10 @@ tr_status tr_spiir_triggers_process(tr_spiir_triggers *q, const float *snr, size
                        !snr ? "snr" : "out");
     const uint32_t nt = q->cfg.ntemplates;
     const uint32_t window = q->cfg.window;
-    const double thr = (double)q->cfg.threshold;
+    /* Compared as squares: |z|^2 = re^2 + im^2 in double is exact up to one
+     * rounding for float parts, and the square root is needed only at a
+     * trigger. */
+    const double thr2 = (double)q->cfg.threshold * (double)q->cfg.threshold;
     size_t written = 0, k = 0;
     for (; k < n; k++) {
         if (cap - written < nt) break; /* this sample might decide nt triggers */
@@ -156,10 +161,10 @@ tr_status tr_spiir_triggers_process(tr_spiir_triggers *q, const float *snr, size
         for (uint32_t t = 0; t < nt; t++) {
             cluster *c = &q->c[t];
             const float re = z[2 * t], im = z[2 * t + 1];
-            double v = hypot((double)re, (double)im);
+            double v = (double)re * (double)re + (double)im * (double)im;
             if (!isfinite(v)) v = NO_VALUE;
             if (c->open && pos == c->k + 1) c->next = v;
-            if (v > thr) {
+            if (v > thr2) {
                 if (!c->open || v > c->val) {
                     c->open = 1;
                     c->k = pos;

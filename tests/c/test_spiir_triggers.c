@@ -29,6 +29,13 @@ static int cmp_expect(const void *a, const void *b)
  * above the threshold; its peak moves to every later sample with a larger value
  * (above the threshold) within `window` samples of the current peak; it is
  * decided `window` samples after the final peak, or by the flush. */
+/* |z|^2 as the definition has it: re^2 + im^2 in double (compared with the
+ * threshold's square; |z| is its square root). */
+static double mag2(const float *z)
+{
+    return (double)z[0] * (double)z[0] + (double)z[1] * (double)z[1];
+}
+
 static size_t oracle(const float *snr, size_t n, uint32_t nt, double thr, uint32_t window,
                      expect_t *out)
 {
@@ -39,23 +46,23 @@ static size_t oracle(const float *snr, size_t n, uint32_t nt, double thr, uint32
             size_t s = k;
             double vs = 0.0;
             for (; s < n; s++) {
-                vs = hypot(snr[(s * nt + t) * 2], snr[(s * nt + t) * 2 + 1]);
-                if (isfinite(vs) && vs > thr) break;
+                vs = mag2(snr + (s * nt + t) * 2);
+                if (isfinite(vs) && vs > thr * thr) break;
             }
             if (s >= n) break;
             size_t p = s;
             double vp = vs;
             size_t j = s + 1;
             for (; j < n && j - p <= window; j++) {
-                double v = hypot(snr[(j * nt + t) * 2], snr[(j * nt + t) * 2 + 1]);
-                if (isfinite(v) && v > thr && v > vp) {
+                double v = mag2(snr + (j * nt + t) * 2);
+                if (isfinite(v) && v > thr * thr && v > vp) {
                     p = j;
                     vp = v;
                 }
             }
             out[m].sample = p;
             out[m].t = t;
-            out[m].snr = (float)vp;
+            out[m].snr = (float)sqrt(vp);
             if (j - p > window) {
                 out[m++].decided = p + window;
                 k = p + window + 1;
