@@ -17,7 +17,6 @@ Needs numpy and matplotlib; the SNR plot also needs the Python bindings
 """
 import glob
 import json
-import math
 import os
 import sys
 

@@ -15,7 +15,6 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import transient
 from gnuradio.transient import spiir_design as sd
-from gnuradio.transient.spiir_bank import SpiirBank
 
 FS = 1024.0
 
