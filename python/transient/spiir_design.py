@@ -289,7 +289,7 @@ def design(h, sample_rate, epsilon=0.1, alpha=2.0, beta=0.15, max_level=6,
               L x L complex matrix (8192 filters: 1 GiB)
 
     The defaults give a match of about 0.995 for Newtonian chirps of a few
-    hundred to a few thousand cycles (378 filters for a 2515-cycle chirp, 147
+    hundred to a few thousand cycles (378 filters for a 2515-cycle chirp, 148
     for a 307-cycle one: the count follows the chirp rate, not the cycles).
 
     Returns a DesignResult with filters (FILTER_DTYPE, delays in full-rate
@@ -314,8 +314,11 @@ def design(h, sample_rate, epsilon=0.1, alpha=2.0, beta=0.15, max_level=6,
     phi = np.unwrap(np.angle(h))
     dphi = np.gradient(phi)  # rad per sample
     ddphi = np.gradient(dphi)
-    # Smooth the second derivative over a few samples against round-off noise.
-    ddphi = np.abs(np.convolve(ddphi, np.ones(5) / 5.0, mode="same"))
+    # Average the second derivative over 5 samples against round-off noise
+    # (normalised at the ends).
+    box = np.ones(5)
+    ddphi = np.abs(np.convolve(ddphi, box, mode="same") /
+                   np.convolve(np.ones(n), box, mode="same"))
     floor = 2.0 * epsilon / float(n)**2  # a step never exceeds the template
     ddphi = np.maximum(ddphi, floor)
 
