@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Multirate SPIIR on a GPU host: build the core with CUDA (sm_90, GNU Radio
 # off; only the targets needed), run the SPIIR tests (gpu ones included), the
-# multirate benchmark at two step sizes, and compute-sanitizer memcheck and
+# multirate benchmark at three step sizes, and compute-sanitizer memcheck and
 # racecheck on a small multirate run. Results go to $OUT (else
 # bench/results/): env.txt, build.log, ctest.log, bench_spiir_mr.jsonl,
 # bench.log, sanitizer.log, summary.txt. Exit 0 when every step passed.
@@ -51,7 +51,7 @@ if [ "$built" -eq 0 ]; then
     grep -E "tests passed|tests failed|Failed|\*\*\*|latency|rel rms|ripple" \
         "$RESULTS/ctest.log" || true
     : >"$RESULTS/bench_spiir_mr.jsonl"
-    for b in 4096 65536; do
+    for b in 4096 65536 131072; do
         step "bench multirate batch $b" 100 "$RESULTS/bench.log" \
             sh -c "'$BENCH' --detector spiir --multirate --json --repeat 5 --batch $b \
                 --samples 131072 --cpu-samples 4096 --ref-samples 512 \
