@@ -298,10 +298,12 @@ bank_ptr make_bank(const cdouble_array &a1, const cdouble_array &b0,
                    const int_array &counts, double dt)
 {
     const size_t n = static_cast<size_t>(a1.size());
-    int_array lv = level.is_none() ? int_array(static_cast<py::ssize_t>(n))
-                                   : int_array::ensure(level);
-    if (!lv) throw py::value_error("level must be an integer array or None");
-    if (level.is_none()) std::fill(lv.mutable_data(), lv.mutable_data() + n, int64_t(0));
+    // level None or empty: every filter at the full rate.
+    const bool no_level = level.is_none() || py::len(level) == 0;
+    int_array lv =
+        no_level ? int_array(static_cast<py::ssize_t>(n)) : int_array::ensure(level);
+    if (!lv) throw py::value_error("level must be an integer array, empty or None");
+    if (no_level) std::fill(lv.mutable_data(), lv.mutable_data() + n, int64_t(0));
     if (static_cast<size_t>(b0.size()) != n || static_cast<size_t>(delay.size()) != n ||
         static_cast<size_t>(lv.size()) != n)
         throw py::value_error("a1, b0, delay and level must have the same length (" +
@@ -510,9 +512,9 @@ start, width, period, duty (float64; NaN where undefined) and polarity (int32,
           R"doc(
 Filter x (1-D; real -> float32, complex -> complex64) with a SPIIR bank given
 as flat arrays (see include/transient/spiir.h): a1, b0 (complex), delay and
-level (integers; level None = all 0), counts[t] filters of template t, and the
-sampling interval dt. SpiirBank.arrays() of gnuradio.transient.spiir_bank
-gives (a1, b0, delay, level, counts).
+level (integers; level None or empty = all 0), counts[t] filters of template
+t, and the sampling interval dt. SpiirBank.arrays() of
+gnuradio.transient.spiir_bank gives (a1, b0, delay, level, counts).
 
 multirate: run each filter at rate / 2^level (output lags by spiir_latency()).
 backend: 'cpu', 'cuda' or 'auto'; variant: 'fast', 'reference' or 'paper'.
