@@ -254,6 +254,18 @@ class qa_spiir_design(unittest.TestCase):
             with self.assertRaisesRegex(ValueError, what):
                 SpiirBank.frombytes(bad)
 
+    def test_command_line(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "cli.spiir")
+            self.assertEqual(sd.main(["-o", path, "--rate", "1024", "--f-low", "20",
+                                      "--f-high", "200", "--duration", "4",
+                                      "--masses", "3", "3"]), 0)
+            bank = SpiirBank.load(path)
+        self.assertEqual(bank.ntemplates, 2)
+        self.assertEqual(bank.dt, 1 / 1024)
+        with self.assertRaises(SystemExit):
+            sd.main(["-o", "x", "--rate", "1024", "--f-low", "20", "--f-high", "200"])
+
     # ---- invalid inputs ---------------------------------------------------------
 
     def test_invalid(self):
