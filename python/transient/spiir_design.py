@@ -52,15 +52,19 @@ except ImportError:  # loaded as a plain module (no package)
     from spiir_bank import FILTER_DTYPE, MAX_LEVEL, SpiirBank
 
 __all__ = [
-    "MSUN_S", "MR_PASSBAND", "Chirp", "DesignResult", "BankDesign", "chirp_mass", "newtonian_chirp",
-    "design", "design_bank", "assign_levels", "impulse_response", "match",
-    "matched_filter", "inject"
+    "MSUN_S", "MR_PASSBAND", "MR_LAG_PER_STEP", "Chirp", "DesignResult", "BankDesign",
+    "chirp_mass", "newtonian_chirp", "design", "design_bank", "assign_levels",
+    "impulse_response", "match", "matched_filter", "inject", "main"
 ]
 
 MSUN_S = 4.925490947641267e-06  # G M_sun / c^3 in seconds
 # Passband edge of the multirate resamplers, as a fraction of the rate a filter
 # runs at (TR_SPIIR_MR_PASSBAND of include/transient/spiir.h).
 MR_PASSBAND = 0.4
+# A level-L filter of delay d makes the multirate output lag by
+# max(0, MR_LAG_PER_STEP (2^L - 1) - d) full-rate samples (tr_spiir_latency:
+# the resamplers' group delays 33 + 23, less the one sample the core absorbs).
+MR_LAG_PER_STEP = 55
 
 
 def _check_positive(name, v):
@@ -252,13 +256,18 @@ def _solve(G, c):
     return x / scale
 
 
-def assign_levels(freq, bandwidth, sample_rate, max_level=6, passband=MR_PASSBAND):
+def assign_levels(freq, bandwidth, sample_rate, max_level=6, passband=MR_PASSBAND,
+                  delay=None, max_latency=None):
     """Multirate level of each filter: the largest level L <= max_level with
         |freq| + bandwidth <= passband x sample_rate / 2^L,
     i.e. the filter's pole frequency, widened by its spectral half-width, stays
     inside the passband of the resamplers at the rate sample_rate / 2^L (the
     core's TR_SPIIR_MR_PASSBAND, 0.4 of that rate). freq and bandwidth in Hz.
-    Level 0 (full rate) when no lower rate fits."""
+    With max_latency (samples, needs the filters' delays), also
+        MR_LAG_PER_STEP (2^L - 1) - delay <= max_latency,
+    so that the multirate output lags the single-rate one by at most
+    max_latency samples (0: no lag at all). Level 0 (full rate) when no lower
+    rate fits."""
     fs = _check_positive("sample_rate", sample_rate)
     passband = _check_positive("passband", passband)
     if not passband <= 0.5:
@@ -268,14 +277,24 @@ def assign_levels(freq, bandwidth, sample_rate, max_level=6, passband=MR_PASSBAN
                          (MAX_LEVEL, max_level))
     top = np.abs(np.asarray(freq, dtype=np.float64)) + np.abs(
         np.asarray(bandwidth, dtype=np.float64))
+    if max_latency is not None:
+        if not (isinstance(max_latency, (int, np.integer)) and max_latency >= 0):
+            raise ValueError("max_latency must be an integer >= 0 or None, got %r" %
+                             (max_latency,))
+        if delay is None or np.shape(delay) != top.shape:
+            raise ValueError("max_latency needs one delay per filter")
+        delay = np.asarray(delay, dtype=np.float64)
     level = np.zeros(top.shape, dtype=np.int32)
     for L in range(1, max_level + 1):
-        level[top <= passband * fs / 2.0**L] = L
+        ok = top <= passband * fs / 2.0**L
+        if max_latency is not None:
+            ok &= MR_LAG_PER_STEP * (2**L - 1) - delay <= max_latency
+        level[ok] = L
     return level
 
 
 def design(h, sample_rate, epsilon=0.1, alpha=2.0, beta=0.15, max_level=6,
-           passband=MR_PASSBAND, max_filters=8192):
+           passband=MR_PASSBAND, max_latency=None, max_filters=8192):
     """SPIIR filters for one complex template h sampled at sample_rate (Hz).
 
     epsilon   phase error allowed over a segment (rad): smaller -> more filters
@@ -284,7 +303,8 @@ def design(h, sample_rate, epsilon=0.1, alpha=2.0, beta=0.15, max_level=6,
               earlier still, which suits filters that ring on into the earlier,
               lower-frequency part of the template), in [0, 4]
     beta      decay of a filter over its segment: |a1| = exp(-beta / step)
-    max_level, passband: see assign_levels() (max_level 0: single rate)
+    max_level, passband, max_latency: see assign_levels() (max_level 0: single
+              rate; max_latency 0: multirate output without lag)
     max_filters  refuse (ValueError) to place more: the least squares hold an
               L x L complex matrix (8192 filters: 1 GiB)
 
@@ -358,7 +378,8 @@ def design(h, sample_rate, epsilon=0.1, alpha=2.0, beta=0.15, max_level=6,
     filters["a1"] = a1
     filters["b0"] = b0
     filters["delay"] = delay
-    filters["level"] = assign_levels(freq, bandwidth, fs, max_level, passband)
+    filters["level"] = assign_levels(freq, bandwidth, fs, max_level, passband, delay,
+                                     max_latency)
     return DesignResult(filters=filters, match=float(m), length=n,
                         step=np.asarray(step_of), freq=freq, sample_rate=fs)
 
@@ -465,6 +486,8 @@ def main(argv=None):
     ap.add_argument("--alpha", type=float, default=2.0)
     ap.add_argument("--beta", type=float, default=0.15)
     ap.add_argument("--max-level", type=int, default=6)
+    ap.add_argument("--max-latency", type=int, default=None,
+                    help="multirate lag allowed (samples; 0: none)")
     args = ap.parse_args(argv)
     specs = ([dict(m1=m[0], m2=m[1]) for m in args.masses] +
              [dict(mc=m) for m in args.mc] + [dict(duration=d) for d in args.duration])
@@ -473,7 +496,8 @@ def main(argv=None):
     try:
         chirps = [newtonian_chirp(args.rate, args.f_low, args.f_high, **kw) for kw in specs]
         result = design_bank([c.h for c in chirps], args.rate, epsilon=args.epsilon,
-                             alpha=args.alpha, beta=args.beta, max_level=args.max_level)
+                             alpha=args.alpha, beta=args.beta, max_level=args.max_level,
+                             max_latency=args.max_latency)
         result.bank.save(args.output)
     except (ValueError, OSError) as e:
         ap.exit(1, "spiir_design: %s\n" % e)

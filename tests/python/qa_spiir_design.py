@@ -129,6 +129,12 @@ class qa_spiir_design(unittest.TestCase):
         self.assertTrue(np.all(single.filters["level"] == 0))
         self.assertEqual(sd.assign_levels([100.0, 10.0], [0.0, 0.0], 1000, 3).tolist(),
                          [2, 3])
+        # Latency budget: level L needs 55 (2^L - 1) - delay <= max_latency.
+        self.assertEqual(sd.assign_levels([10.0] * 4, [0.0] * 4, 1000, 3,
+                                          delay=[0, 55, 165, 385],
+                                          max_latency=0).tolist(), [0, 1, 2, 3])
+        with self.assertRaises(ValueError):
+            sd.assign_levels([10.0], [0.0], 1000, 3, max_latency=0)
 
     def test_bank_of_templates(self):
         chirps = [sd.newtonian_chirp(1024, 20.0, 200.0, duration=d).h for d in (4.0, 6.0)]
@@ -201,6 +207,17 @@ class qa_spiir_design(unittest.TestCase):
         self.assertEqual(int(np.argmax(z1)), end)
         self.assertEqual(int(np.argmax(z2)) - lat, end)
         self.assertAlmostEqual(z2[end + lat] / z1[end], 1.0, delta=0.01)
+        # A latency budget of 0 keeps the filters near the chirp's end at rates
+        # whose resampler delay their own delay absorbs: no lag at all.
+        self.assertGreater(lat, 0)
+        zero = sd.design_bank([c.h], 1024, max_latency=0)
+        a1, b0, delay, level, counts = zero.bank.arrays()
+        self.assertEqual(transient.spiir_latency(a1, b0, delay, level, counts, 1 / 1024), 0)
+        self.assertGreater(int(level.max()), 2)
+        z3 = np.abs(transient.spiir_filter(x, a1, b0, delay, level, counts, 1 / 1024,
+                                           multirate=True)[:, 0])
+        self.assertEqual(int(np.argmax(z3)), end)
+        self.assertAlmostEqual(z3[end] / z1[end], 1.0, delta=0.01)
 
     @unittest.skipUnless(HAVE_CORE, "gnuradio.transient bindings not available")
     def test_core_rejects_bad_banks(self):
@@ -248,7 +265,8 @@ class qa_spiir_design(unittest.TestCase):
                                       level=bank.arrays()[3])
         self.assertEqual(again, bank)
         # Malformed files.
-        for bad, what in ((data[:20], "truncated header"), (b"XRSPIIR1" + data[8:], "magic"),
+        for bad, what in ((data[:20], "truncated header"),
+                          (b"XRSPIIR1" + data[8:], "magic"),
                           (data[:-1], "truncated"), (data + b"\0", "trailing"),
                           (data[:12] + b"\1\0\0\0" + data[16:], "reserved")):
             with self.assertRaisesRegex(ValueError, what):
