@@ -412,7 +412,8 @@ def spiir_demo(gr, blocks, transient, pmt, backend, seed, multirate=False):
     truth_t = end / SPIIR_RATE
     expected = SPIIR_SNR * design.results[SPIIR_INJECT].match
     print("   injected: template %d ending at sample %d (t = %.4f s) into unit white "
-          "noise, amplitude %g -> expected SNR %.2f; %.0f s of data; backend %s, %s" %
+          "noise, amplitude %g -> expected SNR %.2f +- 1 (noise); %.0f s of data; backend "
+          "%s, %s" %
           (SPIIR_INJECT, end, truth_t, SPIIR_SNR, expected, n / SPIIR_RATE,
            bank.backend(), "multirate (latency %d samples)" % bank.latency()
            if multirate else "single rate"))
@@ -428,7 +429,7 @@ def spiir_demo(gr, blocks, transient, pmt, backend, seed, multirate=False):
         failures.append("spiir: no trigger")
     else:
         best = max(trig, key=lambda v: v["snr"])
-        print("spiir: %d triggers; loudest: template %d, SNR %.2f (expected %.2f), time "
+        print("spiir: %d triggers; loudest: template %d, SNR %.2f (expected %.2f +- 1), time "
               "%.4f s (truth %.4f s, error %+.1f ms); filtering %.2f s (%.0fx real time)" %
               (len(trig), best["template"], best["snr"], expected, best["time"], truth_t,
                1e3 * (best["time"] - truth_t), t_run, n / SPIIR_RATE / max(t_run, 1e-9)))
