@@ -148,20 +148,30 @@ static tr_spiir_filter random_filter(tu_rng *r, int L, double fmax, double g0, d
     return f;
 }
 
-/* nt templates, per template `per` filters at each level 0..lmax. */
+/* Levels each template uses (bit L: level L), cycled over the templates:
+ * levels without filters in between, templates without filters at a level. */
+static const unsigned SPARSE[5] = {0x04, 0x10, 0x34, 0x20, 0x02};
+
+/* nt templates, per template `per` filters at each level 0..lmax (sparse: only
+ * at the levels of SPARSE[t % 5] that are <= lmax, at least one). */
 static tr_spiir_bank *level_bank(tu_rng *r, uint32_t nt, int lmax, int per, double fband,
-                                 double g0, double g1, int32_t max_delay)
+                                 double g0, double g1, int32_t max_delay, int sparse)
 {
     const uint32_t nf = (uint32_t)((lmax + 1) * per);
     tr_spiir_filter *f = malloc((size_t)nt * nf * sizeof *f);
     uint32_t *counts = malloc(nt * sizeof *counts);
+    size_t k = 0;
     for (uint32_t t = 0; t < nt; t++) {
-        counts[t] = nf;
+        unsigned mask = sparse ? SPARSE[t % 5] & ((2u << lmax) - 1) : ~0u;
+        if (!mask) mask = 1u << lmax;
+        counts[t] = 0;
         for (uint32_t i = 0; i < nf; i++) {
             const int L = (int)(i / (uint32_t)per);
+            if (!(mask >> L & 1)) continue;
             /* fband < 0: each level's own band, 0.3 of its rate */
             const double fm = fband > 0 ? fband : 0.3 / (double)(1 << L);
-            f[(size_t)t * nf + i] = random_filter(r, L, fm, g0, g1, max_delay);
+            f[k++] = random_filter(r, L, fm, g0, g1, max_delay);
+            counts[t]++;
         }
     }
     tr_error err;
@@ -340,13 +350,13 @@ static void fill_steady(const tr_spiir_bank *b, const tr_spiir_mr_plan *p, int i
  * filters' own aliasing A = |ideal - single| / |single| (computed here
  * analytically; a property of the bank): A + R (1 + A).
  */
-static void test_accuracy(int cplx, const variant_t *v)
+static void test_accuracy(int cplx, const variant_t *v, int sparse)
 {
-    tu_rng r = {0x5151 + (uint64_t)cplx};
+    tu_rng r = {0x5151 + (uint64_t)cplx + 16 * (uint64_t)sparse};
     const int lmax = 3;
     const uint32_t nt = 5;
     const double fband = 0.9 * 0.3 / (1 << lmax); /* inside level 3's passband */
-    tr_spiir_bank *b = level_bank(&r, nt, lmax, 3, fband, 3e-3, 1e-2, 300);
+    tr_spiir_bank *b = level_bank(&r, nt, lmax, 3, fband, 3e-3, 1e-2, 300, sparse);
     tr_error err;
     tr_spiir_mr_plan *p = tr_spiir_mr_plan_create(b, &err);
     const size_t n = 40000, k0 = 30000; /* > 10 time constants of every filter */
@@ -400,10 +410,10 @@ static void test_accuracy(int cplx, const variant_t *v)
     const double e_single = rel_rms_rows(mr, sr, nt, k0, n, lat);
     const double e_early = rel_rms_rows(mr, sr, nt, k0, n, lat - 1);
     const double e_late = rel_rms_rows(mr, sr, nt, k0, n, lat + 1);
-    printf("%s %s: latency %lld, model %.1e, aliasing A %.2e, bound R %.2e; "
+    printf("%s %s%s: latency %lld, model %.1e, aliasing A %.2e, bound R %.2e; "
            "|mr - ideal| %.2e, |mr - single| %.2e (bound %.2e), lag -1/+1: %.1e/%.1e\n",
-           v->name, cplx ? "complex" : "real", (long long)lat, e_model, A, R, e_ideal,
-           e_single, A + R * (1 + A) + 1e-5, e_early, e_late);
+           v->name, cplx ? "complex" : "real", sparse ? " sparse" : "", (long long)lat,
+           e_model, A, R, e_ideal, e_single, A + R * (1 + A) + 1e-5, e_early, e_late);
     CHECK(e_model < 1e-4, "single rate vs the analytic steady state: %.2e", e_model);
     CHECK(A < 0.02, "the bank respects its levels' bands: aliasing %.2e", A);
     CHECK(e_ideal <= R + 1e-5, "multirate vs ideal multirate %.2e > bound %.2e", e_ideal,
@@ -426,7 +436,7 @@ static void test_accuracy(int cplx, const variant_t *v)
 static void test_level0(void)
 {
     tu_rng r = {77};
-    tr_spiir_bank *b = level_bank(&r, 7, 0, 9, -1, 1e-3, 0.1, 200);
+    tr_spiir_bank *b = level_bank(&r, 7, 0, 9, -1, 1e-3, 0.1, 200, 0);
     const size_t n = 3000, vals = n * 7 * 2;
     float *x = malloc(n * sizeof *x), *a = malloc(vals * 4), *c = malloc(vals * 4);
     for (size_t i = 0; i < n; i++)
@@ -449,11 +459,11 @@ static void test_level0(void)
 
 /* Random bank over levels 0..5 (each level's filters in its own band), white
  * noise input: variant against the reference, and chunking bit for bit. */
-static void test_variant(const variant_t *v, int cplx)
+static void test_variant(const variant_t *v, int cplx, int sparse)
 {
-    tu_rng r = {0xabc + (uint64_t)cplx};
+    tu_rng r = {0xabc + (uint64_t)cplx + 16 * (uint64_t)sparse};
     const uint32_t nt = 6;
-    tr_spiir_bank *b = level_bank(&r, nt, 5, 4, -1, 1e-3, 0.05, 2500);
+    tr_spiir_bank *b = level_bank(&r, nt, 5, 4, -1, 1e-3, 0.05, 2500, sparse);
     const size_t n = 9000, w = cplx ? 2 : 1, vals = n * nt * 2;
     float *x = malloc(n * w * sizeof *x);
     for (size_t i = 0; i < n * w; i++)
@@ -462,7 +472,8 @@ static void test_variant(const variant_t *v, int cplx)
     CHECK(run(b, &REF, 1, cplx, x, n, ref, 0, 0, &r, NULL, NULL) == 0, "reference");
     CHECK(run(b, v, 1, cplx, x, n, one, 0, 0, &r, NULL, NULL) == 0, "%s", v->name);
     const double e = rel_rms(one, ref, vals);
-    printf("%s %s vs reference: rel rms %.2e\n", v->name, cplx ? "complex" : "real", e);
+    printf("%s %s%s vs reference: rel rms %.2e\n", v->name, cplx ? "complex" : "real",
+           sparse ? " sparse" : "", e);
     CHECK(e < (v->variant == TR_VARIANT_REFERENCE ? 0.0 : 1e-4) || (e == 0.0),
           "%s vs reference %.2e", v->name, e);
     /* Random chunks and device batches; then chunk size 1 on a prefix. */
@@ -496,7 +507,7 @@ static void test_variant(const variant_t *v, int cplx)
 static void test_nonfinite(const variant_t *v)
 {
     tu_rng r = {99};
-    tr_spiir_bank *b = level_bank(&r, 3, 3, 2, -1, 1e-3, 0.05, 100);
+    tr_spiir_bank *b = level_bank(&r, 3, 3, 2, -1, 1e-3, 0.05, 100, 0);
     const size_t n = 2000, vals = n * 3 * 2;
     float *x = malloc(n * sizeof *x), *y = malloc(vals * 4), *z = malloc(vals * 4);
     for (size_t i = 0; i < n; i++)
@@ -566,9 +577,12 @@ int main(int argc, char **argv)
     if (gpu) {
         if (!gpu_usable()) return SKIP;
         for (int cplx = 0; cplx < 2; cplx++) {
-            test_accuracy(cplx, &CUDA_FAST);
-            test_variant(&CUDA_FAST, cplx);
-            test_variant(&CUDA_PAPER, cplx);
+            test_accuracy(cplx, &CUDA_FAST, 0);
+            test_accuracy(cplx, &CUDA_FAST, 1);
+            for (int sp = 0; sp < 2; sp++) {
+                test_variant(&CUDA_FAST, cplx, sp);
+                test_variant(&CUDA_PAPER, cplx, sp);
+            }
         }
         test_nonfinite(&CUDA_FAST);
         return tu_finish("test_spiir_multirate --gpu");
@@ -576,10 +590,12 @@ int main(int argc, char **argv)
     test_latency_formula();
     test_level0();
     for (int cplx = 0; cplx < 2; cplx++) {
-        test_accuracy(cplx, &REF);
-        test_accuracy(cplx, &FAST);
-        test_variant(&REF, cplx);
-        test_variant(&FAST, cplx);
+        for (int sp = 0; sp < 2; sp++) {
+            test_accuracy(cplx, &REF, sp);
+            test_accuracy(cplx, &FAST, sp);
+            test_variant(&REF, cplx, sp);
+            test_variant(&FAST, cplx, sp);
+        }
     }
     test_nonfinite(&REF);
     test_nonfinite(&FAST);
