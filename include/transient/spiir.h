@@ -80,8 +80,8 @@ typedef struct {
     tr_backend backend; /* AUTO, CPU or CUDA (default AUTO) */
     int device;         /* CUDA device index (default 0) */
     tr_variant
-        variant;  /* FAST (default), REFERENCE (CPU, complex double) or PAPER (CUDA) */
-    size_t batch; /* CUDA: samples per device batch (default 4096) */
+        variant;   /* FAST (default), REFERENCE (CPU, complex double) or PAPER (CUDA) */
+    size_t batch;  /* CUDA: samples per device batch (default 4096) */
     int multirate; /* 0: every filter at the full rate (default); 1: each filter at
                       rate / 2^level, output delayed by tr_spiir_latency (below) */
 } tr_spiir_config;
