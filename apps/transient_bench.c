@@ -443,6 +443,14 @@ static int parse_variants(const char *v, int want[4])
  * cpu-fast on a longer prefix (both scaled to the full length in the JSON);
  * every variant's SNR over the reference's prefix must be within relative RMS
  * 1e-4 of the reference's, otherwise the exit status is 1.
+ *
+ * --multirate: one multirate bank (multirate = 1) of 4096 templates (or
+ * --templates) with 10/21/36/65/115/203/88 filters at levels 0..6 (4096 Hz
+ * down to 64 Hz): level-L poles with 1 - |a1|^(2^L) in [1e-3, 1e-2] at
+ * frequencies within 0.3 of the level's rate, delays 55 (2^L - 1) + [0, 4096]
+ * (so that the latency is 0). One update is one filter for one sample at its
+ * own rate: 52.53 updates per template per full-rate sample; the resamplers
+ * are not counted as updates but their time is in the figures.
  */
 
 #define SPIIR_TOL    1e-4
@@ -494,6 +502,50 @@ static tr_spiir_bank *spiir_make_bank(uint32_t nt, uint32_t nf, int32_t max_dela
             q->delay = (int32_t)((double)max_delay * (l + spiir_uniform(&r)) / nf);
             if (q->delay > max_delay) q->delay = max_delay;
             q->level = 0;
+        }
+    }
+    b = tr_spiir_bank_create(f, counts, nt, 1.0 / SPIIR_RATE, err);
+done:
+    free(f);
+    free(counts);
+    return b;
+}
+
+/* Filters per template at levels 0..6 of the multirate benchmark bank. */
+static const uint32_t spiir_mr_counts[7] = {10, 21, 36, 65, 115, 203, 88};
+
+static tr_spiir_bank *spiir_make_mr_bank(uint32_t nt, uint64_t seed, tr_error *err)
+{
+    const double pi = 3.14159265358979323846;
+    uint32_t nf = 0;
+    for (int L = 0; L < 7; L++)
+        nf += spiir_mr_counts[L];
+    tr_spiir_filter *f = malloc((size_t)nt * nf * sizeof *f);
+    uint32_t *counts = malloc((size_t)nt * sizeof *counts);
+    tr_spiir_bank *b = NULL;
+    if (!f || !counts) {
+        snprintf(err->message, sizeof err->message, "out of memory for the bank");
+        goto done;
+    }
+    spiir_rng r = {seed * 0x2545f4914f6cdd1dull + 0x9e3779b9};
+    for (uint32_t t = 0; t < nt; t++) {
+        counts[t] = nf;
+        tr_spiir_filter *q = &f[(size_t)t * nf];
+        for (int L = 0; L < 7; L++) {
+            const double M = (double)(1 << L);
+            for (uint32_t l = 0; l < spiir_mr_counts[L]; l++, q++) {
+                const double gl = pow(10.0, -2.0 - spiir_uniform(&r)); /* at level rate */
+                const double m = pow(1.0 - gl, 1.0 / M);
+                const double ph = 2.0 * pi * 0.3 / M * (0.02 + 0.98 * spiir_uniform(&r));
+                const double g = sqrt(gl / M) * (0.5 + spiir_uniform(&r));
+                const double pb = 2.0 * pi * spiir_uniform(&r);
+                q->a1_re = m * cos(ph);
+                q->a1_im = m * sin(ph);
+                q->b0_re = g * cos(pb);
+                q->b0_im = g * sin(pb);
+                q->delay = (int32_t)(55.0 * (M - 1.0) + 4096.0 * spiir_uniform(&r));
+                q->level = L;
+            }
         }
     }
     b = tr_spiir_bank_create(f, counts, nt, 1.0 / SPIIR_RATE, err);
@@ -579,6 +631,8 @@ typedef struct {
 
 typedef struct {
     int json;
+    int multirate;         /* 1: the multirate bank (see above) */
+    double ups_per_sample; /* filter updates per full-rate sample */
     uint32_t templates, filters;
     size_t samples, ref_samples, cpu_samples, batch;
     int32_t max_delay;
@@ -597,6 +651,7 @@ static tr_spiir *spiir_open(const spiir_options *o, const tr_spiir_bank *bank,
     cfg.variant = variant;
     cfg.device = o->device;
     if (o->batch) cfg.batch = o->batch;
+    cfg.multirate = o->multirate;
     tr_error err;
     tr_spiir *q = tr_spiir_create(&cfg, bank, &err);
     if (!q)
@@ -680,17 +735,17 @@ done:
 
 static void spiir_print(const spiir_options *o, const spiir_result *r)
 {
-    const double updates_per_sample = (double)o->templates * o->filters;
+    const double updates_per_sample = o->ups_per_sample;
     const double sps = r->ups / updates_per_sample;
     if (o->json) {
         printf("{\"type\":\"result\",\"detector\":\"spiir\",\"variant\":\"%s\","
                "\"backend\":\"%s\",\"mode\":\"%s\",\"templates\":%u,\"filters\":%u,"
-               "\"samples\":%zu,\"seconds\":%.9g,\"updates_per_s\":%.9g,"
+               "\"multirate\":%d,\"samples\":%zu,\"seconds\":%.9g,\"updates_per_s\":%.9g,"
                "\"samples_per_s\":%.9g,\"realtime_factor_4096hz\":%.6g,"
                "\"ceiling\":\"%s\",\"ceiling_updates_per_s\":%.9g,\"ratio\":%.6g,",
-               r->variant, r->backend, r->mode, o->templates, o->filters, r->samples,
-               r->seconds, r->ups, sps, sps / SPIIR_RATE, r->ceiling_name, r->ceiling,
-               r->ceiling > 0 ? r->ups / r->ceiling : 0.0);
+               r->variant, r->backend, r->mode, o->templates, o->filters, o->multirate,
+               r->samples, r->seconds, r->ups, sps, sps / SPIIR_RATE, r->ceiling_name,
+               r->ceiling, r->ceiling > 0 ? r->ups / r->ceiling : 0.0);
         if (r->samples != o->samples)
             printf("\"scaled_samples\":%zu,\"scaled_seconds\":%.9g,", o->samples,
                    r->seconds * (double)o->samples / (double)r->samples);
@@ -719,14 +774,15 @@ static int spiir_run_bank(const spiir_options *o, int have_cuda, double gpu_fma,
 {
     tr_error err;
     int ok = 1;
-    tr_spiir_bank *bank =
-        spiir_make_bank(o->templates, o->filters, o->max_delay, o->seed, &err);
+    tr_spiir_bank *bank = o->multirate ? spiir_make_mr_bank(o->templates, o->seed, &err)
+                                       : spiir_make_bank(o->templates, o->filters,
+                                                         o->max_delay, o->seed, &err);
     if (!bank) {
         fail_msg("spiir: bank: %s", err.message);
         return 1;
     }
     const size_t nt2 = (size_t)o->templates * 2; /* floats of SNR per sample */
-    const double ups_per_sps = (double)o->templates * o->filters;
+    const double ups_per_sps = o->ups_per_sample;
     const size_t n = o->samples, nref = o->ref_samples;
     const size_t ncpu = o->cpu_samples < n ? o->cpu_samples : n;
     float *x = malloc(n * sizeof *x);
@@ -888,8 +944,10 @@ static void spiir_usage(FILE *f)
         f, "usage: transient-bench --detector spiir [--templates T --filters L]\n"
            "         [--samples N] [--ref-samples N] [--cpu-samples N] [--max-delay D]\n"
            "         [--variants reference,cpu-fast,cuda-fast,cuda-paper] [--repeat R]\n"
-           "         [--seed S] [--device D] [--batch B] [--json]\n"
+           "         [--seed S] [--device D] [--batch B] [--multirate] [--json]\n"
            "  without --templates/--filters: 4096 x 512, then 4096 x 8\n"
+           "  --multirate      the multirate bank: 10/21/36/65/115/203/88 filters at\n"
+           "                   levels 0..6 per template (4096 templates by default)\n"
            "  --samples N      input length (default: about 2^34 updates, at most 2 GiB"
            " of SNR)\n"
            "  --ref-samples N  prefix of the reference and of the check (default: about"
@@ -902,7 +960,7 @@ static void spiir_usage(FILE *f)
 /* Sizes of one bank's runs: explicit values win, defaults scale with the bank. */
 static void spiir_sizes(spiir_options *o, size_t samples, size_t ref, size_t cpu)
 {
-    const double per = (double)o->templates * o->filters;
+    const double per = o->ups_per_sample;
     const double out_cap = (double)((size_t)1 << 31) / (8.0 * o->templates);
     double n = samples ? (double)samples : fmin(17179869184.0 / per, out_cap);
     if (n < 64) n = 64;
@@ -931,6 +989,8 @@ static int spiir_main(int argc, char **argv)
         size_t z;
         if (strcmp(a, "--json") == 0) {
             o.json = 1;
+        } else if (strcmp(a, "--multirate") == 0) {
+            o.multirate = 1;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             spiir_usage(stdout);
             return 0;
@@ -973,7 +1033,11 @@ static int spiir_main(int argc, char **argv)
             return 2;
         }
     }
-    if ((tpl == 0) != (flt == 0)) {
+    if (o.multirate && flt) {
+        fprintf(stderr, "transient-bench: --multirate has its own filters per level\n");
+        return 2;
+    }
+    if (!o.multirate && (tpl == 0) != (flt == 0)) {
         fprintf(stderr,
                 "transient-bench: give both --templates and --filters, or neither\n");
         return 2;
@@ -1041,11 +1105,21 @@ static int spiir_main(int argc, char **argv)
     fflush(stdout);
 
     const uint32_t shapes[2][2] = {{4096, 512}, {4096, 8}};
-    const int nshapes = tpl ? 1 : 2;
+    const int nshapes = tpl || o.multirate ? 1 : 2;
     int rc = 0;
     for (int s = 0; s < nshapes; s++) {
         o.templates = tpl ? (uint32_t)tpl : shapes[s][0];
         o.filters = flt ? (uint32_t)flt : shapes[s][1];
+        o.ups_per_sample = (double)o.templates * o.filters;
+        if (o.multirate) {
+            double per = 0.0;
+            o.filters = 0;
+            for (int L = 0; L < 7; L++) {
+                o.filters += spiir_mr_counts[L];
+                per += (double)spiir_mr_counts[L] / (double)(1 << L);
+            }
+            o.ups_per_sample = (double)o.templates * per;
+        }
         spiir_sizes(&o, samples, ref, cpu);
         if (spiir_run_bank(&o, have_cuda, gpu_fma, cpu_fma) != 0) rc = 1;
     }

@@ -4,8 +4,8 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""gr-transient demo: the edge localizer on a synthetic pulse train and on a
-real oscilloscope recording, headless.
+"""gr-transient demo, headless: the edge localizer on a synthetic pulse train and
+on a real oscilloscope recording, and a SPIIR filter bank that finds a chirp.
 
 One GNU Radio flowgraph streams two sources through transient.edge_localizer_f
 and collects the "edge" stream tags (and, as a cross-check, the "detects"
@@ -22,8 +22,16 @@ messages):
       analyzer probe "SDA" that sampled the same wire.
 
 Both use automatic (IEEE Std 181 histogram) levels. It prints the first
-transitions and pulse widths of each source and one summary line per source,
-and exits with status 1 if the detection fails badly (2 on a setup error).
+transitions and pulse widths of each source and one summary line per source.
+
+  (c) SPIIR: a bank of Newtonian chirp templates is designed
+      (gnuradio.transient.spiir_design: filters placed along each chirp's phase,
+      gains by least squares), one chirp is injected into white noise at a known
+      sample and SNR, and transient.spiir_bank_fc must report it: the loudest
+      trigger names the injected template, at the injected time, with the
+      expected SNR (injected amplitude x the template's match).
+
+The demo exits with status 1 if a detection fails badly (2 on a setup error).
 """
 
 import argparse
@@ -337,6 +345,103 @@ class DemoFlowgraph(object):
         }
 
 
+# ---- SPIIR filter bank -------------------------------------------------------
+
+SPIIR_RATE = 1024.0  # Hz
+SPIIR_DURATIONS = (4.0, 6.0, 9.0, 13.0)  # s from 20 to 200 Hz: four chirp masses
+SPIIR_INJECT = 2  # the template injected
+SPIIR_SNR = 20.0  # injected amplitude (the matched-filter SNR of a perfect template)
+
+
+def load_spiir_design():
+    """gnuradio.transient.spiir_design, else the module of the source tree."""
+    try:
+        from gnuradio.transient import spiir_design
+        return spiir_design
+    except ImportError:
+        pass
+    here = os.path.join(HERE, os.pardir, "python", "transient")
+    sys.path.insert(0, here)
+    import spiir_design  # noqa: E402
+    return spiir_design
+
+
+def spiir_demo(gr, blocks, transient, pmt, backend, seed, multirate=False):
+    """Design a bank, inject one of its chirps into noise, run spiir_bank_fc.
+    Returns a list of failure messages (printing the results)."""
+    sd = load_spiir_design()
+    t0 = time.time()
+    chirps = [sd.newtonian_chirp(SPIIR_RATE, 20.0, 200.0, duration=d)
+              for d in SPIIR_DURATIONS]
+    design = sd.design_bank([c.h for c in chirps], SPIIR_RATE)
+    t_design = time.time() - t0
+    rng = np.random.default_rng(seed)
+    n = int(60 * SPIIR_RATE)
+    end = int(41.5 * SPIIR_RATE) + 123  # the injected chirp's last sample
+    x = rng.standard_normal(n).astype(np.float32)
+    sd.inject(x, chirps[SPIIR_INJECT].h, end, SPIIR_SNR)
+
+    a1, b0, delay, level, counts = design.bank.arrays()
+    tb = gr.top_block("transient_demo_spiir")
+    src = blocks.vector_source_f(x, False)
+    bank = transient.spiir_bank_fc("", a1, b0, delay, level, counts, SPIIR_RATE,
+                                   threshold=8.0, window=2048, multirate=multirate,
+                                   backend=backend)
+    snk = blocks.vector_sink_c(bank.ntemplates(), n)
+    dbg = blocks.message_debug()
+    tb.connect(src, bank, snk)
+    tb.msg_connect((bank, "detects"), (dbg, "store"))
+    t_run = time.time()
+    tb.run()
+    t_run = time.time() - t_run
+
+    trig = [pmt.to_python(t.value) for t in snk.tags() if pmt.symbol_to_string(t.key) ==
+            "trigger"]
+    n_msg = sum(len(pmt.to_python(dbg.get_message(i))["triggers"])
+                for i in range(dbg.num_messages()))
+    print()
+    print("== SPIIR: %d Newtonian chirp templates (20 to 200 Hz in %s s) at %g Hz, %d "
+          "filters in all; designed in %.2f s" %
+          (len(chirps), "/".join("%g" % d for d in SPIIR_DURATIONS), SPIIR_RATE,
+           int(counts.sum()), t_design))
+    print("   %-8s %7s %8s %7s %7s" % ("template", "cycles", "filters", "match", "levels"))
+    for t, (c, r) in enumerate(zip(chirps, design.results)):
+        lv = np.bincount(r.filters["level"])
+        print("   %-8d %7.0f %8d %7.4f  %s" % (t, c.cycles, len(r.filters), r.match,
+                                              "/".join(str(v) for v in lv)))
+    truth_t = end / SPIIR_RATE
+    expected = SPIIR_SNR * design.results[SPIIR_INJECT].match
+    print("   injected: template %d ending at sample %d (t = %.4f s) into unit white "
+          "noise, amplitude %g -> expected SNR %.2f +- 1 (noise); %.0f s of data; backend "
+          "%s, %s" %
+          (SPIIR_INJECT, end, truth_t, SPIIR_SNR, expected, n / SPIIR_RATE,
+           bank.backend(), "multirate (latency %d samples)" % bank.latency()
+           if multirate else "single rate"))
+    print("   %4s %8s %10s %12s %11s %8s" % ("#", "template", "SNR", "time [s]", "sample",
+                                           "error"))
+    for k, v in enumerate(sorted(trig, key=lambda v: -v["snr"])[:8]):
+        print("   %4d %8d %10.2f %12.4f %11d %+8d" % (k, v["template"], v["snr"], v["time"],
+                                                    v["sample"], v["sample"] - end))
+    failures = []
+    if n_msg != len(trig):
+        failures.append("spiir: %d triggers on 'detects', %d tags" % (n_msg, len(trig)))
+    if not trig:
+        failures.append("spiir: no trigger")
+    else:
+        best = max(trig, key=lambda v: v["snr"])
+        print("spiir: %d triggers; loudest: template %d, SNR %.2f (expected %.2f +- 1), time "
+              "%.4f s (truth %.4f s, error %+.1f ms); filtering %.2f s (%.0fx real time)" %
+              (len(trig), best["template"], best["snr"], expected, best["time"], truth_t,
+               1e3 * (best["time"] - truth_t), t_run, n / SPIIR_RATE / max(t_run, 1e-9)))
+        if (best["template"] != SPIIR_INJECT or abs(best["sample"] - end) > 2 or
+                abs(best["snr"] / expected - 1) > 0.2):
+            failures.append("spiir: loudest trigger template %d, SNR %.2f at sample %d; "
+                            "injected template %d, SNR %.2f at sample %d" %
+                            (best["template"], best["snr"], best["sample"], SPIIR_INJECT,
+                             expected, end))
+    return failures
+
+
 # ---- main -------------------------------------------------------------------
 
 
@@ -353,6 +458,9 @@ def main(argv=None):
                     help="sigrok session file (default: examples/data/%s)" % RECORDING_NAME)
     ap.add_argument("--no-recording", action="store_true", help="synthetic source only")
     ap.add_argument("--rows", type=int, default=10, help="table rows per source")
+    ap.add_argument("--no-spiir", action="store_true", help="skip the SPIIR part")
+    ap.add_argument("--multirate", action="store_true",
+                    help="SPIIR part: run each filter at its level's rate")
     args = ap.parse_args(argv)
     t_start = time.time()
 
@@ -468,8 +576,17 @@ def main(argv=None):
             failures.append("recording: %d of %d matched, %d extra" %
                             (len(di), len(lt), extra))
 
+    if not args.no_spiir:
+        try:
+            failures += spiir_demo(gr, blocks, transient, pmt, args.backend, args.seed,
+                                   args.multirate)
+        except (RuntimeError, ValueError) as e:
+            sys.stderr.write("transient_demo: SPIIR part (backend %s): %s\n" %
+                             (args.backend, e))
+            return 2
+
     print()
-    print("flowgraph %.2f s, total %.2f s" % (t_run, time.time() - t_start))
+    print("edge flowgraph %.2f s, total %.2f s" % (t_run, time.time() - t_start))
     for f in failures:
         print("FAIL: " + f)
     return 1 if failures else 0

@@ -520,16 +520,32 @@ cudaError_t launch_fast_fc(int p, const fast_args &a, cudaStream_t s)
 template <int C>
 cudaError_t launch_fast_c(int f, int p, const fast_args &a, cudaStream_t s)
 {
+    /* Complex input runs at most 4 filters per thread (fast_shape). */
+    if constexpr (C == 2) {
+        if (f > 4) return cudaErrorInvalidValue;
+    }
     switch (f) {
     case 1:
         return launch_fast_fc<1, C>(p, a, s);
     case 2:
         return launch_fast_fc<2, C>(p, a, s);
+    case 3:
+        return launch_fast_fc<3, C>(p, a, s);
     case 4:
         return launch_fast_fc<4, C>(p, a, s);
-    case 8:
-        return launch_fast_fc<8, C>(p, a, s);
     default:
+        if constexpr (C == 1) {
+            switch (f) {
+            case 5:
+                return launch_fast_fc<5, C>(p, a, s);
+            case 6:
+                return launch_fast_fc<6, C>(p, a, s);
+            case 7:
+                return launch_fast_fc<7, C>(p, a, s);
+            case 8:
+                return launch_fast_fc<8, C>(p, a, s);
+            }
+        }
         return cudaErrorInvalidValue;
     }
 }
@@ -705,6 +721,10 @@ void fast_shape(uint64_t max_filters, uint32_t nt, int sms, int cplx, int *F, in
     *F = f;
     *P = std::min<int>(pow2_ceil(per), kMaxP);
     *rounds = (int)((max_filters + (uint64_t)f * *P - 1) / ((uint64_t)f * *P));
+    /* The fewest filters per thread that still cover the template with these
+     * P and rounds: 65 filters take F = 5, P = 16 (80 slots) rather than 128
+     * slots of F = 8 (the levels of a multirate bank have such counts). */
+    *F = (int)((max_filters + (uint64_t)*P * *rounds - 1) / ((uint64_t)*P * *rounds));
 }
 
 template <class T> cudaError_t upload(T **d, const std::vector<T> &h, cudaStream_t s)
@@ -1052,6 +1072,24 @@ extern "C" tr_status tr_cuda_spiir_run_device(tr_cuda_spiir *c, const float *d_x
     return finish_call(c, nonfinite, err);
 fail:
     return err ? err->code : TR_ERR_CUDA;
+}
+
+extern "C" tr_status tr_cuda_spiir_enqueue(tr_cuda_spiir *c, const float *d_x, size_t n,
+                                           float *d_snr, tr_error *err)
+{
+    for (size_t off = 0; off < n; off += c->batch) {
+        const size_t len = std::min(c->batch, n - off);
+        const tr_status s =
+            enqueue_batch(c, d_x + off * c->cplx, (int64_t)len,
+                          reinterpret_cast<float2 *>(d_snr) + off * c->nt, err);
+        if (s != TR_OK) return s;
+    }
+    return TR_OK;
+}
+
+extern "C" void *tr_cuda_spiir_stream(tr_cuda_spiir *c)
+{
+    return c->stream;
 }
 
 /*

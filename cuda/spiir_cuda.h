@@ -35,6 +35,14 @@ tr_status tr_cuda_spiir_run_host(tr_cuda_spiir *ctx, const float *x, size_t n, f
 tr_status tr_cuda_spiir_run_device(tr_cuda_spiir *ctx, const float *d_x, size_t n,
                                    float *d_snr, uint64_t *nonfinite, tr_error *err);
 
+/* For the multirate backend (cuda/spiir_mr_cuda.cu): enqueue n device samples
+ * (any n, split into batches) on the context's own stream and return without
+ * waiting; the non-finite count is not kept. */
+tr_status tr_cuda_spiir_enqueue(tr_cuda_spiir *ctx, const float *d_x, size_t n,
+                                float *d_snr, tr_error *err);
+/* The context's stream (a cudaStream_t). */
+void *tr_cuda_spiir_stream(tr_cuda_spiir *ctx);
+
 #ifdef __cplusplus
 }
 #endif

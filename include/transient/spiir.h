@@ -80,9 +80,25 @@ typedef struct {
     tr_backend backend; /* AUTO, CPU or CUDA (default AUTO) */
     int device;         /* CUDA device index (default 0) */
     tr_variant
-        variant;  /* FAST (default), REFERENCE (CPU, complex double) or PAPER (CUDA) */
-    size_t batch; /* CUDA: samples per device batch (default 4096) */
+        variant;   /* FAST (default), REFERENCE (CPU, complex double) or PAPER (CUDA) */
+    size_t batch;  /* CUDA: samples per device batch (default 4096) */
+    int multirate; /* 0: every filter at the full rate (default); 1: each filter at
+                      rate / 2^level, output delayed by tr_spiir_latency (below) */
 } tr_spiir_config;
+
+/*
+ * Multirate (multirate = 1, section 2.2 of the paper, docs/spiir.md): the input
+ * is halved in rate level by level with a 67-tap Kaiser half-band low-pass
+ * (100 dB), filter l runs at rate / 2^level[l] with a1^(2^level), a delay in
+ * the lower rate's samples and a rescaled b0, and the sums are brought back
+ * level by level with a 47-tap Kaiser half-band interpolator (60 dB). The
+ * output is the single-rate output delayed by tr_spiir_latency(q) samples,
+ * within the accuracy bound of docs/spiir.md for banks whose level-L filters
+ * have pole frequencies |f| <= TR_SPIIR_MR_PASSBAND * rate / 2^L (the
+ * resamplers' passband edge; the band above 0.6 * rate / 2^L is suppressed by
+ * 100 dB before it could alias).
+ */
+#define TR_SPIIR_MR_PASSBAND 0.4
 
 typedef struct tr_spiir tr_spiir;
 
@@ -107,6 +123,11 @@ tr_status tr_spiir_process(tr_spiir *q, const float *x, size_t n, float *snr);
 tr_status tr_spiir_process_device(tr_spiir *q, const float *d_x, size_t n, float *d_snr);
 
 uint32_t tr_spiir_templates(const tr_spiir *q);
+/* Samples (at the full rate) by which the output lags the single-rate output:
+ * 0 single-rate; multirate: the resamplers' group delay that the bank's delays
+ * cannot absorb, max(0, max_l (56 (2^L - 1) - d_l - 2^L + 1)) over filters of
+ * level L >= 1 (0 when every low-rate filter has a long enough delay). */
+int64_t tr_spiir_latency(const tr_spiir *q);
 uint64_t tr_spiir_position(const tr_spiir *q);  /* samples processed */
 uint64_t tr_spiir_nonfinite(const tr_spiir *q); /* non-finite input samples zeroed */
 tr_backend tr_spiir_backend(const tr_spiir *q);

@@ -10,9 +10,11 @@
 
 #include "core_util.h"
 #include "spiir_internal.h"
+#include "spiir_mr.h"
 #include "spiir_variants.h"
 #ifdef TR_HAVE_CUDA
 #include "../../cuda/spiir_cuda.h"
+#include "../../cuda/spiir_mr_cuda.h"
 #endif
 
 #include <stdlib.h>
@@ -37,6 +39,13 @@ struct tr_spiir {
     uint64_t position;   /* samples processed */
     uint64_t nonfinite;  /* non-finite input values replaced by zero */
     tr_error err;        /* last failure */
+    /* multirate = 1 (spiir_mr.h): the plan and one of the three variants */
+    tr_spiir_mr_plan *plan;
+    tr_spiir_mr_ref *mref;
+    tr_spiir_mr_cpu *mcpu;
+    void *mcuda;  /* tr_cuda_spiir_mr */
+    float *mline; /* reference: one call's cleaned samples (re, im) */
+    size_t mline_cap;
 };
 
 tr_spiir_config tr_spiir_config_default(void)
@@ -48,6 +57,7 @@ tr_spiir_config tr_spiir_config_default(void)
     c.device = 0;
     c.variant = TR_VARIANT_FAST;
     c.batch = 4096;
+    c.multirate = 0;
     return c;
 }
 
@@ -56,6 +66,42 @@ static tr_status check_config(const tr_spiir_config *c, tr_error *err)
     if (c->complex_input != 0 && c->complex_input != 1)
         return tr_fail(err, TR_ERR_INVALID, "spiir: complex_input must be 0 or 1, got %d",
                        c->complex_input);
+    if (c->multirate != 0 && c->multirate != 1)
+        return tr_fail(err, TR_ERR_INVALID, "spiir: multirate must be 0 or 1, got %d",
+                       c->multirate);
+    return TR_OK;
+}
+
+/* Multirate: the plan, then the CUDA context or a CPU variant. */
+static tr_status choose_backend_mr(tr_spiir *q, const tr_placement *p, tr_error *err)
+{
+    const tr_spiir_config *c = &q->cfg;
+    q->plan = tr_spiir_mr_plan_create(q->bank, err);
+    if (!q->plan) return err ? err->code : TR_ERR_INVALID;
+    if (p->try_cuda) {
+#ifdef TR_HAVE_CUDA
+        tr_cuda_spiir_mr *ctx = NULL;
+        tr_status s = tr_cuda_spiir_mr_create(c->device, q->plan, c->complex_input,
+                                              c->variant, c->batch, &ctx, err);
+        if (s == TR_OK) {
+            q->mcuda = ctx;
+            q->backend = TR_BACKEND_CUDA;
+            return TR_OK;
+        }
+        if (p->need_cuda) return s;
+#endif
+    }
+    q->backend = TR_BACKEND_CPU;
+    if (c->variant == TR_VARIANT_REFERENCE) {
+        q->mref = tr_spiir_mr_ref_create(q->plan, c->complex_input);
+        if (!q->mref)
+            return tr_fail(err, TR_ERR_NOMEM,
+                           "spiir: cannot allocate the multirate reference state");
+    } else {
+        q->mcpu = tr_spiir_mr_cpu_create(q->plan, c->complex_input, err);
+        if (!q->mcpu) return err ? err->code : TR_ERR_NOMEM;
+    }
+    tr_clear(err);
     return TR_OK;
 }
 
@@ -68,6 +114,7 @@ static tr_status choose_backend(tr_spiir *q, tr_error *err)
     tr_status placed =
         tr_place("spiir", c->backend, c->variant, c->device, c->batch, &p, err);
     if (placed != TR_OK) return placed;
+    if (c->multirate) return choose_backend_mr(q, &p, err);
     if (p.try_cuda) {
 #ifdef TR_HAVE_CUDA
         tr_cuda_spiir *ctx = NULL;
@@ -131,7 +178,12 @@ void tr_spiir_destroy(tr_spiir *q)
     if (!q) return;
 #ifdef TR_HAVE_CUDA
     if (q->cuda) tr_cuda_spiir_destroy((tr_cuda_spiir *)q->cuda);
+    if (q->mcuda) tr_cuda_spiir_mr_destroy((tr_cuda_spiir_mr *)q->mcuda);
 #endif
+    tr_spiir_mr_ref_destroy(q->mref);
+    tr_spiir_mr_cpu_destroy(q->mcpu);
+    tr_spiir_mr_plan_destroy(q->plan);
+    free(q->mline);
     tr_spiir_ref_destroy(q->ref);
     tr_spiir_cpu_destroy(q->fast);
     free(q->line_re);
@@ -147,7 +199,14 @@ tr_status tr_spiir_reset(tr_spiir *q)
     q->nonfinite = 0;
 #ifdef TR_HAVE_CUDA
     if (q->cuda) return tr_cuda_spiir_reset((tr_cuda_spiir *)q->cuda, &q->err);
+    if (q->mcuda) return tr_cuda_spiir_mr_reset((tr_cuda_spiir_mr *)q->mcuda, &q->err);
 #endif
+    if (q->plan) {
+        if (q->mref) tr_spiir_mr_ref_reset(q->mref);
+        if (q->mcpu) tr_spiir_mr_cpu_reset(q->mcpu);
+        tr_clear(&q->err);
+        return TR_OK;
+    }
     if (q->ref) tr_spiir_ref_reset(q->ref);
     if (q->fast) tr_spiir_cpu_reset(q->fast);
     memset(q->line_re, 0, q->line_cap * sizeof(float));
@@ -174,10 +233,57 @@ static inline float take(float v, uint64_t *bad)
     return c;
 }
 
+/* Multirate on the host: the reference cleans into a line of its own here,
+ * the optimized CPU variant and CUDA clean as they read. */
+static tr_status process_mr(tr_spiir *q, const float *x, size_t n, float *snr)
+{
+#ifdef TR_HAVE_CUDA
+    if (q->mcuda) {
+        tr_status s = tr_cuda_spiir_mr_run_host((tr_cuda_spiir_mr *)q->mcuda, x, n, snr,
+                                                &q->nonfinite, &q->err);
+        if (s == TR_OK) q->position += n;
+        return s;
+    }
+#endif
+    if (q->mcpu) {
+        tr_status s = tr_spiir_mr_cpu_run(q->mcpu, x, n, snr, &q->nonfinite, &q->err);
+        if (s == TR_OK) q->position += n;
+        return s;
+    }
+    const int cplx = q->cfg.complex_input;
+    const size_t span = 4096;
+    if (!q->mline) {
+        q->mline = malloc(2 * span * sizeof(float));
+        if (!q->mline)
+            return tr_fail(&q->err, TR_ERR_NOMEM, "spiir: cannot allocate a line");
+        q->mline_cap = span;
+    }
+    for (size_t done = 0; done < n;) {
+        const size_t m = n - done < span ? n - done : span;
+        uint64_t bad = 0;
+        float *re = q->mline, *im = q->mline + span;
+        for (size_t i = 0; i < m; i++) {
+            if (cplx) {
+                re[i] = take(x[2 * (done + i)], &bad);
+                im[i] = take(x[2 * (done + i) + 1], &bad);
+            } else {
+                re[i] = take(x[done + i], &bad);
+            }
+        }
+        q->nonfinite += bad;
+        tr_spiir_mr_ref_run(q->mref, re, cplx ? im : NULL, m,
+                            snr + done * (size_t)q->bank->ntemplates * 2);
+        q->position += m;
+        done += m;
+    }
+    return TR_OK;
+}
+
 tr_status tr_spiir_process(tr_spiir *q, const float *x, size_t n, float *snr)
 {
     tr_status s = check_io(q, x, n, snr);
     if (s != TR_OK || n == 0) return s;
+    if (q->plan) return process_mr(q, x, n, snr);
 #ifdef TR_HAVE_CUDA
     if (q->cuda) {
         s = tr_cuda_spiir_run_host((tr_cuda_spiir *)q->cuda, x, n, snr, &q->nonfinite,
@@ -228,6 +334,15 @@ tr_status tr_spiir_process_device(tr_spiir *q, const float *d_x, size_t n, float
 {
     tr_status s = check_io(q, d_x, n, d_snr);
     if (s != TR_OK) return s;
+#ifdef TR_HAVE_CUDA
+    if (q->mcuda) {
+        if (n == 0) return TR_OK;
+        s = tr_cuda_spiir_mr_run_device((tr_cuda_spiir_mr *)q->mcuda, d_x, n, d_snr,
+                                        &q->nonfinite, &q->err);
+        if (s == TR_OK) q->position += n;
+        return s;
+    }
+#endif
     if (!q->cuda)
         return tr_fail(
             &q->err, TR_ERR_UNSUPPORTED,
@@ -247,6 +362,10 @@ tr_status tr_spiir_process_device(tr_spiir *q, const float *d_x, size_t n, float
 uint32_t tr_spiir_templates(const tr_spiir *q)
 {
     return q ? q->bank->ntemplates : 0;
+}
+int64_t tr_spiir_latency(const tr_spiir *q)
+{
+    return q && q->plan ? q->plan->latency : 0;
 }
 uint64_t tr_spiir_position(const tr_spiir *q)
 {

@@ -9,15 +9,24 @@ gr-transient: transient detectors for GNU Radio, on CPUs and NVIDIA GPUs.
 Blocks:
     edge_localizer_f   IEEE Std 181 transition (edge) localizer; tags every
                        transition and reports it on the message port "detects".
+    spiir_bank_fc, spiir_bank_cc
+                       summed parallel IIR (SPIIR) matched-filter bank on a real
+                       or complex stream: a vector of complex SNRs per sample,
+                       triggers as "trigger" tags and on "detects".
 
 Helpers on numpy arrays (libtransient, no flowgraph needed):
     find_edges(x, low, mid, high, backend='cpu', variant='fast')
     estimate_state_levels(x, bins=100, tolerance_pct=10, mid_pct=50)
     edges_to_pulses(edges)
+    spiir_filter(x, a1, b0, delay, level, counts, dt, multirate=False, ...)
+    spiir_latency(a1, b0, delay, level, counts, dt)
+    spiir_triggers(snr, threshold, window)
     version(), cuda_compiled(), cuda_device_count()
 
-Pure-Python modules of the package (e.g. gnuradio.transient.sigrok) are
-imported on their own.
+Pure-Python modules of the package are imported on their own:
+    gnuradio.transient.sigrok        sigrok session files
+    gnuradio.transient.spiir_design  SPIIR bank design from chirp templates (numpy)
+    gnuradio.transient.spiir_bank    SPIIR banks and bank files (numpy)
 """
 
 # pybind11 generated symbols (blocks and core helpers)

@@ -75,6 +75,40 @@ else()
   tr_grc_example(edge_localizer_synthetic
                  "edges: 39 \\(rising 20, falling 19\\)")
 
+  # A chirp injected into white noise so that it ends at sample 11193 (8193
+  # samples of chirp + 3000), found by a SPIIR bank designed in the flow graph.
+  tr_grc_example(spiir_chirp
+                 "triggers: 1, best: template 0 at sample 11193 ")
+
+  # The threshold variable's callback reaches the block: a negative threshold
+  # is refused (ValueError), one above the chirp's SNR leaves no trigger.
+  file(WRITE ${_tr_grc_out}/check_spiir_setters.py [=[
+import sys
+import unittest
+
+sys.path.insert(0, sys.argv[1])
+from gnuradio import transient  # noqa: E402
+import spiir_chirp  # noqa: E402
+
+if not transient.__file__.startswith(sys.argv[2]):
+    raise RuntimeError("gnuradio.transient from %s, not from %s" %
+                       (transient.__file__, sys.argv[2]))
+tb = spiir_chirp.spiir_chirp()
+unittest.TestCase().assertRaises(ValueError, tb.set_threshold, -1.0)
+tb.set_threshold(100.0)
+tb.run()
+]=])
+  add_test(NAME grc_setters_spiir_chirp
+           COMMAND ${PYTHON_EXECUTABLE} -B ${_tr_grc_out}/check_spiir_setters.py
+                   ${_tr_grc_out} ${PROJECT_BINARY_DIR}/test_modules/)
+  set_tests_properties(grc_setters_spiir_chirp PROPERTIES
+      ENVIRONMENT "${_tr_grc_env}"
+      ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+      PASS_REGULAR_EXPRESSION "triggers: 0"
+      FAIL_REGULAR_EXPRESSION "Traceback"
+      FIXTURES_REQUIRED grc_spiir_chirp
+      LABELS "python;gnuradio;grc" TIMEOUT 120)
+
   # The level variables' callbacks reach the block: High above the signal's
   # high state leaves no transition, Low above Mid is refused (ValueError).
   file(WRITE ${_tr_grc_out}/check_synthetic_setters.py [=[

@@ -19,6 +19,8 @@ namespace py = pybind11;
 /**************************************/
 // BINDING_FUNCTION_PROTOTYPES(
 void bind_edge_localizer_f(py::module &m);
+void bind_spiir_bank_fc(py::module &m);
+void bind_spiir_bank_cc(py::module &m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 // Core helpers on numpy arrays (core_python.cc).
@@ -47,6 +49,8 @@ PYBIND11_MODULE(transient_python, m)
     /**************************************/
     // BINDING_FUNCTION_CALLS(
     bind_edge_localizer_f(m);
+    bind_spiir_bank_fc(m);
+    bind_spiir_bank_cc(m);
     // ) END BINDING_FUNCTION_CALLS
 
     bind_core(m);

@@ -1,0 +1,93 @@
+/*
+ * Triggers of a SPIIR filter bank: the peaks of |SNR| over a threshold, one per
+ * cluster and template.
+ *
+ * Paper: X. Guo, Q. Chu, S. K. Chung, Z. Du, L. Wen, "Acceleration of
+ * low-latency gravitational wave searches using Maxwell-microarchitecture GPUs"
+ * (the SNR z of equation 8; the triggers are what a search takes from it).
+ *
+ * Definition, per template t, on the SNR stream z[k, t] of tr_spiir_process:
+ *   - a sample with |z| > threshold starts a cluster (when none is open) and
+ *     becomes its candidate; a later sample with a larger |z| (> threshold)
+ *     replaces the candidate (equal values keep the earlier one);
+ *   - a cluster ends at the sample `window` samples after its candidate, when
+ *     no larger value came: its candidate is then a trigger. So every trigger is
+ *     the maximum of |z| from its cluster's start to `window` samples after it,
+ *     and triggers of one template are more than `window` samples apart.
+ *   - A trigger is therefore decided `window` samples after its peak
+ *     (tr_spiir_triggers_flush decides the open clusters at the end of a stream).
+ * |z| = sqrt(re^2 + im^2) in double from the float pair (compared with the
+ * threshold as squares). Non-finite |z| never exceeds the threshold. The peak's
+ * fractional position is refined by a parabola through |z| at the peak and its two
+ * neighbours (when both exist and the peak is a strict local maximum; otherwise it is the
+ * peak sample itself). The triggers do not depend on how the stream is split into calls.
+ */
+#ifndef TRANSIENT_SPIIR_TRIGGERS_H
+#define TRANSIENT_SPIIR_TRIGGERS_H
+
+#include <transient/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One trigger. */
+typedef struct {
+    uint64_t sample; /* index of the peak in the SNR stream (from 0 or the last reset) */
+    double peak;     /* interpolated peak position in samples, within sample +- 0.5 */
+    uint32_t template_index; /* template t */
+    float snr;               /* |z| at the peak */
+    float re, im;            /* z at the peak */
+    uint32_t reserved;       /* 0 */
+} tr_spiir_trigger;
+
+typedef struct {
+    uint32_t ntemplates; /* templates per SNR sample (>= 1) */
+    float threshold;     /* |z| above this starts or extends a cluster (finite, >= 0) */
+    uint32_t window;     /* samples after a peak that end its cluster (>= 1) */
+} tr_spiir_triggers_config;
+
+typedef struct tr_spiir_triggers tr_spiir_triggers;
+
+/* ntemplates 1, threshold 8, window 64. */
+tr_spiir_triggers_config tr_spiir_triggers_config_default(void);
+
+tr_spiir_triggers *tr_spiir_triggers_create(const tr_spiir_triggers_config *cfg,
+                                            tr_error *err);
+void tr_spiir_triggers_destroy(tr_spiir_triggers *q);
+
+/* Forget open clusters; the sample index starts again at 0. */
+tr_status tr_spiir_triggers_reset(tr_spiir_triggers *q);
+
+/*
+ * Scan n SNR samples, laid out as tr_spiir_process writes them
+ * (snr[(k * ntemplates + t) * 2 + {0, 1}]). Triggers decided go to out[], in
+ * the order of the sample that decides them, then of template. A sample can
+ * decide up to ntemplates triggers: the call stops before a sample when fewer
+ * than ntemplates slots are left in out (cap), and *consumed says how many
+ * samples were scanned (call again with the rest). cap >= ntemplates
+ * guarantees progress. *nout = triggers written.
+ */
+tr_status tr_spiir_triggers_process(tr_spiir_triggers *q, const float *snr, size_t n,
+                                    tr_spiir_trigger *out, size_t cap, size_t *consumed,
+                                    size_t *nout);
+
+/*
+ * End of stream: decide every open cluster now (at most ntemplates triggers,
+ * in template order; cap >= ntemplates required). The clusters are closed.
+ */
+tr_status tr_spiir_triggers_flush(tr_spiir_triggers *q, tr_spiir_trigger *out, size_t cap,
+                                  size_t *nout);
+
+/* New threshold (finite, >= 0), used from the next sample; open clusters stay. */
+tr_status tr_spiir_triggers_set_threshold(tr_spiir_triggers *q, float threshold);
+float tr_spiir_triggers_threshold(const tr_spiir_triggers *q);
+uint32_t tr_spiir_triggers_window(const tr_spiir_triggers *q);
+uint64_t tr_spiir_triggers_position(const tr_spiir_triggers *q); /* samples scanned */
+const char *tr_spiir_triggers_last_error(const tr_spiir_triggers *q);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRANSIENT_SPIIR_TRIGGERS_H */

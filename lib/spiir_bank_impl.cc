@@ -1,0 +1,531 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-transient authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gr-transient: SPIIR filter bank blocks over libtransient.
+ *
+ * Paper: X. Guo, Q. Chu, S. K. Chung, Z. Du, L. Wen, "Acceleration of
+ * low-latency gravitational wave searches using Maxwell-microarchitecture GPUs".
+ *
+ * The block feeds every consumed sample to the core right away, writing the
+ * SNR vectors into an internal FIFO, and scans them for triggers. A trigger is
+ * decided `window` samples after its peak, so an item is released downstream
+ * only once the core has processed `window` samples after it (or the stream
+ * has ended): every trigger can then be tagged on its peak's item.
+ */
+
+#include "spiir_bank_impl.h"
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
+#include <gnuradio/io_signature.h>
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+namespace gr
+{
+namespace transient
+{
+
+namespace
+{
+
+// Initial room of the FIFO beyond the window, in items.
+constexpr size_t k_initial_room = 8192;
+
+tr_backend parse_backend(const char *who, const std::string &name)
+{
+    std::string s(name);
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (s == "auto") return TR_BACKEND_AUTO;
+    if (s == "cpu") return TR_BACKEND_CPU;
+    if (s == "cuda") return TR_BACKEND_CUDA;
+    throw std::invalid_argument(
+        std::string(who) + ": backend must be \"auto\", \"cpu\" or \"cuda\", not \"" +
+        name + "\"");
+}
+
+[[noreturn]] void throw_status(const char *who, tr_status st, const char *what)
+{
+    const std::string msg =
+        std::string(who) + ": " + (what && *what ? what : tr_strerror(st));
+    if (st == TR_ERR_INVALID) throw std::invalid_argument(msg);
+    throw std::runtime_error(msg);
+}
+
+struct bank_deleter {
+    void operator()(tr_spiir_bank *b) const { tr_spiir_bank_destroy(b); }
+};
+using bank_ptr = std::unique_ptr<tr_spiir_bank, bank_deleter>;
+
+/* The bank of the make() arguments: from the file, or from the arrays. */
+bank_ptr make_bank(const char *who, const std::string &bank_file,
+                   const std::vector<std::complex<double>> &a1,
+                   const std::vector<std::complex<double>> &b0,
+                   const std::vector<int> &delay, const std::vector<int> &level,
+                   const std::vector<int> &counts, double samp_rate)
+{
+    const std::string w(who);
+    tr_error err;
+    err.code = TR_OK;
+    err.message[0] = '\0';
+    if (!std::isfinite(samp_rate) || samp_rate < 0.0)
+        throw std::invalid_argument(w + ": samp_rate must be finite and >= 0, got " +
+                                    std::to_string(samp_rate));
+    if (!bank_file.empty()) {
+        if (!a1.empty() || !b0.empty() || !delay.empty() || !level.empty() ||
+            !counts.empty())
+            throw std::invalid_argument(w + ": give either a bank file or the arrays "
+                                            "a1, b0, delay, level and counts, not both");
+        bank_ptr b(tr_spiir_bank_load(bank_file.c_str(), &err));
+        if (!b) throw_status(who, err.code == TR_OK ? TR_ERR_IO : err.code, err.message);
+        const double dt = tr_spiir_bank_dt(b.get());
+        if (samp_rate != 0.0 && std::fabs(samp_rate * dt - 1.0) > 1e-9)
+            throw std::invalid_argument(
+                w + ": samp_rate " + std::to_string(samp_rate) + " Hz differs from the " +
+                "bank file's " + std::to_string(1.0 / dt) + " Hz (0 takes the file's)");
+        return b;
+    }
+    if (counts.empty())
+        throw std::invalid_argument(w + ": no bank: give a bank file or the arrays "
+                                        "(counts is empty)");
+    if (!(samp_rate > 0.0))
+        throw std::invalid_argument(w +
+                                    ": samp_rate must be > 0 with a bank from arrays");
+    const size_t n = a1.size();
+    if (b0.size() != n || delay.size() != n || (!level.empty() && level.size() != n))
+        throw std::invalid_argument(
+            w + ": a1, b0, delay and level must have the same length (" +
+            std::to_string(n) + ", " + std::to_string(b0.size()) + ", " +
+            std::to_string(delay.size()) + ", " + std::to_string(level.size()) +
+            "; level may be empty)");
+    std::vector<uint32_t> cnt(counts.size());
+    uint64_t total = 0;
+    for (size_t t = 0; t < counts.size(); t++) {
+        if (counts[t] < 0)
+            throw std::invalid_argument(w + ": counts[" + std::to_string(t) +
+                                        "] is negative");
+        cnt[t] = static_cast<uint32_t>(counts[t]);
+        total += cnt[t];
+    }
+    if (total != n)
+        throw std::invalid_argument(w + ": counts add up to " + std::to_string(total) +
+                                    " filters, the arrays hold " + std::to_string(n));
+    std::vector<tr_spiir_filter> f(n);
+    for (size_t i = 0; i < n; i++) {
+        f[i].a1_re = a1[i].real();
+        f[i].a1_im = a1[i].imag();
+        f[i].b0_re = b0[i].real();
+        f[i].b0_im = b0[i].imag();
+        f[i].delay = delay[i];
+        f[i].level = level.empty() ? 0 : level[i];
+    }
+    bank_ptr b(tr_spiir_bank_create(
+        f.data(), cnt.data(), static_cast<uint32_t>(cnt.size()), 1.0 / samp_rate, &err));
+    if (!b) throw_status(who, err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);
+    return b;
+}
+
+} // namespace
+
+spiir_bank_fc::sptr spiir_bank_fc::make(
+    const std::string &bank_file, const std::vector<std::complex<double>> &a1,
+    const std::vector<std::complex<double>> &b0, const std::vector<int> &delay,
+    const std::vector<int> &level, const std::vector<int> &counts, double samp_rate,
+    float threshold, int window, bool multirate, const std::string &backend, int device,
+    size_t batch)
+{
+    bank_ptr bank =
+        make_bank("spiir_bank_fc", bank_file, a1, b0, delay, level, counts, samp_rate);
+    return gnuradio::make_block_sptr<spiir_bank_fc_impl>("spiir_bank_fc", bank.release(),
+                                                         threshold, window, multirate,
+                                                         backend, device, batch);
+}
+
+spiir_bank_cc::sptr spiir_bank_cc::make(
+    const std::string &bank_file, const std::vector<std::complex<double>> &a1,
+    const std::vector<std::complex<double>> &b0, const std::vector<int> &delay,
+    const std::vector<int> &level, const std::vector<int> &counts, double samp_rate,
+    float threshold, int window, bool multirate, const std::string &backend, int device,
+    size_t batch)
+{
+    bank_ptr bank =
+        make_bank("spiir_bank_cc", bank_file, a1, b0, delay, level, counts, samp_rate);
+    return gnuradio::make_block_sptr<spiir_bank_cc_impl>("spiir_bank_cc", bank.release(),
+                                                         threshold, window, multirate,
+                                                         backend, device, batch);
+}
+
+template <class Base, bool Complex>
+spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank *bank,
+                                                float threshold, int window,
+                                                bool multirate,
+                                                const std::string &backend, int device,
+                                                size_t batch)
+    : gr::block(name, gr::io_signature::make(1, 1, sizeof(input_t)),
+                gr::io_signature::make(
+                    1, 1, sizeof(gr_complex) * tr_spiir_bank_templates(bank))),
+      d_name(name), d_q(nullptr), d_trig(nullptr), d_nt(tr_spiir_bank_templates(bank)),
+      d_nfilters(tr_spiir_bank_total_filters(bank)), d_rate(1.0 / tr_spiir_bank_dt(bank)),
+      d_window(window), d_multirate(multirate), d_latency(0), d_backend(TR_BACKEND_CPU),
+      d_need_base(true), d_flushed(false), d_out_base(0), d_fed(0), d_released(0),
+      d_fifo_head(0), d_fifo_tail(0), d_tags_head(0), d_port(pmt::mp("detects")),
+      d_key_trigger(pmt::mp("trigger")), d_key_triggers(pmt::mp("triggers")),
+      d_key_template(pmt::mp("template")), d_key_snr(pmt::mp("snr")),
+      d_key_phase(pmt::mp("phase")), d_key_time(pmt::mp("time")),
+      d_key_sample(pmt::mp("sample"))
+{
+    bank_ptr owned(bank);
+    try {
+        const tr_backend requested = parse_backend(name, backend);
+        if (window < 1)
+            throw std::invalid_argument(std::string(name) +
+                                        ": window must be >= 1 sample, got " +
+                                        std::to_string(window));
+
+        tr_spiir_config cfg = tr_spiir_config_default();
+        cfg.complex_input = Complex ? 1 : 0;
+        cfg.backend = requested;
+        cfg.device = device;
+        cfg.variant = TR_VARIANT_FAST;
+        cfg.batch = batch;
+        cfg.multirate = multirate ? 1 : 0;
+        tr_error err;
+        err.code = TR_OK;
+        err.message[0] = '\0';
+        d_q = tr_spiir_create(&cfg, bank, &err);
+        if (!d_q)
+            throw_status(name, err.code == TR_OK ? TR_ERR_INVALID : err.code,
+                         err.message);
+        d_backend = tr_spiir_backend(d_q);
+        d_latency = tr_spiir_latency(d_q);
+
+        tr_spiir_triggers_config tcfg = tr_spiir_triggers_config_default();
+        tcfg.ntemplates = d_nt;
+        tcfg.threshold = threshold;
+        tcfg.window = static_cast<uint32_t>(window);
+        d_trig = tr_spiir_triggers_create(&tcfg, &err);
+        if (!d_trig)
+            throw_status(name, err.code == TR_OK ? TR_ERR_INVALID : err.code,
+                         err.message);
+
+        if (d_backend == TR_BACKEND_CUDA) {
+            if (batch == 0 || batch > static_cast<size_t>(INT_MAX / 4))
+                throw std::invalid_argument(
+                    std::string(name) + ": batch must be in [1, " +
+                    std::to_string(INT_MAX / 4) + "] with the CUDA backend");
+            this->set_output_multiple(static_cast<int>(batch));
+        }
+        const size_t room =
+            std::max(k_initial_room, d_backend == TR_BACKEND_CUDA ? batch : size_t(0));
+        d_fifo.resize((static_cast<size_t>(window) + room) * d_nt);
+        d_found.resize(std::max<size_t>(4 * static_cast<size_t>(d_nt), 1024));
+        d_tags.reserve(1024);
+        d_batch.reserve(1024);
+
+        if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA) {
+            char why[TR_ERROR_MESSAGE_LEN];
+            why[0] = '\0';
+            const int ndev = tr_cuda_device_count(why, sizeof(why));
+            std::string reason(why);
+            if (reason.empty()) {
+                if (!tr_cuda_compiled())
+                    reason = "built without CUDA support";
+                else if (ndev > 0 && (device < 0 || device >= ndev))
+                    reason = "CUDA device " + std::to_string(device) +
+                             " does not exist (" + std::to_string(ndev) + " usable)";
+                else
+                    reason = "no usable CUDA device";
+            }
+            this->d_logger->info("backend auto: falling back to the CPU ({})", reason);
+        }
+    } catch (...) {
+        if (d_trig) tr_spiir_triggers_destroy(d_trig);
+        if (d_q) tr_spiir_destroy(d_q);
+        d_trig = nullptr;
+        d_q = nullptr;
+        throw;
+    }
+    this->message_port_register_out(d_port);
+}
+
+template <class Base, bool Complex> spiir_bank_impl<Base, Complex>::~spiir_bank_impl()
+{
+    if (d_trig) tr_spiir_triggers_destroy(d_trig);
+    if (d_q) tr_spiir_destroy(d_q);
+}
+
+template <class Base, bool Complex>
+void spiir_bank_impl<Base, Complex>::fail(tr_status st, const char *what) const
+{
+    throw_status(d_name, st, what);
+}
+
+/* ---- stream state ---------------------------------------------------- */
+
+template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::reset_stream()
+{
+    d_need_base = true;
+    d_flushed = false;
+    d_out_base = 0;
+    d_fed = 0;
+    d_released = 0;
+    d_fifo_head = 0;
+    d_fifo_tail = 0;
+    d_tags.clear();
+    d_tags_head = 0;
+    d_batch.clear();
+}
+
+template <class Base, bool Complex> bool spiir_bank_impl<Base, Complex>::start()
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+    // A restarted flow graph starts a new stream: forget the old one.
+    if (d_fed > 0) {
+        tr_status st = tr_spiir_reset(d_q);
+        if (st != TR_OK) fail(st, tr_spiir_last_error(d_q));
+        st = tr_spiir_triggers_reset(d_trig);
+        if (st != TR_OK) fail(st, tr_spiir_triggers_last_error(d_trig));
+    }
+    reset_stream();
+    return gr::block::start();
+}
+
+template <class Base, bool Complex> bool spiir_bank_impl<Base, Complex>::stop()
+{
+    {
+        gr::thread::scoped_lock guard(this->d_setlock);
+        // Clusters still open when the flow graph stops early: report them on
+        // detects (their items can no longer be released, so no tags).
+        if (!d_flushed) flush_triggers();
+        publish_batch();
+    }
+    return gr::block::stop();
+}
+
+/* ---- FIFO ------------------------------------------------------------ */
+
+template <class Base, bool Complex>
+gr_complex *spiir_bank_impl<Base, Complex>::fifo_reserve(size_t n)
+{
+    const size_t cap = d_fifo.size() / d_nt;
+    if (d_fifo_tail + n > cap) {
+        const size_t count = fifo_count();
+        if (count > 0 && d_fifo_head > 0)
+            std::memmove(d_fifo.data(), d_fifo.data() + d_fifo_head * d_nt,
+                         count * d_nt * sizeof(gr_complex));
+        d_fifo_head = 0;
+        d_fifo_tail = count;
+        if (count + n > cap) d_fifo.resize(std::max(2 * cap, count + n) * d_nt);
+    }
+    return d_fifo.data() + d_fifo_tail * d_nt;
+}
+
+/* ---- core ------------------------------------------------------------ */
+
+template <class Base, bool Complex>
+void spiir_bank_impl<Base, Complex>::take_triggers(const tr_spiir_trigger *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t offset = d_out_base + t[i].sample;
+        const int64_t sample = static_cast<int64_t>(offset) - d_latency;
+        const double time = (static_cast<double>(d_out_base) + t[i].peak -
+                             static_cast<double>(d_latency)) /
+                            d_rate;
+        pmt::pmt_t dict = pmt::make_dict();
+        dict = pmt::dict_add(dict, d_key_template, pmt::from_long(t[i].template_index));
+        dict = pmt::dict_add(dict, d_key_snr, pmt::from_double(t[i].snr));
+        dict = pmt::dict_add(dict, d_key_phase,
+                             pmt::from_double(std::atan2(static_cast<double>(t[i].im),
+                                                         static_cast<double>(t[i].re))));
+        dict = pmt::dict_add(dict, d_key_time, pmt::from_double(time));
+        dict = pmt::dict_add(dict, d_key_sample, pmt::from_long(sample));
+        d_batch.push_back(dict);
+        // Always true: a peak is decided before its item is released (the
+        // check keeps a broken invariant from tagging items already gone).
+        if (t[i].sample >= d_released) d_tags.push_back(pending_tag{offset, dict});
+    }
+}
+
+template <class Base, bool Complex>
+void spiir_bank_impl<Base, Complex>::run_core(const input_t *x, size_t n)
+{
+    gr_complex *dst = fifo_reserve(n);
+    const tr_status st = tr_spiir_process(d_q, reinterpret_cast<const float *>(x), n,
+                                          reinterpret_cast<float *>(dst));
+    if (st != TR_OK) fail(st, tr_spiir_last_error(d_q));
+    d_fifo_tail += n;
+    d_fed += n;
+
+    const float *z = reinterpret_cast<const float *>(dst);
+    size_t done = 0;
+    while (done < n) {
+        size_t consumed = 0, nout = 0;
+        const tr_status s =
+            tr_spiir_triggers_process(d_trig, z + done * d_nt * 2, n - done,
+                                      d_found.data(), d_found.size(), &consumed, &nout);
+        if (s != TR_OK) fail(s, tr_spiir_triggers_last_error(d_trig));
+        take_triggers(d_found.data(), nout);
+        done += consumed;
+        if (consumed == 0 && nout == 0)
+            throw std::runtime_error(std::string(d_name) +
+                                     ": the trigger search made no progress");
+    }
+}
+
+template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::flush_triggers()
+{
+    size_t nout = 0;
+    const tr_status st =
+        tr_spiir_triggers_flush(d_trig, d_found.data(), d_found.size(), &nout);
+    if (st != TR_OK) fail(st, tr_spiir_triggers_last_error(d_trig));
+    take_triggers(d_found.data(), nout);
+    d_flushed = true;
+}
+
+template <class Base, bool Complex>
+void spiir_bank_impl<Base, Complex>::attach_tags(uint64_t end)
+{
+    const uint64_t end_offset = d_out_base + end;
+    const pmt::pmt_t srcid = this->alias_pmt();
+    // Tags go out in the order of their offsets (triggers are decided in the
+    // order of the sample that decides them, not of their peaks).
+    std::sort(
+        d_tags.begin() + static_cast<std::ptrdiff_t>(d_tags_head), d_tags.end(),
+        [](const pending_tag &a, const pending_tag &b) { return a.offset < b.offset; });
+    while (d_tags_head < d_tags.size() && d_tags[d_tags_head].offset < end_offset) {
+        const pending_tag &t = d_tags[d_tags_head];
+        this->add_item_tag(0, t.offset, d_key_trigger, t.value, srcid);
+        d_tags[d_tags_head].value = pmt::PMT_NIL;
+        d_tags_head++;
+    }
+    if (d_tags_head == d_tags.size()) {
+        d_tags.clear(); // keeps the capacity
+        d_tags_head = 0;
+    }
+}
+
+template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::publish_batch()
+{
+    if (d_batch.empty()) return;
+    pmt::pmt_t triggers = pmt::make_vector(d_batch.size(), pmt::PMT_NIL);
+    for (size_t i = 0; i < d_batch.size(); i++)
+        pmt::vector_set(triggers, i, d_batch[i]);
+    d_batch.clear();
+    this->message_port_pub(d_port,
+                           pmt::dict_add(pmt::make_dict(), d_key_triggers, triggers));
+}
+
+/* ---- scheduling ------------------------------------------------------ */
+
+template <class Base, bool Complex>
+bool spiir_bank_impl<Base, Complex>::input_finished(int ninput) const
+{
+    const block_detail_sptr det = this->detail();
+    if (!det) return false;
+    const buffer_reader_sptr reader = det->input(0);
+    gr::thread::scoped_lock guard(*reader->mutex());
+    return reader->done() && reader->items_available() <= ninput;
+}
+
+template <class Base, bool Complex>
+void spiir_bank_impl<Base, Complex>::forecast(int noutput_items,
+                                              gr_vector_int &ninput_items_required)
+{
+    // Items whose triggers are decided can go out without new input; once the
+    // upstream is done, the last `window` items must go out without it too.
+    bool done = false;
+    const block_detail_sptr det = this->detail();
+    if (det) {
+        const buffer_reader_sptr reader = det->input(0);
+        gr::thread::scoped_lock guard(*reader->mutex());
+        done = reader->done();
+    }
+    const uint64_t w = static_cast<uint64_t>(d_window);
+    const bool releasable = d_fed > w && d_fed - w > d_released;
+    ninput_items_required[0] = (done || releasable) ? 0 : noutput_items;
+}
+
+template <class Base, bool Complex>
+int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
+                                                 gr_vector_int &ninput_items,
+                                                 gr_vector_const_void_star &input_items,
+                                                 gr_vector_void_star &output_items)
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+
+    const input_t *in = static_cast<const input_t *>(input_items[0]);
+    gr_complex *out = static_cast<gr_complex *>(output_items[0]);
+    const size_t ninput = static_cast<size_t>(std::max(ninput_items[0], 0));
+    const size_t noutput = static_cast<size_t>(std::max(noutput_items, 0));
+
+    if (d_need_base) {
+        d_out_base = this->nitems_written(0);
+        d_need_base = false;
+    }
+    const bool finished = input_finished(ninput_items[0]);
+
+    // Input to take: what can go out now plus the window held back.
+    const size_t hold = noutput + static_cast<size_t>(d_window);
+    const size_t in_fifo = fifo_count();
+    const size_t take = std::min(ninput, hold > in_fifo ? hold - in_fifo : 0);
+    if (take > 0) run_core(in, take);
+    if (finished && take == ninput && !d_flushed) flush_triggers();
+    publish_batch();
+
+    // Release the items whose triggers are decided.
+    const uint64_t w = static_cast<uint64_t>(d_window);
+    const uint64_t decided = d_flushed ? d_fed : (d_fed > w ? d_fed - w : 0);
+    const size_t n_out =
+        static_cast<size_t>(std::min<uint64_t>(noutput, decided - d_released));
+    attach_tags(d_released + n_out);
+    if (n_out > 0) {
+        std::memcpy(out, d_fifo.data() + d_fifo_head * d_nt,
+                    n_out * d_nt * sizeof(gr_complex));
+        d_fifo_head += n_out;
+        if (d_fifo_head == d_fifo_tail) d_fifo_head = d_fifo_tail = 0;
+    }
+    d_released += n_out;
+
+    this->consume(0, static_cast<int>(take));
+
+    if (finished && take == ninput && n_out == 0 && fifo_count() == 0)
+        return gr::block::WORK_DONE;
+    return static_cast<int>(n_out);
+}
+
+/* ---- setters and getters --------------------------------------------- */
+
+template <class Base, bool Complex>
+void spiir_bank_impl<Base, Complex>::set_threshold(float threshold)
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+    const tr_status st = tr_spiir_triggers_set_threshold(d_trig, threshold);
+    if (st != TR_OK) fail(st, tr_spiir_triggers_last_error(d_trig));
+}
+
+template <class Base, bool Complex>
+float spiir_bank_impl<Base, Complex>::threshold() const
+{
+    gr::thread::scoped_lock guard(const_cast<gr::thread::mutex &>(this->d_setlock));
+    return tr_spiir_triggers_threshold(d_trig);
+}
+
+template <class Base, bool Complex>
+std::string spiir_bank_impl<Base, Complex>::backend() const
+{
+    return d_backend == TR_BACKEND_CUDA ? "cuda" : "cpu";
+}
+
+template class spiir_bank_impl<spiir_bank_fc, false>;
+template class spiir_bank_impl<spiir_bank_cc, true>;
+
+} // namespace transient
+} // namespace gr

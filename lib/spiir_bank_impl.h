@@ -1,0 +1,127 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-transient authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gr-transient: SPIIR filter bank blocks (real and complex input), one
+ * implementation over libtransient.
+ */
+
+#ifndef INCLUDED_TRANSIENT_SPIIR_BANK_IMPL_H
+#define INCLUDED_TRANSIENT_SPIIR_BANK_IMPL_H
+
+#include <gnuradio/gr_complex.h>
+#include <gnuradio/transient/spiir_bank_cc.h>
+#include <gnuradio/transient/spiir_bank_fc.h>
+#include <pmt/pmt.h>
+#include <transient/spiir.h>
+#include <transient/spiir_triggers.h>
+#include <type_traits>
+#include <vector>
+
+namespace gr
+{
+namespace transient
+{
+
+/*
+ * Base: spiir_bank_fc (Complex = false, float input) or spiir_bank_cc
+ * (Complex = true, gr_complex input).
+ */
+template <class Base, bool Complex> class spiir_bank_impl : public Base
+{
+  private:
+    using input_t = typename std::conditional<Complex, gr_complex, float>::type;
+
+    // A trigger whose output item has not been released yet.
+    struct pending_tag {
+        uint64_t offset; // absolute output offset of the peak
+        pmt::pmt_t value;
+    };
+
+    const char *d_name;
+    tr_spiir *d_q;
+    tr_spiir_triggers *d_trig;
+    const unsigned int d_nt;
+    const uint64_t d_nfilters;
+    const double d_rate;
+    const int d_window;
+    const bool d_multirate;
+    int64_t d_latency;
+    tr_backend d_backend;
+
+    // Stream bookkeeping. Core sample i is output offset d_out_base + i.
+    bool d_need_base;
+    bool d_flushed; // the end of the stream decided every open cluster
+    uint64_t d_out_base;
+    uint64_t d_fed;      // samples given to the core since start()
+    uint64_t d_released; // items written to the output since start()
+
+    // SNR vectors computed but not released: items d_released, d_released + 1,
+    // ... at d_fifo[d_fifo_head * d_nt ...), up to d_fifo_tail (in items).
+    std::vector<gr_complex> d_fifo;
+    size_t d_fifo_head;
+    size_t d_fifo_tail;
+
+    std::vector<tr_spiir_trigger> d_found; // trigger output buffer
+    std::vector<pending_tag> d_tags;       // triggers waiting for their item
+    size_t d_tags_head;
+    std::vector<pmt::pmt_t> d_batch; // dicts of the current detects message
+
+    const pmt::pmt_t d_port;
+    const pmt::pmt_t d_key_trigger;
+    const pmt::pmt_t d_key_triggers;
+    const pmt::pmt_t d_key_template;
+    const pmt::pmt_t d_key_snr;
+    const pmt::pmt_t d_key_phase;
+    const pmt::pmt_t d_key_time;
+    const pmt::pmt_t d_key_sample;
+
+    size_t fifo_count() const { return d_fifo_tail - d_fifo_head; }
+    gr_complex *fifo_reserve(size_t n);
+    void reset_stream();
+    void run_core(const input_t *x, size_t n);
+    void take_triggers(const tr_spiir_trigger *t, size_t n);
+    void flush_triggers();
+    void attach_tags(uint64_t end);
+    void publish_batch();
+    bool input_finished(int ninput) const;
+    [[noreturn]] void fail(tr_status st, const char *what) const;
+
+  public:
+    // Takes ownership of bank (destroyed before the constructor returns).
+    spiir_bank_impl(const char *name, tr_spiir_bank *bank, float threshold, int window,
+                    bool multirate, const std::string &backend, int device, size_t batch);
+    ~spiir_bank_impl() override;
+
+    spiir_bank_impl(const spiir_bank_impl &) = delete;
+    spiir_bank_impl &operator=(const spiir_bank_impl &) = delete;
+
+    bool start() override;
+    bool stop() override;
+
+    void forecast(int noutput_items, gr_vector_int &ninput_items_required) override;
+
+    int general_work(int noutput_items, gr_vector_int &ninput_items,
+                     gr_vector_const_void_star &input_items,
+                     gr_vector_void_star &output_items) override;
+
+    void set_threshold(float threshold) override;
+    float threshold() const override;
+    int window() const override { return d_window; }
+    unsigned int ntemplates() const override { return d_nt; }
+    uint64_t nfilters() const override { return d_nfilters; }
+    double samp_rate() const override { return d_rate; }
+    int64_t latency() const override { return d_latency; }
+    bool multirate() const override { return d_multirate; }
+    std::string backend() const override;
+};
+
+using spiir_bank_fc_impl = spiir_bank_impl<spiir_bank_fc, false>;
+using spiir_bank_cc_impl = spiir_bank_impl<spiir_bank_cc, true>;
+
+} // namespace transient
+} // namespace gr
+
+#endif /* INCLUDED_TRANSIENT_SPIIR_BANK_IMPL_H */

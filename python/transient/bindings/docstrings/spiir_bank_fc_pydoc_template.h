@@ -1,0 +1,81 @@
+/*
+ * Copyright 2026 gr-transient authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+#include "pydoc_macros.h"
+#define D(...) DOC(gr, transient, __VA_ARGS__)
+/*
+  Docstrings of the Python bindings of gnuradio/transient/spiir_bank_fc.h.
+  The build copies this template to spiir_bank_fc_pydoc.h.
+ */
+
+static const char *__doc_gr_transient_spiir_bank_fc = R"doc(
+Summed parallel IIR (SPIIR) matched-filter bank on a real (float) stream.
+
+One output item per input sample: a vector of ntemplates() complex SNRs
+z[k, t] = 2 dt sum_l y[k, l], y[k, l] = a1[l] y[k-1, l] + b0[l] x[k - d[l]].
+
+Triggers (per template, the peak of every cluster of |z| > threshold; a cluster
+ends window samples after its peak) are tagged on the peak's item (key
+"trigger", value dict {"template", "snr", "phase", "time" (s, interpolated,
+latency removed), "sample" (absolute input sample of the peak, offset -
+latency)}) and published on the message port "detects" as
+{"triggers": vector of those dicts}. The output is held back by window samples
+so that every peak can be tagged.
+
+The bank comes from a bank file (docs/spiir.md; gnuradio.transient.spiir_bank
+writes one) or from flat arrays a1, b0, delay, level, counts with samp_rate
+(SpiirBank.arrays() gives them).)doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_spiir_bank_fc = R"doc()doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_make = R"doc(
+Make a SPIIR bank block.
+
+Args:
+    bank_file: bank file; "" to give the bank as arrays
+    a1: poles of every filter, template after template (|a1| < 1)
+    b0: gains
+    delay: delays in full-rate samples (>= 0)
+    level: multirate levels (0 = full rate); empty = all 0
+    counts: filters per template (each >= 1)
+    samp_rate: sample rate in Hz (> 0 with arrays; 0 = the file's rate)
+    threshold: trigger threshold on |SNR| (>= 0)
+    window: samples after a peak that end its cluster (>= 1)
+    multirate: run each filter at samp_rate / 2^level
+    backend: "auto", "cpu" or "cuda"
+    device: CUDA device index
+    batch: CUDA: samples per device batch and output multiple
+
+Raises:
+    ValueError: invalid bank or parameters
+    RuntimeError: unreadable bank file, or the backend cannot be used)doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_set_threshold = R"doc(
+Set the trigger threshold on |SNR| (from the next sample). Raises ValueError
+unless finite and >= 0.)doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_threshold = R"doc(
+Trigger threshold in use.)doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_window = R"doc(
+Samples after a peak that end its cluster (and by which the output is held back).)doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_ntemplates = R"doc(
+Templates in the bank: the length of the output vectors.)doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_nfilters = R"doc(
+Filters in the bank, all templates.)doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_samp_rate = R"doc(
+Sample rate in Hz.)doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_latency = R"doc(
+Samples by which the SNR lags the single-rate SNR (0 single-rate).)doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_multirate = R"doc(
+True when each filter runs at samp_rate / 2^level.)doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_backend = R"doc(
+Backend in use: "cpu" or "cuda".)doc";
