@@ -9,6 +9,9 @@
  */
 #include "core_util.h"
 #include "kalman_internal.h"
+#ifdef TR_HAVE_CUDA
+#include "../../cuda/kalman_cuda.h"
+#endif
 
 #include <math.h>
 #include <stdlib.h>
@@ -57,16 +60,16 @@ tr_kalman_config tr_kalman_config_default(void)
 static tr_status check_ns(uint32_t Ns, uint32_t M, tr_error *err)
 {
     if (Ns < 1 || Ns >= M)
-        return tr_fail(err, TR_ERR_INVALID, "kalman: N_s must satisfy 1 <= N_s < M = %u, got %u",
-                       M, Ns);
+        return tr_fail(err, TR_ERR_INVALID,
+                       "kalman: N_s must satisfy 1 <= N_s < M = %u, got %u", M, Ns);
     return TR_OK;
 }
 
 static tr_status check_alpha(double a, tr_error *err)
 {
     if (!(a > 0.0 && a < 1.0))
-        return tr_fail(err, TR_ERR_INVALID, "kalman: alpha must satisfy 0 < alpha < 1, got %g",
-                       a);
+        return tr_fail(err, TR_ERR_INVALID,
+                       "kalman: alpha must satisfy 0 < alpha < 1, got %g", a);
     return TR_OK;
 }
 
@@ -89,13 +92,14 @@ static tr_status choose_backend(tr_kalman *q, tr_error *err)
     const tr_kalman_config *c = &q->cfg;
     q->variant = c->variant;
     tr_placement p;
-    tr_status placed = tr_place("kalman", c->backend, c->variant, c->device, c->batch, &p, err);
+    tr_status placed =
+        tr_place("kalman", c->backend, c->variant, c->device, c->batch, &p, err);
     if (placed != TR_OK) return placed;
     if (p.try_cuda) {
 #ifdef TR_HAVE_CUDA
         tr_cuda_kalman *ctx = NULL;
-        tr_status s =
-            tr_cuda_kalman_create(c->device, q->model, &q->par, c->variant, c->batch, &ctx, err);
+        tr_status s = tr_cuda_kalman_create(c->device, q->model, &q->par, c->variant,
+                                            c->batch, &ctx, err);
         if (s == TR_OK) {
             q->cuda = ctx;
             q->backend = TR_BACKEND_CUDA;
@@ -111,8 +115,8 @@ static tr_status choose_backend(tr_kalman *q, tr_error *err)
     else
         q->fast = tr_kalman_cpu_create(q->model);
     if (!q->ref && !q->fast)
-        return tr_fail(err, TR_ERR_NOMEM, "kalman: cannot allocate the registers of M = %u",
-                       q->model->M);
+        return tr_fail(err, TR_ERR_NOMEM,
+                       "kalman: cannot allocate the registers of M = %u", q->model->M);
     tr_clear(err);
     return TR_OK;
 }
@@ -124,7 +128,8 @@ tr_kalman *tr_kalman_create(const tr_kalman_config *cfg, const tr_kalman_model *
         tr_fail(err, TR_ERR_INVALID, "kalman: NULL %s", !cfg ? "configuration" : "model");
         return NULL;
     }
-    if (check_ns(cfg->Ns, model->M, err) != TR_OK || check_alpha(cfg->alpha, err) != TR_OK ||
+    if (check_ns(cfg->Ns, model->M, err) != TR_OK ||
+        check_alpha(cfg->alpha, err) != TR_OK ||
         check_threshold(cfg->threshold, err) != TR_OK)
         return NULL;
     if (cfg->max_events < 1 || cfg->max_events > ((size_t)1 << 24)) {
@@ -241,23 +246,28 @@ static tr_status process_any(tr_kalman *q, const float *x, size_t n, float *llr_
                              double *llr_d, uint8_t *dec)
 {
     if (!q) return TR_ERR_INVALID;
-    if (n > 0 && !x) return tr_fail(&q->err, TR_ERR_INVALID, "kalman: NULL samples with n > 0");
+    if (n > 0 && !x)
+        return tr_fail(&q->err, TR_ERR_INVALID, "kalman: NULL samples with n > 0");
     size_t done = 0;
     while (done < n) {
         const size_t m = n - done < CHUNK ? n - done : CHUNK;
         const double thr = q->cfg.threshold;
-        for (size_t i = 0; i < m; i++) q->kmax[i] = 1;
+        for (size_t i = 0; i < m; i++)
+            q->kmax[i] = 1;
 #ifdef TR_HAVE_CUDA
         if (q->cuda) {
-            tr_status s = tr_cuda_kalman_run_host((tr_cuda_kalman *)q->cuda, x + done, m,
-                                                  q->llr, q->kmax, thr, &q->nonfinite, &q->err);
+            tr_status s =
+                tr_cuda_kalman_run_host((tr_cuda_kalman *)q->cuda, x + done, m, q->llr,
+                                        q->kmax, thr, &q->nonfinite, &q->err);
             if (s != TR_OK) return s;
         } else
 #endif
             if (q->ref)
-            q->nonfinite += tr_kalman_ref_run(q->ref, &q->par, x + done, m, q->llr, q->kmax, thr);
+            q->nonfinite +=
+                tr_kalman_ref_run(q->ref, &q->par, x + done, m, q->llr, q->kmax, thr);
         else
-            q->nonfinite += tr_kalman_cpu_run(q->fast, &q->par, x + done, m, q->llr, q->kmax, thr);
+            q->nonfinite +=
+                tr_kalman_cpu_run(q->fast, &q->par, x + done, m, q->llr, q->kmax, thr);
         decide(q, m, llr_f ? llr_f + done : NULL, llr_d ? llr_d + done : NULL,
                dec ? dec + done : NULL);
         q->position += m;
@@ -285,7 +295,8 @@ tr_status tr_kalman_process_device(tr_kalman *q, const float *d_x, size_t n, flo
 #ifdef TR_HAVE_CUDA
     if (q->cuda) {
         if (n == 0) return TR_OK;
-        if (!d_x) return tr_fail(&q->err, TR_ERR_INVALID, "kalman: NULL samples with n > 0");
+        if (!d_x)
+            return tr_fail(&q->err, TR_ERR_INVALID, "kalman: NULL samples with n > 0");
         tr_status s = tr_cuda_kalman_run_device((tr_cuda_kalman *)q->cuda, d_x, n, d_llr,
                                                 d_decision, q->cfg.threshold, &q->err);
         if (s == TR_OK) q->position += n;
@@ -297,9 +308,10 @@ tr_status tr_kalman_process_device(tr_kalman *q, const float *d_x, size_t n, flo
     (void)d_llr;
     (void)d_decision;
 #endif
-    return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
-                   "kalman: process_device needs the CUDA backend (this object runs on %s)",
-                   tr_backend_name(q->backend));
+    return tr_fail(
+        &q->err, TR_ERR_UNSUPPORTED,
+        "kalman: process_device needs the CUDA backend (this object runs on %s)",
+        tr_backend_name(q->backend));
 }
 
 size_t tr_kalman_events(tr_kalman *q, tr_kalman_event *ev, size_t max)
@@ -314,14 +326,21 @@ size_t tr_kalman_events(tr_kalman *q, tr_kalman_event *ev, size_t max)
     return k;
 }
 
-size_t tr_kalman_events_pending(const tr_kalman *q) { return q ? q->ev_count : 0; }
-uint64_t tr_kalman_events_dropped(const tr_kalman *q) { return q ? q->ev_dropped : 0; }
+size_t tr_kalman_events_pending(const tr_kalman *q)
+{
+    return q ? q->ev_count : 0;
+}
+uint64_t tr_kalman_events_dropped(const tr_kalman *q)
+{
+    return q ? q->ev_dropped : 0;
+}
 
 static tr_status push_params(tr_kalman *q)
 {
     set_params(q);
 #ifdef TR_HAVE_CUDA
-    if (q->cuda) return tr_cuda_kalman_set_params((tr_cuda_kalman *)q->cuda, &q->par, &q->err);
+    if (q->cuda)
+        return tr_cuda_kalman_set_params((tr_cuda_kalman *)q->cuda, &q->par, &q->err);
 #endif
     return TR_OK;
 }
@@ -353,14 +372,47 @@ tr_status tr_kalman_set_alpha(tr_kalman *q, double alpha)
     return push_params(q);
 }
 
-double tr_kalman_threshold(const tr_kalman *q) { return q ? q->cfg.threshold : NAN; }
-uint32_t tr_kalman_ns(const tr_kalman *q) { return q ? q->cfg.Ns : 0; }
-double tr_kalman_alpha(const tr_kalman *q) { return q ? q->cfg.alpha : NAN; }
-uint32_t tr_kalman_M(const tr_kalman *q) { return q ? q->model->M : 0; }
-uint32_t tr_kalman_Q(const tr_kalman *q) { return q ? q->model->Q : 0; }
-uint64_t tr_kalman_position(const tr_kalman *q) { return q ? q->position : 0; }
-uint64_t tr_kalman_nonfinite(const tr_kalman *q) { return q ? q->nonfinite : 0; }
-int tr_kalman_in_burst(const tr_kalman *q) { return q ? q->in_burst : 0; }
-tr_backend tr_kalman_backend(const tr_kalman *q) { return q ? q->backend : TR_BACKEND_CPU; }
-tr_variant tr_kalman_variant(const tr_kalman *q) { return q ? q->variant : TR_VARIANT_FAST; }
-const char *tr_kalman_last_error(const tr_kalman *q) { return q ? q->err.message : "NULL object"; }
+double tr_kalman_threshold(const tr_kalman *q)
+{
+    return q ? q->cfg.threshold : NAN;
+}
+uint32_t tr_kalman_ns(const tr_kalman *q)
+{
+    return q ? q->cfg.Ns : 0;
+}
+double tr_kalman_alpha(const tr_kalman *q)
+{
+    return q ? q->cfg.alpha : NAN;
+}
+uint32_t tr_kalman_M(const tr_kalman *q)
+{
+    return q ? q->model->M : 0;
+}
+uint32_t tr_kalman_Q(const tr_kalman *q)
+{
+    return q ? q->model->Q : 0;
+}
+uint64_t tr_kalman_position(const tr_kalman *q)
+{
+    return q ? q->position : 0;
+}
+uint64_t tr_kalman_nonfinite(const tr_kalman *q)
+{
+    return q ? q->nonfinite : 0;
+}
+int tr_kalman_in_burst(const tr_kalman *q)
+{
+    return q ? q->in_burst : 0;
+}
+tr_backend tr_kalman_backend(const tr_kalman *q)
+{
+    return q ? q->backend : TR_BACKEND_CPU;
+}
+tr_variant tr_kalman_variant(const tr_kalman *q)
+{
+    return q ? q->variant : TR_VARIANT_FAST;
+}
+const char *tr_kalman_last_error(const tr_kalman *q)
+{
+    return q ? q->err.message : "NULL object";
+}

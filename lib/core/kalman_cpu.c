@@ -50,15 +50,15 @@
 struct tr_kalman_cpu {
     const tr_kalman_model *m;
     uint32_t M, Q, n;
-    size_t S;    /* stride of one component row (hypothesis slots) */
-    size_t top;  /* lanes run k = 1..top (top = multiple of 8 >= M-1) */
-    float *z;    /* n rows of S: z[c * S + k] = z_{k|k-1}{c} (slot 1: noise prediction) */
-    float *K;    /* n rows of S: K_k{c}, 0 in the padding */
-    float *Af;   /* n x n (dense kernel) */
+    size_t S;   /* stride of one component row (hypothesis slots) */
+    size_t top; /* lanes run k = 1..top (top = multiple of 8 >= M-1) */
+    float *z;   /* n rows of S: z[c * S + k] = z_{k|k-1}{c} (slot 1: noise prediction) */
+    float *K;   /* n rows of S: K_k{c}, 0 in the padding */
+    float *Af;  /* n x n (dense kernel) */
     float axf[TR_KALMAN_MAX_Q], anf[TR_KALMAN_MAX_Q];
-    float *h;    /* S: 1/(2 Sigma_k), 0 in the padding */
-    double *cq;  /* S: -1/2 log(2 pi Sigma_k), 0 in the padding */
-    double *d;   /* S: d_k (slot 0: log alpha, padding -inf) */
+    float *h;                       /* S: 1/(2 Sigma_k), 0 in the padding */
+    double *cq;                     /* S: -1/2 log(2 pi Sigma_k), 0 in the padding */
+    double *d;                      /* S: d_k (slot 0: log alpha, padding -inf) */
     double zM[2 * TR_KALMAN_MAX_Q]; /* noise-only prediction, double */
     double tmp[2 * TR_KALMAN_MAX_Q];
 };
@@ -78,11 +78,13 @@ static void update_generic(tr_kalman_cpu *c, float r, double LX)
     if (n < 2) return;
     for (size_t k = c->top; k >= 1; k--) {
         float u[2 * TR_KALMAN_MAX_Q];
-        for (uint32_t i = 0; i < n; i++) u[i] = c->z[i * S + k];
+        for (uint32_t i = 0; i < n; i++)
+            u[i] = c->z[i * S + k];
         const float e = r - (u[0] + u[Q]);
         const float hq = c->h[k] * (e * e);
         c->d[k] = c->d[k - 1] + (c->cq[k] - (double)hq) - LX;
-        for (uint32_t i = 0; i < n; i++) u[i] = u[i] + c->K[i * S + k] * e;
+        for (uint32_t i = 0; i < n; i++)
+            u[i] = u[i] + c->K[i * S + k] * e;
         if (comp) {
             float x0 = 0.0f, n0 = 0.0f;
             for (uint32_t i = 0; i < Q; i++) {
@@ -98,20 +100,23 @@ static void update_generic(tr_kalman_cpu *c, float r, double LX)
         } else {
             for (uint32_t i = 0; i < n; i++) {
                 float s = 0.0f;
-                for (uint32_t l = 0; l < n; l++) s += c->Af[i * n + l] * u[l];
+                for (uint32_t l = 0; l < n; l++)
+                    s += c->Af[i * n + l] * u[l];
                 c->z[i * S + k + 1] = s;
             }
         }
     }
 }
 
-static double lse_generic(const double *d, size_t a, size_t b, double init, double *maxout)
+static double lse_generic(const double *d, size_t a, size_t b, double init,
+                          double *maxout)
 {
     double mx = init;
     for (size_t k = a; k <= b; k++)
         if (d[k] > mx) mx = d[k];
     double s = 0.0;
-    for (size_t k = a; k <= b; k++) s += exp(d[k] - mx);
+    for (size_t k = a; k <= b; k++)
+        s += exp(d[k] - mx);
     *maxout = mx;
     return s;
 }
@@ -137,15 +142,16 @@ update_avx2_q(tr_kalman_cpu *c, float r, double LX, const uint32_t Q)
     }
     for (size_t k = c->top + 1 - LANES; k >= 1; k -= LANES) {
         __m256 u[2 * TR_KALMAN_MAX_Q];
-        for (uint32_t i = 0; i < n; i++) u[i] = _mm256_loadu_ps(z + i * S + k);
+        for (uint32_t i = 0; i < n; i++)
+            u[i] = _mm256_loadu_ps(z + i * S + k);
         const __m256 e = _mm256_sub_ps(vr, _mm256_add_ps(u[0], u[Q]));
         const __m256 hq = _mm256_mul_ps(_mm256_loadu_ps(c->h + k), _mm256_mul_ps(e, e));
         const __m256d hlo = _mm256_cvtps_pd(_mm256_castps256_ps128(hq));
         const __m256d hhi = _mm256_cvtps_pd(_mm256_extractf128_ps(hq, 1));
-        const __m256d dlo = _mm256_sub_pd(
-            _mm256_add_pd(_mm256_loadu_pd(c->d + k - 1),
-                          _mm256_sub_pd(_mm256_loadu_pd(c->cq + k), hlo)),
-            vLX);
+        const __m256d dlo =
+            _mm256_sub_pd(_mm256_add_pd(_mm256_loadu_pd(c->d + k - 1),
+                                        _mm256_sub_pd(_mm256_loadu_pd(c->cq + k), hlo)),
+                          vLX);
         const __m256d dhi = _mm256_sub_pd(
             _mm256_add_pd(_mm256_loadu_pd(c->d + k + 3),
                           _mm256_sub_pd(_mm256_loadu_pd(c->cq + k + 4), hhi)),
@@ -171,7 +177,7 @@ update_avx2_q(tr_kalman_cpu *c, float r, double LX, const uint32_t Q)
 }
 
 #define UPD(QQ)                                                                          \
-    AVX2 static void update_avx2_##QQ(tr_kalman_cpu *c, float r, double LX)             \
+    AVX2 static void update_avx2_##QQ(tr_kalman_cpu *c, float r, double LX)              \
     {                                                                                    \
         update_avx2_q(c, r, LX, QQ);                                                     \
     }
@@ -191,8 +197,9 @@ AVX2 static void update_avx2_any(tr_kalman_cpu *c, float r, double LX)
 static inline __attribute__((always_inline)) AVX2 __m256 exp_avx2(__m256 x)
 {
     x = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
-    const __m256 fx = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256 fx =
+        _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     x = _mm256_sub_ps(x, _mm256_mul_ps(fx, _mm256_set1_ps(0.693359375f)));
     x = _mm256_sub_ps(x, _mm256_mul_ps(fx, _mm256_set1_ps(-2.12194440e-4f)));
     __m256 y = _mm256_set1_ps(1.9875691500E-4f);
@@ -213,7 +220,8 @@ AVX2 static double lse_avx2(const double *d, size_t a, size_t b, double init,
 {
     size_t k = a;
     __m256d vm = _mm256_set1_pd(init);
-    for (; k + 4 <= b + 1; k += 4) vm = _mm256_max_pd(vm, _mm256_loadu_pd(d + k));
+    for (; k + 4 <= b + 1; k += 4)
+        vm = _mm256_max_pd(vm, _mm256_loadu_pd(d + k));
     double t[4];
     _mm256_storeu_pd(t, vm);
     double mx = t[0];
@@ -232,8 +240,10 @@ AVX2 static double lse_avx2(const double *d, size_t a, size_t b, double init,
     float f[8];
     _mm256_storeu_ps(f, acc);
     double s = 0.0;
-    for (int i = 0; i < 8; i++) s += (double)f[i];
-    for (; k <= b; k++) s += exp(d[k] - mx);
+    for (int i = 0; i < 8; i++)
+        s += (double)f[i];
+    for (; k <= b; k++)
+        s += exp(d[k] - mx);
     *maxout = mx;
     return s;
 }
@@ -244,13 +254,20 @@ static update_fn pick_update(const tr_kalman_cpu *c, int avx2)
 #ifdef TR_KALMAN_X86
     if (avx2 && c->m->companion) {
         switch (c->Q) {
-        case 1: return update_avx2_1;
-        case 2: return update_avx2_2;
-        case 3: return update_avx2_3;
-        case 4: return update_avx2_4;
-        case 5: return update_avx2_5;
-        case 6: return update_avx2_6;
-        default: return update_avx2_any;
+        case 1:
+            return update_avx2_1;
+        case 2:
+            return update_avx2_2;
+        case 3:
+            return update_avx2_3;
+        case 4:
+            return update_avx2_4;
+        case 5:
+            return update_avx2_5;
+        case 6:
+            return update_avx2_6;
+        default:
+            return update_avx2_any;
         }
     }
 #else
@@ -314,11 +331,13 @@ tr_kalman_cpu *tr_kalman_cpu_create(const tr_kalman_model *m)
         return NULL;
     }
     for (size_t k = 1; k <= m->M - 1; k++) {
-        for (size_t i = 0; i < n; i++) c->K[i * S + k] = (float)m->K[(k - 1) * n + i];
+        for (size_t i = 0; i < n; i++)
+            c->K[i * S + k] = (float)m->K[(k - 1) * n + i];
         c->h[k] = (float)m->h[k - 1];
         c->cq[k] = m->c[k - 1];
     }
-    for (size_t i = 0; i < n * n; i++) c->Af[i] = (float)m->A[i];
+    for (size_t i = 0; i < n * n; i++)
+        c->Af[i] = (float)m->A[i];
     for (uint32_t i = 0; i < m->Q; i++) {
         c->axf[i] = (float)m->ax[i];
         c->anf[i] = (float)m->an[i];
@@ -342,7 +361,8 @@ void tr_kalman_cpu_destroy(tr_kalman_cpu *c)
 void tr_kalman_cpu_reset(tr_kalman_cpu *c)
 {
     memset(c->z, 0, (size_t)c->n * c->S * sizeof(float));
-    for (size_t k = 0; k < c->S; k++) c->d[k] = -INFINITY;
+    for (size_t k = 0; k < c->S; k++)
+        c->d[k] = -INFINITY;
     memset(c->zM, 0, sizeof c->zM);
 }
 
@@ -353,7 +373,8 @@ static double noise_step(tr_kalman_cpu *c, double r, int missing)
     const uint32_t n = c->n, Q = c->Q, M = c->M;
     const double *K = m->K + (size_t)(M - 1) * n;
     const double e = missing ? 0.0 : r - (c->zM[0] + c->zM[Q]);
-    for (uint32_t i = 0; i < n; i++) c->tmp[i] = c->zM[i] + K[i] * e;
+    for (uint32_t i = 0; i < n; i++)
+        c->tmp[i] = c->zM[i] + K[i] * e;
     if (m->companion) {
         double x0 = 0.0, n0 = 0.0;
         for (uint32_t i = 0; i < Q; i++) {
@@ -369,7 +390,8 @@ static double noise_step(tr_kalman_cpu *c, double r, int missing)
     } else {
         for (uint32_t i = 0; i < n; i++) {
             double s = 0.0;
-            for (uint32_t l = 0; l < n; l++) s += m->A[(size_t)i * n + l] * c->tmp[l];
+            for (uint32_t l = 0; l < n; l++)
+                s += m->A[(size_t)i * n + l] * c->tmp[l];
             c->zM[i] = s;
         }
     }
@@ -383,11 +405,13 @@ static void update_missing(tr_kalman_cpu *c, double LX)
     const size_t S = c->S;
     for (size_t k = c->top; k >= 1; k--) {
         float u[2 * TR_KALMAN_MAX_Q];
-        for (uint32_t i = 0; i < n; i++) u[i] = c->z[i * S + k];
+        for (uint32_t i = 0; i < n; i++)
+            u[i] = c->z[i * S + k];
         c->d[k] = c->d[k - 1] - LX;
         for (uint32_t i = 0; i < n; i++) {
             float s = 0.0f;
-            for (uint32_t l = 0; l < n; l++) s += c->Af[i * n + l] * u[l];
+            for (uint32_t l = 0; l < n; l++)
+                s += c->Af[i * n + l] * u[l];
             c->z[i * S + k + 1] = s;
         }
     }
@@ -424,9 +448,11 @@ uint64_t tr_kalman_cpu_run(tr_kalman_cpu *c, const tr_kalman_params *p, const fl
             update_missing(c, LX);
         else
             upd(c, r, LX);
-        for (size_t k = M; k <= c->top; k++) c->d[k] = -INFINITY; /* padding */
+        for (size_t k = M; k <= c->top; k++)
+            c->d[k] = -INFINITY; /* padding */
         /* z_{1|0} of the next sample: the noise-only prediction */
-        for (uint32_t i = 0; i < n; i++) c->z[i * S + 1] = (float)c->zM[i];
+        for (uint32_t i = 0; i < n; i++)
+            c->z[i * S + 1] = (float)c->zM[i];
         /* eq. 15 as log-sum-exp */
         double mp, ma;
         const double sp = lse(c->d, 1, Ns, -INFINITY, &mp);

@@ -124,13 +124,16 @@ static int ar_stable(const double *a, uint32_t p)
 {
     double c[TR_KALMAN_MAX_Q + 1], t[TR_KALMAN_MAX_Q + 1];
     /* Polynomial 1 + c_1 z^-1 + ... + c_p z^-p with c_i = -a_i. */
-    for (uint32_t i = 1; i <= p; i++) c[i] = -a[i - 1];
+    for (uint32_t i = 1; i <= p; i++)
+        c[i] = -a[i - 1];
     for (uint32_t m = p; m >= 1; m--) {
         const double km = c[m];
         if (!(fabs(km) < 1.0)) return 0;
         const double den = 1.0 - km * km;
-        for (uint32_t i = 1; i < m; i++) t[i] = (c[i] - km * c[m - i]) / den;
-        for (uint32_t i = 1; i < m; i++) c[i] = t[i];
+        for (uint32_t i = 1; i < m; i++)
+            t[i] = (c[i] - km * c[m - i]) / den;
+        for (uint32_t i = 1; i < m; i++)
+            c[i] = t[i];
     }
     return 1;
 }
@@ -165,7 +168,8 @@ static tr_status make_envelope(const tr_kalman_design *d, double *g, tr_error *e
     const double p = d->env_param;
     switch (d->envelope) {
     case TR_KALMAN_ENV_RECT:
-        for (uint32_t i = 0; i < L; i++) g[i] = 1.0;
+        for (uint32_t i = 0; i < L; i++)
+            g[i] = 1.0;
         break;
     case TR_KALMAN_ENV_EXP:
     case TR_KALMAN_ENV_GAUSS:
@@ -207,11 +211,13 @@ static tr_status make_envelope(const tr_kalman_design *d, double *g, tr_error *e
         break;
     }
     default:
-        return tr_fail(err, TR_ERR_INVALID, "kalman: unknown envelope %d", (int)d->envelope);
+        return tr_fail(err, TR_ERR_INVALID, "kalman: unknown envelope %d",
+                       (int)d->envelope);
     }
     for (uint32_t i = 0; i < L; i++)
         if (!isfinite(g[i]) || g[i] < 0.0)
-            return tr_fail(err, TR_ERR_INVALID, "kalman: envelope value %u is invalid", i);
+            return tr_fail(err, TR_ERR_INVALID, "kalman: envelope value %u is invalid",
+                           i);
     return TR_OK;
 }
 
@@ -223,13 +229,15 @@ static void apat(const double *A, double *P, double *W, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = 0; j < n; j++) {
             double s = 0.0;
-            for (uint32_t l = 0; l < n; l++) s += A[i * n + l] * P[l * n + j];
+            for (uint32_t l = 0; l < n; l++)
+                s += A[i * n + l] * P[l * n + j];
             W[i * n + j] = s;
         }
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = 0; j < n; j++) {
             double s = 0.0;
-            for (uint32_t l = 0; l < n; l++) s += W[i * n + l] * A[j * n + l];
+            for (uint32_t l = 0; l < n; l++)
+                s += W[i * n + l] * A[j * n + l];
             P[i * n + j] = s;
         }
     /* Keep it exactly symmetric. */
@@ -245,13 +253,16 @@ static void apat(const double *A, double *P, double *W, uint32_t n)
 static double joseph(double *P, double *K, double *W, uint32_t n, int a, int b, double R)
 {
     double ph[2 * TR_KALMAN_MAX_Q] = {0};
-    for (uint32_t i = 0; i < n; i++) ph[i] = P[i * n + a] + (b >= 0 ? P[i * n + b] : 0.0);
+    for (uint32_t i = 0; i < n; i++)
+        ph[i] = P[i * n + a] + (b >= 0 ? P[i * n + b] : 0.0);
     const double S = ph[a] + (b >= 0 ? ph[b] : 0.0) + R;
-    for (uint32_t i = 0; i < n; i++) K[i] = ph[i] / S;
+    for (uint32_t i = 0; i < n; i++)
+        K[i] = ph[i] / S;
     /* W = (I - K h') P */
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = 0; j < n; j++) {
-            const double hp = P[(size_t)a * n + j] + (b >= 0 ? P[(size_t)b * n + j] : 0.0);
+            const double hp =
+                P[(size_t)a * n + j] + (b >= 0 ? P[(size_t)b * n + j] : 0.0);
             W[i * n + j] = P[i * n + j] - K[i] * hp;
         }
     /* P = W (I - K h')' + R K K' = W - (W h) K' + R K K' */
@@ -319,14 +330,17 @@ tr_kalman_model *tr_kalman_model_design(const tr_kalman_design *d, tr_error *err
     if (make_envelope(d, g, err) != TR_OK) goto fail;
 
     /* A = blkdiag(companion(target), companion(noise)). */
-    for (uint32_t i = 0; i < d->target_order; i++) m->A[i] = d->target_ar[i];
-    for (uint32_t i = 0; i < d->noise_order; i++) m->A[(size_t)Q * n + Q + i] = d->noise_ar[i];
+    for (uint32_t i = 0; i < d->target_order; i++)
+        m->A[i] = d->target_ar[i];
+    for (uint32_t i = 0; i < d->noise_order; i++)
+        m->A[(size_t)Q * n + Q + i] = d->noise_ar[i];
     for (uint32_t i = 1; i < Q; i++) {
         m->A[(size_t)i * n + i - 1] = 1.0;
         m->A[(size_t)(Q + i) * n + Q + i - 1] = 1.0;
     }
     for (uint32_t i = 0; i < Q; i++)
-        for (uint32_t j = 0; j < Q; j++) An[i * Q + j] = m->A[(size_t)(Q + i) * n + Q + j];
+        for (uint32_t j = 0; j < Q; j++)
+            An[i * Q + j] = m->A[(size_t)(Q + i) * n + Q + j];
 
     /* Noise-only steady state: prediction covariance Pn of the noise block. */
     {
@@ -362,7 +376,8 @@ tr_kalman_model *tr_kalman_model_design(const tr_kalman_design *d, tr_error *err
     /* Hypothesis M: gain and innovation variance of the embedded steady state. */
     memset(P, 0, (size_t)n * n * sizeof(double));
     for (uint32_t i = 0; i < Q; i++)
-        for (uint32_t j = 0; j < Q; j++) P[(size_t)(Q + i) * n + Q + j] = Pn[i * Q + j];
+        for (uint32_t j = 0; j < Q; j++)
+            P[(size_t)(Q + i) * n + Q + j] = Pn[i * Q + j];
     {
         double *Pm = W; /* scratch copy: the update must not touch P */
         double *W2 = malloc((size_t)n * n * sizeof(double));
@@ -371,8 +386,8 @@ tr_kalman_model *tr_kalman_model_design(const tr_kalman_design *d, tr_error *err
             goto fail;
         }
         memcpy(Pm, P, (size_t)n * n * sizeof(double));
-        m->sigma[M - 1] = joseph(Pm, m->K + (size_t)(M - 1) * n, W2, n, 0, (int)Q,
-                                 d->meas_var);
+        m->sigma[M - 1] =
+            joseph(Pm, m->K + (size_t)(M - 1) * n, W2, n, 0, (int)Q, d->meas_var);
         free(W2);
     }
     /* Hypotheses 1..M-1 (P holds blkdiag(0, Pn)). */
@@ -422,11 +437,13 @@ tr_kalman_model *tr_kalman_model_from_arrays(uint32_t Q, uint32_t M, const doubl
                                              tr_error *err)
 {
     if (Q < 1 || Q > TR_KALMAN_MAX_Q) {
-        tr_fail(err, TR_ERR_INVALID, "kalman: Q must be 1..%d, got %u", TR_KALMAN_MAX_Q, Q);
+        tr_fail(err, TR_ERR_INVALID, "kalman: Q must be 1..%d, got %u", TR_KALMAN_MAX_Q,
+                Q);
         return NULL;
     }
     if (M < 3 || M > TR_KALMAN_MAX_M) {
-        tr_fail(err, TR_ERR_INVALID, "kalman: M must be 3..%u, got %u", TR_KALMAN_MAX_M, M);
+        tr_fail(err, TR_ERR_INVALID, "kalman: M must be 3..%u, got %u", TR_KALMAN_MAX_M,
+                M);
         return NULL;
     }
     if (!A || !K || !sigma) {
@@ -440,8 +457,8 @@ tr_kalman_model *tr_kalman_model_from_arrays(uint32_t Q, uint32_t M, const doubl
     }
     for (uint32_t k = 0; k < M; k++)
         if (!(sigma[k] > 0.0) || !isfinite(sigma[k])) {
-            tr_fail(err, TR_ERR_INVALID,
-                    "kalman: Sigma_%u = %g must be finite and > 0", k + 1, sigma[k]);
+            tr_fail(err, TR_ERR_INVALID, "kalman: Sigma_%u = %g must be finite and > 0",
+                    k + 1, sigma[k]);
             return NULL;
         }
     tr_kalman_model *m = model_alloc(Q, M);
@@ -472,7 +489,8 @@ static const char MAGIC[8] = {'T', 'R', 'K', 'A', 'L', 'M', '0', '1'};
 
 static void put_u32(unsigned char *p, uint32_t v)
 {
-    for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
 }
 static uint32_t get_u32(const unsigned char *p)
 {
@@ -483,12 +501,14 @@ static void put_f64(unsigned char *p, double d)
 {
     uint64_t v;
     memcpy(&v, &d, 8);
-    for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
 }
 static double get_f64(const unsigned char *p)
 {
     uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)p[i] << (8 * i);
     double d;
     memcpy(&d, &v, 8);
     return d;
@@ -500,14 +520,18 @@ tr_status tr_kalman_model_save(const tr_kalman_model *m, const char *path, tr_er
     const size_t n = m->n, cnt = n * n + (size_t)m->M * n + m->M;
     const size_t bytes = 16 + 8 * cnt;
     unsigned char *buf = malloc(bytes);
-    if (!buf) return tr_fail(err, TR_ERR_NOMEM, "kalman: cannot allocate %zu bytes", bytes);
+    if (!buf)
+        return tr_fail(err, TR_ERR_NOMEM, "kalman: cannot allocate %zu bytes", bytes);
     memcpy(buf, MAGIC, 8);
     put_u32(buf + 8, m->Q);
     put_u32(buf + 12, m->M);
     unsigned char *p = buf + 16;
-    for (size_t i = 0; i < n * n; i++, p += 8) put_f64(p, m->A[i]);
-    for (size_t i = 0; i < (size_t)m->M * n; i++, p += 8) put_f64(p, m->K[i]);
-    for (size_t i = 0; i < m->M; i++, p += 8) put_f64(p, m->sigma[i]);
+    for (size_t i = 0; i < n * n; i++, p += 8)
+        put_f64(p, m->A[i]);
+    for (size_t i = 0; i < (size_t)m->M * n; i++, p += 8)
+        put_f64(p, m->K[i]);
+    for (size_t i = 0; i < m->M; i++, p += 8)
+        put_f64(p, m->sigma[i]);
     FILE *f = fopen(path, "wb");
     if (!f) {
         free(buf);
@@ -564,7 +588,8 @@ tr_kalman_model *tr_kalman_model_load(const char *path, tr_error *err)
         tr_fail(err, TR_ERR_IO, "kalman: %s has trailing data", path);
         goto done;
     }
-    for (size_t i = 0; i < cnt; i++) v[i] = get_f64(buf + 8 * i);
+    for (size_t i = 0; i < cnt; i++)
+        v[i] = get_f64(buf + 8 * i);
     m = tr_kalman_model_from_arrays(Q, M, v, v + n * n, v + n * n + (size_t)M * n, err);
     free(v);
 done:
@@ -575,9 +600,18 @@ done:
 
 /* ---- accessors ------------------------------------------------------------ */
 
-uint32_t tr_kalman_model_Q(const tr_kalman_model *m) { return m ? m->Q : 0; }
-uint32_t tr_kalman_model_M(const tr_kalman_model *m) { return m ? m->M : 0; }
-const double *tr_kalman_model_A(const tr_kalman_model *m) { return m ? m->A : NULL; }
+uint32_t tr_kalman_model_Q(const tr_kalman_model *m)
+{
+    return m ? m->Q : 0;
+}
+uint32_t tr_kalman_model_M(const tr_kalman_model *m)
+{
+    return m ? m->M : 0;
+}
+const double *tr_kalman_model_A(const tr_kalman_model *m)
+{
+    return m ? m->A : NULL;
+}
 const double *tr_kalman_model_gain(const tr_kalman_model *m, uint32_t k)
 {
     return (m && k >= 1 && k <= m->M) ? m->K + (size_t)(k - 1) * m->n : NULL;
@@ -594,4 +628,7 @@ double tr_kalman_model_inv_sigma(const tr_kalman_model *m, uint32_t k)
 {
     return (m && k >= 1 && k <= m->M) ? m->inv_sigma[k - 1] : NAN;
 }
-int tr_kalman_model_is_companion(const tr_kalman_model *m) { return m ? m->companion : 0; }
+int tr_kalman_model_is_companion(const tr_kalman_model *m)
+{
+    return m ? m->companion : 0;
+}

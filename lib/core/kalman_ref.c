@@ -70,7 +70,8 @@ void tr_kalman_ref_reset(tr_kalman_ref *r)
     const size_t n = r->m->n, M = r->m->M;
     for (int c = 0; c < 2; c++) {
         memset(r->z[c], 0, (M + 1) * n * sizeof(double));
-        for (size_t k = 0; k < M; k++) r->d[c][k] = -INFINITY; /* no target yet */
+        for (size_t k = 0; k < M; k++)
+            r->d[c][k] = -INFINITY; /* no target yet */
     }
     memset(r->zM, 0, n * sizeof(double));
     r->norm_factor = 0.0;
@@ -87,18 +88,20 @@ static double filter_step(const tr_kalman_model *m, uint32_t k, const double *zi
 {
     const uint32_t n = m->n, Q = m->Q;
     const double *K = m->K + (size_t)(k - 1) * n;
-    const double rhat = zin[0] + zin[Q];                      /* eq. 2 */
+    const double rhat = zin[0] + zin[Q]; /* eq. 2 */
     const double e = missing ? 0.0 : r - rhat;
-    for (uint32_t i = 0; i < n; i++) tmp[i] = zin[i] + K[i] * e; /* eq. 3 */
-    for (uint32_t i = 0; i < n; i++) {                         /* eq. 4 */
+    for (uint32_t i = 0; i < n; i++)
+        tmp[i] = zin[i] + K[i] * e;    /* eq. 3 */
+    for (uint32_t i = 0; i < n; i++) { /* eq. 4 */
         double s = 0.0;
-        for (uint32_t l = 0; l < n; l++) s += m->A[(size_t)i * n + l] * tmp[l];
+        for (uint32_t l = 0; l < n; l++)
+            s += m->A[(size_t)i * n + l] * tmp[l];
         zout[i] = s;
     }
     if (missing) return 0.0;
     /* eq. 5 */
-    return 0.5 * (-(LOG_2PI + m->log_sigma[k - 1]) - (rhat - r) * m->inv_sigma[k - 1] *
-                                                         (rhat - r));
+    return 0.5 * (-(LOG_2PI + m->log_sigma[k - 1]) -
+                  (rhat - r) * m->inv_sigma[k - 1] * (rhat - r));
 }
 
 uint64_t tr_kalman_ref_run(tr_kalman_ref *R, const tr_kalman_params *p, const float *x,
@@ -133,7 +136,8 @@ uint64_t tr_kalman_ref_run(tr_kalman_ref *R, const tr_kalman_params *p, const fl
         for (uint32_t k = 2; k <= M - 1; k++) {
             double scratch[2 * TR_KALMAN_MAX_Q]; /* z_{M|M-1} of the diagonal: unused */
             double *out = (k + 1 <= M - 1) ? zo + (size_t)(k + 1) * n : scratch;
-            const double qk = filter_step(m, k, zi + (size_t)k * n, r, missing, out, R->tmp);
+            const double qk =
+                filter_step(m, k, zi + (size_t)k * n, r, missing, out, R->tmp);
             dn[k] = di[k - 1] + qk - LX; /* eq. 6 */
         }
 
@@ -141,8 +145,10 @@ uint64_t tr_kalman_ref_run(tr_kalman_ref *R, const tr_kalman_params *p, const fl
         const double nf = R->norm_factor;
         const double exp_d1 = exp(dn[1] - nf);
         double S1 = 0.0, S2 = 0.0;
-        for (uint32_t k = 2; k <= Ns; k++) S1 += exp(dn[k] - nf);
-        for (uint32_t k = Ns + 1; k <= M - 1; k++) S2 += exp(dn[k] - nf);
+        for (uint32_t k = 2; k <= Ns; k++)
+            S1 += exp(dn[k] - nf);
+        for (uint32_t k = Ns + 1; k <= M - 1; k++)
+            S2 += exp(dn[k] - nf);
 
         /* eq. 15 */
         const double L = log(S1 + exp_d1) - log(exp(-nf) + S2);

@@ -38,7 +38,8 @@ static void random_ar(tu_rng *g, uint32_t p, double rmax, double *a)
                 t[i + 2] += s2 * c[i];
             }
             deg += 2;
-            for (uint32_t i = 0; i <= deg; i++) c[i] = t[i];
+            for (uint32_t i = 0; i <= deg; i++)
+                c[i] = t[i];
         } else {
             const double root = (tu_uniform(g) < 0.5 ? -1.0 : 1.0) * rad;
             double t[16] = {0};
@@ -47,10 +48,12 @@ static void random_ar(tu_rng *g, uint32_t p, double rmax, double *a)
                 t[i + 1] -= root * c[i];
             }
             deg += 1;
-            for (uint32_t i = 0; i <= deg; i++) c[i] = t[i];
+            for (uint32_t i = 0; i <= deg; i++)
+                c[i] = t[i];
         }
     }
-    for (uint32_t i = 0; i < p; i++) a[i] = -c[i + 1];
+    for (uint32_t i = 0; i < p; i++)
+        a[i] = -c[i + 1];
 }
 
 /* Cholesky of the leading P x P block of G (ld = ldg) into L; 0 on failure. */
@@ -59,7 +62,8 @@ static int cholesky(const double *G, size_t ldg, size_t P, double *L)
     for (size_t i = 0; i < P; i++)
         for (size_t j = 0; j <= i; j++) {
             double s = G[i * ldg + j];
-            for (size_t l = 0; l < j; l++) s -= L[i * P + l] * L[j * P + l];
+            for (size_t l = 0; l < j; l++)
+                s -= L[i * P + l] * L[j * P + l];
             if (i == j) {
                 if (!(s > 0.0)) return 0;
                 L[i * P + i] = sqrt(s);
@@ -75,7 +79,8 @@ static void fsolve(const double *L, size_t P, const double *b, double *y)
 {
     for (size_t i = 0; i < P; i++) {
         double s = b[i];
-        for (size_t l = 0; l < i; l++) s -= L[i * P + l] * y[l];
+        for (size_t l = 0; l < i; l++)
+            s -= L[i * P + l] * y[l];
         y[i] = s / L[i * P + i];
     }
 }
@@ -88,7 +93,8 @@ typedef struct {
 static double cov(const brute *b, const double *u, const double *v)
 {
     double s = 0.0;
-    for (size_t i = 0; i < b->NI; i++) s += u[i] * v[i] * b->D[i];
+    for (size_t i = 0; i < b->NI; i++)
+        s += u[i] * v[i] * b->D[i];
     return s;
 }
 
@@ -111,19 +117,22 @@ static double check_design(const tr_kalman_design *d, const tr_kalman_model *m)
     }
     /* envelope from the library's definition for RECT/USER only (tests use those) */
     if (d->envelope == TR_KALMAN_ENV_USER)
-        for (size_t i = 0; i + 1 < M; i++) b.D[2 * T + t0 + i] = d->target_var * d->env_user[i];
+        for (size_t i = 0; i + 1 < M; i++)
+            b.D[2 * T + t0 + i] = d->target_var * d->env_user[i];
     for (size_t t = 0; t < T; t++) {
         double *n = b.N + t * NI, *x = b.X + t * NI;
         n[t] = 1.0;
         for (uint32_t i = 1; i <= d->noise_order && i <= t; i++)
-            for (size_t l = 0; l < NI; l++) n[l] += d->noise_ar[i - 1] * b.N[(t - i) * NI + l];
+            for (size_t l = 0; l < NI; l++)
+                n[l] += d->noise_ar[i - 1] * b.N[(t - i) * NI + l];
         if (t >= t0) {
             x[2 * T + t] = 1.0;
             for (uint32_t i = 1; i <= d->target_order && t - i >= t0; i++)
                 for (size_t l = 0; l < NI; l++)
                     x[l] += d->target_ar[i - 1] * b.X[(t - i) * NI + l];
         }
-        for (size_t l = 0; l < NI; l++) R[t * NI + l] = n[l] + x[l];
+        for (size_t l = 0; l < NI; l++)
+            R[t * NI + l] = n[l] + x[l];
         R[t * NI + T + t] += 1.0;
     }
     /* covariance of the observed samples t = LB..T-1 */
@@ -144,10 +153,12 @@ static double check_design(const tr_kalman_design *d, const tr_kalman_model *m)
             worst = INFINITY;
             break;
         }
-        for (size_t i = 0; i < P; i++) c[i] = G[i * NO + P];
+        for (size_t i = 0; i < P; i++)
+            c[i] = G[i * NO + P];
         fsolve(L, P, c, y);
         double S = G[P * NO + P];
-        for (size_t i = 0; i < P; i++) S -= y[i] * y[i];
+        for (size_t i = 0; i < P; i++)
+            S -= y[i] * y[i];
         const uint32_t kk = k == 0 ? M : k;
         const double Sd = tr_kalman_model_sigma(m, kk);
         double err = fabs(S - Sd) / S;
@@ -160,9 +171,11 @@ static double check_design(const tr_kalman_design *d, const tr_kalman_model *m)
             if (lag <= t) zrow = (isn ? b.N : b.X) + (t - lag) * NI;
             if (zrow) {
                 cvz = cov(&b, zrow, R + t * NI);
-                for (size_t i = 0; i < P; i++) cz[i] = cov(&b, zrow, R + (LB + i) * NI);
+                for (size_t i = 0; i < P; i++)
+                    cz[i] = cov(&b, zrow, R + (LB + i) * NI);
                 fsolve(L, P, cz, yz);
-                for (size_t i = 0; i < P; i++) cvz -= yz[i] * y[i];
+                for (size_t i = 0; i < P; i++)
+                    cvz -= yz[i] * y[i];
             }
             const double Kb = cvz / S;
             const double e = fabs(Kb - Kd[comp]) / (1.0 + fabs(Kb));
@@ -201,7 +214,8 @@ static void test_brute_force(void)
         d.meas_var = trial % 3 == 0 ? 0.0 : 0.3 * tu_uniform(&g);
         if (trial % 2) {
             d.envelope = TR_KALMAN_ENV_USER;
-            for (uint32_t i = 0; i + 1 < d.M; i++) env[i] = tu_uniform(&g) * 2.0;
+            for (uint32_t i = 0; i + 1 < d.M; i++)
+                env[i] = tu_uniform(&g) * 2.0;
             d.env_user = env;
         }
         tr_error err;
@@ -210,8 +224,8 @@ static void test_brute_force(void)
         if (!m) continue;
         CHECK(tr_kalman_model_is_companion(m), "designed A must be block companion");
         const double w = check_design(&d, m);
-        CHECK(w < 1e-7, "trial %d (M=%u pn=%u px=%u R=%g): worst relative error %g", trial,
-              d.M, d.noise_order, d.target_order, d.meas_var, w);
+        CHECK(w < 1e-7, "trial %d (M=%u pn=%u px=%u R=%g): worst relative error %g",
+              trial, d.M, d.noise_order, d.target_order, d.meas_var, w);
         tr_kalman_model_destroy(m);
     }
 }
@@ -235,7 +249,8 @@ static void test_envelopes(void)
         /* RECT: the first sample of the target has the largest innovation variance
          * over the noise-only one; every Sigma_k >= Sigma_M - tiny. */
         for (uint32_t k = 1; k <= d.M; k++)
-            CHECK(tr_kalman_model_sigma(m, k) >= tr_kalman_model_sigma(m, d.M) * (1 - 1e-12),
+            CHECK(tr_kalman_model_sigma(m, k) >=
+                      tr_kalman_model_sigma(m, d.M) * (1 - 1e-12),
                   "envelope %d: Sigma_%u below the noise-only one", i, k);
         tr_kalman_model_destroy(m);
     }
@@ -245,15 +260,16 @@ static void expect_fail(tr_kalman_design d, const char *what)
 {
     tr_error err;
     tr_kalman_model *m = tr_kalman_model_design(&d, &err);
-    CHECK(m == NULL && err.code == TR_ERR_INVALID && err.message[0], "%s must be rejected",
-          what);
+    CHECK(m == NULL && err.code == TR_ERR_INVALID && err.message[0],
+          "%s must be rejected", what);
     tr_kalman_model_destroy(m);
 }
 
 static void test_invalid(void)
 {
-    double a[2] = {0.5, 0.2}, b[1] = {0.3}, unstable1[1] = {1.0}, unstable2[2] = {0.5, 0.6},
-           nanar[1] = {NAN}, env[4] = {0, 0, 0, 0}, envneg[4] = {1, -1, 1, 1};
+    double a[2] = {0.5, 0.2}, b[1] = {0.3}, unstable1[1] = {1.0},
+           unstable2[2] = {0.5, 0.6}, nanar[1] = {NAN}, env[4] = {0, 0, 0, 0},
+           envneg[4] = {1, -1, 1, 1};
     tr_kalman_design d = tr_kalman_design_default();
     d.noise_ar = b;
     d.target_ar = a;
@@ -307,8 +323,8 @@ static void test_invalid(void)
     t.envelope = (tr_kalman_envelope)99;
     expect_fail(t, "an unknown envelope");
     /* Schur-Cohn against known roots: poles 0.99 e^{+-i} (stable), 1.01 (not) */
-    double st[2] = {2 * 0.99 * cos(1.0), -0.99 * 0.99}, un[2] = {2 * 1.01 * cos(1.0),
-                                                                  -1.01 * 1.01};
+    double st[2] = {2 * 0.99 * cos(1.0), -0.99 * 0.99},
+           un[2] = {2 * 1.01 * cos(1.0), -1.01 * 1.01};
     t = d;
     t.target_ar = st;
     tr_kalman_model *m = tr_kalman_model_design(&t, &err);
@@ -356,7 +372,8 @@ static void test_files(void)
             for (int i = 0; i < 6; i++)
                 same &= tr_kalman_model_gain(l, k)[i] == tr_kalman_model_gain(m, k)[i];
         }
-        for (int i = 0; i < 36; i++) same &= tr_kalman_model_A(l)[i] == tr_kalman_model_A(m)[i];
+        for (int i = 0; i < 36; i++)
+            same &= tr_kalman_model_A(l)[i] == tr_kalman_model_A(m)[i];
         CHECK(same, "loaded model differs from the saved one");
         tr_kalman_model_destroy(l);
     }
