@@ -9,6 +9,9 @@ gr-transient: transient detectors for GNU Radio, on CPUs and NVIDIA GPUs.
 Blocks:
     edge_localizer_f   IEEE Std 181 transition (edge) localizer; tags every
                        transition and reports it on the message port "detects".
+    kalman_detector_ff optimal online detector of Gaussian bursts in coloured
+                       Gaussian noise (Kalman bank); LLR, decision, "burst"
+                       tags and "detects" messages.
 
 Helpers on numpy arrays (libtransient, no flowgraph needed):
     find_edges(x, low, mid, high, backend='cpu', variant='fast')
@@ -16,7 +19,8 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     edges_to_pulses(edges)
     version(), cuda_compiled(), cuda_device_count()
 
-Pure-Python modules of the package (e.g. gnuradio.transient.sigrok) are
+Pure-Python modules of the package (e.g. gnuradio.transient.sigrok,
+gnuradio.transient.kalman_signals) are
 imported on their own.
 """
 

@@ -75,6 +75,10 @@ else()
   tr_grc_example(edge_localizer_synthetic
                  "edges: 39 \\(rising 20, falling 19\\)")
 
+  # Gaussian bursts in coloured noise (seeded): every one of the 20 bursts is
+  # detected, none elsewhere.
+  tr_grc_example(kalman_bursts "bursts: [0-9]+ \\(hits 20 of 20, false alarms 0\\)")
+
   # The level variables' callbacks reach the block: High above the signal's
   # high state leaves no transition, Low above Mid is refused (ValueError).
   file(WRITE ${_tr_grc_out}/check_synthetic_setters.py [=[
