@@ -13,7 +13,11 @@
  * other (the fast variants use log-sum-exp and have no such limit). One
  * safeguard beyond the paper: when max{exp_d_1, S1, S2} of eq. 13 is 0 or
  * not finite (underflow/overflow), norm_factor is re-centred on the largest
- * register (max_k d_k - 20), which is what eq. 13 approximates.
+ * register (max_k d_k - 20, or 0 when that is not finite), which is what
+ * eq. 13 approximates. Beyond that range the reference gives -inf, +inf or
+ * NaN for a sample or two (e.g. when exp(d_{M-1}) of eq. 9 overflows after a
+ * very strong burst) and then recovers; its registers are consistent again
+ * after M samples.
  */
 #include "kalman_internal.h"
 
@@ -164,7 +168,7 @@ uint64_t tr_kalman_ref_run(tr_kalman_ref *R, const tr_kalman_params *p, const fl
             double dmax = dn[1];
             for (uint32_t k = 2; k <= M - 1; k++)
                 if (dn[k] > dmax) dmax = dn[k];
-            R->norm_factor = dmax - 20.0;
+            R->norm_factor = isfinite(dmax) ? dmax - 20.0 : 0.0;
         }
 
         if (kmax && L > kmax_above) {
