@@ -63,18 +63,26 @@ struct tr_kalman_cpu {
     double tmp[2 * TR_KALMAN_MAX_Q];
 };
 
-typedef void (*update_fn)(tr_kalman_cpu *c, float r, double LX);
-typedef double (*lse_fn)(const double *d, size_t a, size_t b, double init,
-                         double *maxout); /* sum exp(d - max) over [a, b] */
+/* One sample's filters and registers; also the maxima of the new d_k over
+ * the present (k <= Ns) and absent (Ns < k < M) hypotheses; the absent one
+ * starts at 0 (hypothesis M). */
+typedef void (*update_fn)(tr_kalman_cpu *c, float r, double LX, uint32_t Ns, double *maxp,
+                          double *maxa);
+/* sum of exp(d[k] - mx) over k = a..b */
+typedef double (*sumexp_fn)(const double *d, size_t a, size_t b, double mx);
 
 /* ---- generic kernel ------------------------------------------------------ */
 
 /* One sample: hypotheses k = top..1 (descending, in place). */
-static void update_generic(tr_kalman_cpu *c, float r, double LX)
+static void update_generic(tr_kalman_cpu *c, float r, double LX, uint32_t Ns,
+                           double *maxp, double *maxa)
 {
     const uint32_t n = c->n, Q = c->Q;
     const size_t S = c->S;
     const int comp = c->m->companion;
+    double mp = -INFINITY, ma = 0.0;
+    *maxp = mp;
+    *maxa = ma;
     if (n < 2) return;
     for (size_t k = c->top; k >= 1; k--) {
         float u[2 * TR_KALMAN_MAX_Q];
@@ -82,7 +90,13 @@ static void update_generic(tr_kalman_cpu *c, float r, double LX)
             u[i] = c->z[i * S + k];
         const float e = r - (u[0] + u[Q]);
         const float hq = c->h[k] * (e * e);
-        c->d[k] = c->d[k - 1] + (c->cq[k] - (double)hq) - LX;
+        const double dk = c->d[k - 1] + (c->cq[k] - (double)hq) - LX;
+        c->d[k] = dk;
+        if (k <= Ns) {
+            if (dk > mp) mp = dk;
+        } else if (k < c->M) {
+            if (dk > ma) ma = dk;
+        }
         for (uint32_t i = 0; i < n; i++)
             u[i] = u[i] + c->K[i * S + k] * e;
         if (comp) {
@@ -106,18 +120,15 @@ static void update_generic(tr_kalman_cpu *c, float r, double LX)
             }
         }
     }
+    *maxp = mp;
+    *maxa = ma;
 }
 
-static double lse_generic(const double *d, size_t a, size_t b, double init,
-                          double *maxout)
+static double sumexp_generic(const double *d, size_t a, size_t b, double mx)
 {
-    double mx = init;
-    for (size_t k = a; k <= b; k++)
-        if (d[k] > mx) mx = d[k];
     double s = 0.0;
     for (size_t k = a; k <= b; k++)
         s += exp(d[k] - mx);
-    *maxout = mx;
     return s;
 }
 
@@ -127,7 +138,8 @@ static double lse_generic(const double *d, size_t a, size_t b, double init,
 
 /* Q is a compile-time constant at every call, so u[] lives in registers. */
 static inline __attribute__((always_inline)) AVX2 void
-update_avx2_q(tr_kalman_cpu *c, float r, double LX, const uint32_t Q)
+update_avx2_q(tr_kalman_cpu *c, float r, double LX, uint32_t Ns, double *maxp,
+              double *maxa, const uint32_t Q)
 {
     const uint32_t n = 2 * Q;
     const size_t S = c->S;
@@ -140,6 +152,8 @@ update_avx2_q(tr_kalman_cpu *c, float r, double LX, const uint32_t Q)
         ax[i] = _mm256_set1_ps(c->axf[i]);
         an[i] = _mm256_set1_ps(c->anf[i]);
     }
+    __m256d vmp = _mm256_set1_pd(-INFINITY), vma = _mm256_setzero_pd();
+    const size_t M1 = c->M - 1;
     for (size_t k = c->top + 1 - LANES; k >= 1; k -= LANES) {
         __m256 u[2 * TR_KALMAN_MAX_Q];
         for (uint32_t i = 0; i < n; i++)
@@ -158,13 +172,19 @@ update_avx2_q(tr_kalman_cpu *c, float r, double LX, const uint32_t Q)
             vLX);
         _mm256_storeu_pd(c->d + k, dlo);
         _mm256_storeu_pd(c->d + k + 4, dhi);
+        /* maxima of whole blocks; the block across N_s and the one with
+         * padding lanes are done after the loop */
+        if (k + LANES - 1 <= Ns)
+            vmp = _mm256_max_pd(vmp, _mm256_max_pd(dlo, dhi));
+        else if (k > Ns && k + LANES - 1 <= M1)
+            vma = _mm256_max_pd(vma, _mm256_max_pd(dlo, dhi));
         for (uint32_t i = 0; i < n; i++)
-            u[i] = _mm256_add_ps(u[i], _mm256_mul_ps(_mm256_loadu_ps(K + i * S + k), e));
+            u[i] = _mm256_fmadd_ps(_mm256_loadu_ps(K + i * S + k), e, u[i]);
         __m256 x0 = _mm256_mul_ps(ax[0], u[0]);
         __m256 n0 = _mm256_mul_ps(an[0], u[Q]);
         for (uint32_t i = 1; i < Q; i++) {
-            x0 = _mm256_add_ps(x0, _mm256_mul_ps(ax[i], u[i]));
-            n0 = _mm256_add_ps(n0, _mm256_mul_ps(an[i], u[Q + i]));
+            x0 = _mm256_fmadd_ps(ax[i], u[i], x0);
+            n0 = _mm256_fmadd_ps(an[i], u[Q + i], n0);
         }
         _mm256_storeu_ps(z + k + 1, x0);
         _mm256_storeu_ps(z + (size_t)Q * S + k + 1, n0);
@@ -174,12 +194,30 @@ update_avx2_q(tr_kalman_cpu *c, float r, double LX, const uint32_t Q)
         }
         if (k < LANES) break; /* k is unsigned: stop after the block at k = 1 */
     }
+    double t[4], mp = -INFINITY, ma = 0.0;
+    _mm256_storeu_pd(t, vmp);
+    for (int i = 0; i < 4; i++)
+        mp = t[i] > mp ? t[i] : mp;
+    _mm256_storeu_pd(t, vma);
+    for (int i = 0; i < 4; i++)
+        ma = t[i] > ma ? t[i] : ma;
+    const size_t edge[2] = {(Ns - 1) / LANES * LANES + 1, c->top + 1 - LANES};
+    for (int b = 0; b < 2; b++)
+        for (size_t k = edge[b]; k < edge[b] + LANES && k <= M1; k++) {
+            if (k <= Ns)
+                mp = c->d[k] > mp ? c->d[k] : mp;
+            else
+                ma = c->d[k] > ma ? c->d[k] : ma;
+        }
+    *maxp = mp;
+    *maxa = ma;
 }
 
 #define UPD(QQ)                                                                          \
-    AVX2 static void update_avx2_##QQ(tr_kalman_cpu *c, float r, double LX)              \
+    AVX2 static void update_avx2_##QQ(tr_kalman_cpu *c, float r, double LX, uint32_t Ns, \
+                                      double *mp, double *ma)                            \
     {                                                                                    \
-        update_avx2_q(c, r, LX, QQ);                                                     \
+        update_avx2_q(c, r, LX, Ns, mp, ma, QQ);                                         \
     }
 UPD(1)
 UPD(2)
@@ -187,9 +225,10 @@ UPD(3)
 UPD(4)
 UPD(5)
 UPD(6)
-AVX2 static void update_avx2_any(tr_kalman_cpu *c, float r, double LX)
+AVX2 static void update_avx2_any(tr_kalman_cpu *c, float r, double LX, uint32_t Ns,
+                                 double *mp, double *ma)
 {
-    update_avx2_q(c, r, LX, c->Q);
+    update_avx2_q(c, r, LX, Ns, mp, ma, c->Q);
 }
 
 /* exp(x) for x <= 0 in float (Cephes polynomial, about 2 ulp); x below -87
@@ -215,23 +254,11 @@ static inline __attribute__((always_inline)) AVX2 __m256 exp_avx2(__m256 x)
     return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
 }
 
-AVX2 static double lse_avx2(const double *d, size_t a, size_t b, double init,
-                            double *maxout)
+AVX2 static double sumexp_avx2(const double *d, size_t a, size_t b, double mx)
 {
-    size_t k = a;
-    __m256d vm = _mm256_set1_pd(init);
-    for (; k + 4 <= b + 1; k += 4)
-        vm = _mm256_max_pd(vm, _mm256_loadu_pd(d + k));
-    double t[4];
-    _mm256_storeu_pd(t, vm);
-    double mx = t[0];
-    for (int i = 1; i < 4; i++)
-        if (t[i] > mx) mx = t[i];
-    for (; k <= b; k++)
-        if (d[k] > mx) mx = d[k];
     const __m256d vmx = _mm256_set1_pd(mx);
     __m256 acc = _mm256_setzero_ps();
-    k = a;
+    size_t k = a;
     for (; k + 8 <= b + 1; k += 8) {
         const __m128 lo = _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_loadu_pd(d + k), vmx));
         const __m128 hi = _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_loadu_pd(d + k + 4), vmx));
@@ -244,7 +271,6 @@ AVX2 static double lse_avx2(const double *d, size_t a, size_t b, double init,
         s += (double)f[i];
     for (; k <= b; k++)
         s += exp(d[k] - mx);
-    *maxout = mx;
     return s;
 }
 #endif
@@ -429,9 +455,9 @@ uint64_t tr_kalman_cpu_run(tr_kalman_cpu *c, const tr_kalman_params *p, const fl
 {
     if (kernel_choice < 0) tr_kalman_cpu_select(NULL);
     const update_fn upd = pick_update(c, kernel_choice == 1);
-    lse_fn lse = lse_generic;
+    sumexp_fn sumexp = sumexp_generic;
 #ifdef TR_KALMAN_X86
-    if (kernel_choice == 1) lse = lse_avx2;
+    if (kernel_choice == 1) sumexp = sumexp_avx2;
 #endif
     const uint32_t M = c->M, n = c->n, Ns = p->Ns;
     const size_t S = c->S;
@@ -443,24 +469,29 @@ uint64_t tr_kalman_cpu_run(tr_kalman_cpu *c, const tr_kalman_params *p, const fl
         /* eq. 9 from d_{M-1}[j-1], filter #M first */
         const double qM = noise_step(c, (double)r, missing);
         const double LX = qM + logaddexp(p->log1m_alpha, c->d[M - 1]);
-        c->d[0] = p->log_alpha; /* eq. 10 as eq. 6 with d_0 = log(alpha) */
-        if (missing)
+        c->d[0] = p->log_alpha;          /* eq. 10 as eq. 6 with d_0 = log(alpha) */
+        double mp = -INFINITY, ma = 0.0; /* maxima of present and absent d_k */
+        if (missing) {
             update_missing(c, LX);
-        else
-            upd(c, r, LX);
+            for (uint32_t k = 1; k <= M - 1; k++) {
+                if (k <= Ns)
+                    mp = c->d[k] > mp ? c->d[k] : mp;
+                else
+                    ma = c->d[k] > ma ? c->d[k] : ma;
+            }
+        } else {
+            upd(c, r, LX, Ns, &mp, &ma);
+        }
         for (size_t k = M; k <= c->top; k++)
             c->d[k] = -INFINITY; /* padding */
         /* z_{1|0} of the next sample: the noise-only prediction */
         for (uint32_t i = 0; i < n; i++)
             c->z[i * S + 1] = (float)c->zM[i];
         /* eq. 15 as log-sum-exp */
-        double mp, ma;
-        const double sp = lse(c->d, 1, Ns, -INFINITY, &mp);
-        double sa = 0.0;
-        ma = 0.0;
-        if (Ns + 1 <= M - 1) sa = lse(c->d, Ns + 1, M - 1, 0.0, &ma);
-        sa += exp(-ma); /* hypothesis M: d_M = 0 */
-        const double L = (mp + log(sp)) - (ma + log(sa));
+        const double sp = sumexp(c->d, 1, Ns, mp);
+        double sa = exp(-ma); /* hypothesis M: d_M = 0 */
+        if (Ns + 1 <= M - 1) sa += sumexp(c->d, Ns + 1, M - 1, ma);
+        const double L = (mp - ma) + log(sp / sa);
         if (llr) llr[j] = L;
         if (kmax && L > kmax_above) {
             uint32_t best = 1;
