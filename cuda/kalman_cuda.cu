@@ -62,7 +62,7 @@ namespace
 {
 
 constexpr float kNeg = -1e30f;       /* log of "no such hypothesis" */
-constexpr int kChunk = 64;           /* noise-only filter: samples per chunk */
+constexpr int kChunk = 128;          /* noise-only filter: samples per chunk */
 constexpr int kDiagBlock = 128;      /* diagonal kernel: threads per block */
 constexpr int kLlrWarps = 8;         /* LLR kernel: warps per block */
 constexpr int kLlrUnroll = 8;        /* LLR kernel: offsets per log-sum-exp step */
@@ -173,11 +173,28 @@ __global__ void nf_combine_kernel(const float2 *__restrict__ smp, int n, nf_cons
             Pr[i][l] = P[i * N + l];
     }
     const int nch = (n + kChunk - 1) / kChunk;
+    /* the next chunk's partial state and flag are loaded one chunk ahead */
+    float pn[N];
+    int fn = flag[0];
+#pragma unroll
+    for (int i = 0; i < N; i++)
+        pn[i] = part[i];
     for (int c = 0; c < nch; c++) {
+        float pc[N];
+        const int fc = fn;
+#pragma unroll
+        for (int i = 0; i < N; i++)
+            pc[i] = pn[i];
+        if (c + 1 < nch) {
+            fn = flag[c + 1];
+#pragma unroll
+            for (int i = 0; i < N; i++)
+                pn[i] = part[(size_t)(c + 1) * N + i];
+        }
 #pragma unroll
         for (int i = 0; i < N; i++)
             zstart[(size_t)c * N + i] = (float)Z[i];
-        if (flag[c]) {
+        if (fc) {
             const int j0 = c * kChunk, len = min(kChunk, n - j0);
             for (int i = 0; i < len; i++)
                 kstep<Q, double>(Z, nc.Kd, nc.axd, nc.and_, (double)smp[j0 + i].x);
@@ -185,7 +202,7 @@ __global__ void nf_combine_kernel(const float2 *__restrict__ smp, int n, nf_cons
             double W[N];
 #pragma unroll
             for (int i = 0; i < N; i++) {
-                double s = (double)part[(size_t)c * N + i];
+                double s = (double)pc[i];
 #pragma unroll
                 for (int l = 0; l < N; l++)
                     s = fma(Pr[i][l], Z[l], s);
@@ -313,14 +330,7 @@ __global__ void __launch_bounds__(kDiagBlock) diag_kernel(const diag_args a)
 
 /* ---- 4. normaliser ------------------------------------------------------------ */
 
-struct lse_op {
-    __device__ __forceinline__ float operator()(float a, float b) const
-    {
-        const float m = fmaxf(a, b), d = fminf(a, b) - m;
-        return m + log1pf(__expf(d));
-    }
-};
-
+/* log(1 + exp(t)) without overflow, accurate for very negative t. */
 __device__ __forceinline__ float softplus(float t)
 {
     return t > 0.0f ? t + log1pf(expf(-t)) : log1pf(expf(t));
@@ -337,41 +347,80 @@ struct lx_args {
     double log_alpha, log1m_alpha;
 };
 
-template <int T> __global__ void __launch_bounds__(T) lx_kernel(const lx_args a)
+constexpr int kRing = 2048; /* shared copy of C when M <= kRing / 2 */
+
+/* log(e^a + e^b) (fast intrinsics: a term below 2^-24 of the other is
+ * dropped, which changes C by less than float rounding). */
+struct lse_op {
+    __device__ __forceinline__ float operator()(float a, float b) const
+    {
+        const float m = fmaxf(a, b), d = fminf(a, b) - m;
+        return m + __logf(1.0f + __expf(d));
+    }
+};
+
+/*
+ * One thread block walks the block in sub-blocks of L = min(M, T * kLxItems)
+ * samples; within one, E[j] = (1 - alpha) E[j-1] + exp(u_j) with u_j known, so
+ * relative to b = C[s0-1]:
+ *   C[j] = b + (i+1) log(1-alpha) + log(1 + sum_{i' <= i} exp(y_i')),
+ *   y_i = u_j - b - (i+1) log(1-alpha),  i = j - s0,
+ * a prefix log-sum-exp of the y (CUB block scan). kShared: C is also kept in a shared
+ * ring (M <= kRing / 2), so the sub-blocks of small M never wait on global memory.
+ */
+template <int T, bool kShared>
+__global__ void __launch_bounds__(T) lx_kernel(const lx_args a)
 {
     using Scan = cub::BlockScan<float, T>;
     __shared__ typename Scan::TempStorage tmp;
-    __shared__ double base;
+    __shared__ double ring[kShared ? kRing : 1];
     constexpr int kTile = T * kLxItems;
     const int L = min(a.M, kTile); /* sub-block: C[j-M] known for all its j */
+    double *Gw = a.Gw;             /* written and read here: no read-only cache */
+    if (kShared)
+        for (int i = threadIdx.x; i < a.M; i += T)
+            ring[i] = Gw[i];
     const float r0 = *a.rlast;
-    double *Gw = a.Gw; /* written and read here: no read-only cache */
+    float rp[kLxItems]; /* Dt_{j-M+1,M-1} of the items, loaded a sub-block ahead */
+#pragma unroll
+    for (int q = 0; q < kLxItems; q++) {
+        const int i = threadIdx.x * kLxItems + q;
+        rp[q] = i < min(L, a.n) ? (i == 0 ? r0 : a.Rrow[i - 1]) : kNeg;
+    }
+    __syncthreads();
     for (int s0 = 0; s0 < a.n; s0 += L) {
         const int len = min(L, a.n - s0);
-        if (threadIdx.x == 0) base = Gw[a.M + s0 - 1];
-        __syncthreads();
-        const double b = base;
-        float y[kLxItems], tsum[kLxItems];
+        const double b = kShared ? ring[(a.M + s0 - 1) & (kRing - 1)] : Gw[a.M + s0 - 1];
+        float y[kLxItems];
 #pragma unroll
         for (int q = 0; q < kLxItems; q++) {
             const int i = threadIdx.x * kLxItems + q;
             y[q] = kNeg;
             if (i < len) {
                 const int jb = s0 + i;
-                const float rp = jb == 0 ? r0 : a.Rrow[jb - 1];
-                const double u = a.log_alpha + (double)rp + Gw[jb]; /* Gw[jb] = C[j-M] */
+                const double cm = kShared ? ring[jb & (kRing - 1)] : Gw[jb]; /* C[j-M] */
+                const double u = a.log_alpha + (double)rp[q] + cm;
                 y[q] = (float)(u - b - (double)(i + 1) * a.log1m_alpha);
             }
         }
-        Scan(tmp).InclusiveScan(y, tsum, lse_op());
+        /* prefetch the next sub-block's Dt */
+        const int s1 = s0 + L, len1 = min(L, a.n - s1);
+#pragma unroll
+        for (int q = 0; q < kLxItems; q++) {
+            const int i = threadIdx.x * kLxItems + q;
+            rp[q] = i < len1 ? a.Rrow[s1 + i - 1] : kNeg;
+        }
+        float ts[kLxItems];
+        Scan(tmp).InclusiveScan(y, ts, lse_op());
 #pragma unroll
         for (int q = 0; q < kLxItems; q++) {
             const int i = threadIdx.x * kLxItems + q;
             if (i < len) {
                 const int jb = s0 + i;
                 const double G =
-                    b + (double)(i + 1) * a.log1m_alpha + (double)softplus(tsum[q]);
+                    b + (double)(i + 1) * a.log1m_alpha + (double)softplus(ts[q]);
                 Gw[a.M + jb] = G;
+                if (kShared) ring[(a.M + jb) & (kRing - 1)] = G;
                 const float hi = (float)G;
                 a.Gf[a.M + jb] = make_float2(hi, (float)(G - (double)hi));
             }
@@ -550,6 +599,9 @@ struct tr_cuda_kalman {
     float *h_in, *h_llr;
     uint32_t *h_kmax;
     unsigned long long *h_bad;
+    int prof;           /* stage timing on */
+    cudaEvent_t ev[6];  /* stage boundaries */
+    double stage_ms[5]; /* accumulated stage times */
 };
 
 namespace
@@ -570,6 +622,8 @@ void ctx_free(tr_cuda_kalman *c)
     void *host[] = {c->h_in, c->h_llr, c->h_kmax, c->h_bad};
     for (void *p : host)
         if (p) cudaFreeHost(p);
+    for (cudaEvent_t e : c->ev)
+        if (e) cudaEventDestroy(e);
     if (c->stream) cudaStreamDestroy(c->stream);
     delete c;
 }
@@ -737,7 +791,7 @@ fail:
     return err ? err->code : TR_ERR_CUDA;
 }
 
-template <int Q> cudaError_t launch_q(tr_cuda_kalman *c, int n, int nch)
+template <int Q> cudaError_t launch_nf(tr_cuda_kalman *c, int n, int nch)
 {
     const int nb = blocks_for(nch, 128);
     nf_partial_kernel<Q>
@@ -746,6 +800,11 @@ template <int Q> cudaError_t launch_q(tr_cuda_kalman *c, int n, int nch)
                                                  c->d_flag, c->d_zstart, c->d_zcarry);
     nf_final_kernel<Q>
         <<<nb, 128, 0, c->stream>>>(c->d_smp, n, c->nc, c->d_zstart, c->d_zM, c->B);
+    return cudaGetLastError();
+}
+
+template <int Q> cudaError_t launch_diag(tr_cuda_kalman *c, int n)
+{
     diag_args a;
     a.gain = c->d_gain;
     a.smp = c->d_smp;
@@ -767,43 +826,55 @@ template <int Q> cudaError_t launch_q(tr_cuda_kalman *c, int n, int nch)
     return cudaGetLastError();
 }
 
+/* stage 0: noise-only filter, stage 1: diagonals. */
+template <int Q> cudaError_t launch_q(tr_cuda_kalman *c, int n, int nch, int stage)
+{
+    return stage == 0 ? launch_nf<Q>(c, n, nch) : launch_diag<Q>(c, n);
+}
+
+cudaError_t launch_filters(tr_cuda_kalman *c, int n, int nch, int stage)
+{
+    switch (c->Q) {
+    case 1:
+        return launch_q<1>(c, n, nch, stage);
+    case 2:
+        return launch_q<2>(c, n, nch, stage);
+    case 3:
+        return launch_q<3>(c, n, nch, stage);
+    case 4:
+        return launch_q<4>(c, n, nch, stage);
+    case 5:
+        return launch_q<5>(c, n, nch, stage);
+    case 6:
+        return launch_q<6>(c, n, nch, stage);
+    case 7:
+        return launch_q<7>(c, n, nch, stage);
+    case 8:
+        return launch_q<8>(c, n, nch, stage);
+    }
+    return cudaErrorInvalidValue;
+}
+
+/* Profiling: an event before each stage of a block (prep + noise-only filter,
+ * diagonals, normaliser, LLR, window shift) and one after the last. */
+cudaError_t mark(tr_cuda_kalman *c, int i)
+{
+    return c->prof ? cudaEventRecord(c->ev[i], c->stream) : cudaSuccess;
+}
+
 /* One block of n <= B samples already on the device at d_x. */
 tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
                      uint8_t *d_dec, float threshold, uint32_t *d_kmax, tr_error *err)
 {
     const int M = c->M, nch = (n + kChunk - 1) / kChunk;
+    TR_CUDA_TRY(mark(c, 0), err, "kalman/cuda: event", fail);
     prep_kernel<<<blocks_for(n, 256), 256, 0, c->stream>>>(d_x, n, c->d_smp, c->d_bad);
     TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch prep", fail);
-    {
-        cudaError_t e = cudaErrorInvalidValue;
-        switch (c->Q) {
-        case 1:
-            e = launch_q<1>(c, n, nch);
-            break;
-        case 2:
-            e = launch_q<2>(c, n, nch);
-            break;
-        case 3:
-            e = launch_q<3>(c, n, nch);
-            break;
-        case 4:
-            e = launch_q<4>(c, n, nch);
-            break;
-        case 5:
-            e = launch_q<5>(c, n, nch);
-            break;
-        case 6:
-            e = launch_q<6>(c, n, nch);
-            break;
-        case 7:
-            e = launch_q<7>(c, n, nch);
-            break;
-        case 8:
-            e = launch_q<8>(c, n, nch);
-            break;
-        }
-        TR_CUDA_TRY(e, err, "kalman/cuda: launch filters", fail);
-    }
+    TR_CUDA_TRY(launch_filters(c, n, nch, 0), err,
+                "kalman/cuda: launch noise-only filter", fail);
+    TR_CUDA_TRY(mark(c, 1), err, "kalman/cuda: event", fail);
+    TR_CUDA_TRY(launch_filters(c, n, nch, 1), err, "kalman/cuda: launch diagonals", fail);
+    TR_CUDA_TRY(mark(c, 2), err, "kalman/cuda: event", fail);
     {
         lx_args a;
         a.Rrow = c->d_R + (size_t)(M - 2) * c->B;
@@ -815,11 +886,14 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
         a.log_alpha = c->log_alpha;
         a.log1m_alpha = c->log1m_alpha;
         if (M <= 32 * kLxItems)
-            lx_kernel<32><<<1, 32, 0, c->stream>>>(a);
+            lx_kernel<32, true><<<1, 32, 0, c->stream>>>(a);
+        else if (M <= kRing / 2)
+            lx_kernel<256, true><<<1, 256, 0, c->stream>>>(a);
         else
-            lx_kernel<256><<<1, 256, 0, c->stream>>>(a);
+            lx_kernel<256, false><<<1, 256, 0, c->stream>>>(a);
         TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch normaliser", fail);
     }
+    TR_CUDA_TRY(mark(c, 3), err, "kalman/cuda: event", fail);
     {
         llr_args a;
         a.R = c->d_R;
@@ -849,9 +923,20 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
         llr_finish_kernel<<<blocks_for(n, 256), 256, 0, c->stream>>>(f);
         TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch LLR", fail);
     }
+    TR_CUDA_TRY(mark(c, 4), err, "kalman/cuda: event", fail);
     shift_kernel<<<blocks_for(M, 256), 256, 0, c->stream>>>(
         c->d_Gw[c->cur], c->d_Gw[c->cur ^ 1], c->d_Gf[c->cur ^ 1], n, M);
     TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch window shift", fail);
+    TR_CUDA_TRY(mark(c, 5), err, "kalman/cuda: event", fail);
+    if (c->prof) {
+        TR_CUDA_TRY(cudaEventSynchronize(c->ev[5]), err, "kalman/cuda: profile", fail);
+        for (int i = 0; i < 5; i++) {
+            float ms = 0.0f;
+            TR_CUDA_TRY(cudaEventElapsedTime(&ms, c->ev[i], c->ev[i + 1]), err,
+                        "kalman/cuda: profile", fail);
+            c->stage_ms[i] += ms;
+        }
+    }
     c->cur ^= 1;
     c->pos += n;
     return TR_OK;
@@ -1013,6 +1098,26 @@ extern "C" tr_status tr_cuda_kalman_run_device(tr_cuda_kalman *c, const float *d
         if (s != TR_OK) return s;
     }
     return take_bad(c, NULL, err);
+fail:
+    return err ? err->code : TR_ERR_CUDA;
+}
+
+extern "C" tr_status tr_cuda_kalman_profile(tr_cuda_kalman *c, int on, double *stage_ms,
+                                            tr_error *err)
+{
+    if (c->paper)
+        return tr_fail(err, TR_ERR_UNSUPPORTED, "kalman/cuda: no stages in PAPER");
+    if (stage_ms)
+        for (int i = 0; i < 5; i++)
+            stage_ms[i] = c->stage_ms[i];
+    if (on && !c->ev[0])
+        for (int i = 0; i < 6; i++)
+            TR_CUDA_TRY(cudaEventCreate(&c->ev[i]), err, "kalman/cuda: create event",
+                        fail);
+    c->prof = on;
+    for (int i = 0; i < 5; i++)
+        c->stage_ms[i] = 0.0;
+    return TR_OK;
 fail:
     return err ? err->code : TR_ERR_CUDA;
 }

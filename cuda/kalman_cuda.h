@@ -50,6 +50,22 @@
 
 #include "../lib/core/kalman_internal.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* FAST only, for benchmarks: with on = 1, time every device block's stages
+ * (events; each block then waits for its end). stage_ms (may be NULL) gets
+ * the milliseconds accumulated since the last call, in the order
+ * [prep + noise-only filter, diagonals, normaliser, LLR, window shift];
+ * the accumulators are cleared. */
+tr_status tr_cuda_kalman_profile(tr_cuda_kalman *ctx, int on, double *stage_ms,
+                                 tr_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
 /* Largest AR order Q the FAST kernels are compiled for (state size 2Q). */
 #define TR_CUDA_KALMAN_FAST_MAX_Q 8
 
