@@ -68,8 +68,10 @@ struct tr_kalman_cpu {
  * starts at 0 (hypothesis M). */
 typedef void (*update_fn)(tr_kalman_cpu *c, float r, double LX, uint32_t Ns, double *maxp,
                           double *maxa);
-/* sum of exp(d[k] - mx) over k = a..b */
-typedef double (*sumexp_fn)(const double *d, size_t a, size_t b, double mx);
+/* The two sums of eq. 15 in log-sum-exp form over the registers d[1..M-1]:
+ * *sp = sum_{k<=Ns} exp(d_k - mp), *sa = sum_{Ns<k<M} exp(d_k - ma). */
+typedef void (*sumexp_fn)(const tr_kalman_cpu *c, uint32_t Ns, double mp, double ma,
+                          double *sp, double *sa);
 
 /* ---- generic kernel ------------------------------------------------------ */
 
@@ -124,12 +126,16 @@ static void update_generic(tr_kalman_cpu *c, float r, double LX, uint32_t Ns,
     *maxa = ma;
 }
 
-static double sumexp_generic(const double *d, size_t a, size_t b, double mx)
+static void sumexp_generic(const tr_kalman_cpu *c, uint32_t Ns, double mp, double ma,
+                           double *sp, double *sa)
 {
-    double s = 0.0;
-    for (size_t k = a; k <= b; k++)
-        s += exp(d[k] - mx);
-    return s;
+    double p = 0.0, a = 0.0;
+    for (size_t k = 1; k <= Ns; k++)
+        p += exp(c->d[k] - mp);
+    for (size_t k = (size_t)Ns + 1; k < c->M; k++)
+        a += exp(c->d[k] - ma);
+    *sp = p;
+    *sa = a;
 }
 
 /* ---- AVX2 kernel ---------------------------------------------------------- */
@@ -254,24 +260,54 @@ static inline __attribute__((always_inline)) AVX2 __m256 exp_avx2(__m256 x)
     return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
 }
 
-AVX2 static double sumexp_avx2(const double *d, size_t a, size_t b, double mx)
+/* exp(d[k..k+7] - ref) in float */
+static inline __attribute__((always_inline)) AVX2 __m256 exp8_avx2(const double *d,
+                                                                   __m256d lo, __m256d hi)
 {
-    const __m256d vmx = _mm256_set1_pd(mx);
-    __m256 acc = _mm256_setzero_ps();
-    size_t k = a;
-    for (; k + 8 <= b + 1; k += 8) {
-        const __m128 lo = _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_loadu_pd(d + k), vmx));
-        const __m128 hi = _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_loadu_pd(d + k + 4), vmx));
-        acc = _mm256_add_ps(acc, exp_avx2(_mm256_set_m128(hi, lo)));
+    const __m256d xlo = _mm256_sub_pd(_mm256_loadu_pd(d), lo);
+    const __m256d xhi = _mm256_sub_pd(_mm256_loadu_pd(d + 4), hi);
+    return exp_avx2(_mm256_set_m128(_mm256_cvtpd_ps(xhi), _mm256_cvtpd_ps(xlo)));
+}
+
+/* One pass over the blocks of 8 registers into two float accumulators; the
+ * block across N_s and the block with padding lanes (k > M-1) go lane by
+ * lane through masks. */
+AVX2 static void sumexp_avx2(const tr_kalman_cpu *c, uint32_t Ns, double mp, double ma,
+                             double *sp, double *sa)
+{
+    const __m256d vmp = _mm256_set1_pd(mp), vma = _mm256_set1_pd(ma);
+    const size_t M1 = c->M - 1;
+    __m256 accp = _mm256_setzero_ps(), acca = _mm256_setzero_ps();
+    for (size_t k = 1; k <= c->top; k += LANES) {
+        if (k + LANES - 1 <= Ns) {
+            accp = _mm256_add_ps(accp, exp8_avx2(c->d + k, vmp, vmp));
+        } else if (k > Ns && k + LANES - 1 <= M1) {
+            acca = _mm256_add_ps(acca, exp8_avx2(c->d + k, vma, vma));
+        } else {
+            float pm[8], am[8];
+            double rf[8];
+            for (int i = 0; i < 8; i++) {
+                const size_t kk = k + (size_t)i;
+                pm[i] = kk <= Ns ? 1.0f : 0.0f;
+                am[i] = kk > Ns && kk <= M1 ? 1.0f : 0.0f;
+                rf[i] = kk <= Ns ? mp : ma;
+            }
+            const __m256 e =
+                exp8_avx2(c->d + k, _mm256_loadu_pd(rf), _mm256_loadu_pd(rf + 4));
+            accp = _mm256_fmadd_ps(e, _mm256_loadu_ps(pm), accp);
+            acca = _mm256_fmadd_ps(e, _mm256_loadu_ps(am), acca);
+        }
     }
-    float f[8];
-    _mm256_storeu_ps(f, acc);
-    double s = 0.0;
-    for (int i = 0; i < 8; i++)
-        s += (double)f[i];
-    for (; k <= b; k++)
-        s += exp(d[k] - mx);
-    return s;
+    float f[8], g[8];
+    _mm256_storeu_ps(f, accp);
+    _mm256_storeu_ps(g, acca);
+    double p = 0.0, a = 0.0;
+    for (int i = 0; i < 8; i++) {
+        p += (double)f[i];
+        a += (double)g[i];
+    }
+    *sp = p;
+    *sa = a;
 }
 #endif
 
@@ -488,9 +524,9 @@ uint64_t tr_kalman_cpu_run(tr_kalman_cpu *c, const tr_kalman_params *p, const fl
         for (uint32_t i = 0; i < n; i++)
             c->z[i * S + 1] = (float)c->zM[i];
         /* eq. 15 as log-sum-exp */
-        const double sp = sumexp(c->d, 1, Ns, mp);
-        double sa = exp(-ma); /* hypothesis M: d_M = 0 */
-        if (Ns + 1 <= M - 1) sa += sumexp(c->d, Ns + 1, M - 1, ma);
+        double sp, sa;
+        sumexp(c, Ns, mp, ma, &sp, &sa);
+        sa += exp(-ma); /* hypothesis M: d_M = 0 */
         const double L = (mp - ma) + log(sp / sa);
         if (llr) llr[j] = L;
         if (kmax && L > kmax_above) {
