@@ -622,6 +622,153 @@ static void test_quality(const char *roc_path)
     tr_kalman_model_destroy(m);
 }
 
+/*
+ * The batched (diagonal) formulation of docs/kalman.md and kalman_internal.h,
+ * written out plainly in double, against the reference: the noise-only
+ * filter first, then every diagonal s (onset sample) on its own with
+ * Dt_{s,k} = sum (q_i - q_M) along it, then the lag-M recursion
+ *   c_X[j] = log(1 - alpha + alpha exp(Dt_{j-M+1,M-1} - (C[j-1] - C[j-M])))
+ * with C its prefix sum, then d_k[j] = log(alpha) + Dt_{j-k+1,k} - (C[j] - C[j-k])
+ * and the LLR as two log-sum-exps. This checks the equations the fast
+ * variants are built on, independently of any kernel.
+ */
+static double lse_add(double a, double b)
+{
+    const double m = a > b ? a : b;
+    if (m == -INFINITY) return -INFINITY;
+    return m + log(exp(a - m) + exp(b - m));
+}
+
+static void test_batched_formulation(void)
+{
+    tu_rng g = {4242};
+    for (int trial = 0; trial < 6; trial++) {
+        sim_model s;
+        memset(&s, 0, sizeof s);
+        s.M = (uint32_t)tu_range(&g, 3, 60);
+        s.pn = (uint32_t)tu_range(&g, 1, 4);
+        s.px = (uint32_t)tu_range(&g, 1, 4);
+        random_ar(&g, s.pn, 0.9, s.an);
+        random_ar(&g, s.px, 0.9, s.ax);
+        s.sn = 1.0;
+        s.sx = 0.3 + tu_uniform(&g);
+        s.R = 0.05;
+        tr_error err;
+        tr_kalman_model *m = design_of(&s, &err);
+        if (!m) {
+            CHECK(0, "%s", err.message);
+            continue;
+        }
+        const uint32_t M = s.M, n = m->n, Q = m->Q;
+        const uint32_t Ns = (uint32_t)tu_range(&g, 1, M - 1);
+        const double alpha = 1e-4, la = log(alpha), l1a = log1p(-alpha);
+        const size_t N = 3000;
+        size_t onsets[40], nb = 0;
+        for (size_t t = 50; t + M < N && nb < 40; t += 3 * M + 40)
+            onsets[nb++] = t;
+        float *x = malloc(N * sizeof(float));
+        simulate(&g, &s, N, onsets, nb, x);
+        x[N / 2] = NAN;
+        double *zM = calloc((N + 1) * n, sizeof(double)), *qM = calloc(N, sizeof(double));
+        double *R =
+            malloc(N * (size_t)M * sizeof(double)); /* R[j*M + k] = Dt at (j, k) */
+        double *C = calloc(N + 1, sizeof(double));  /* C[j+1] = C[j], C[0] = C[-1] */
+        double *lb = malloc(N * sizeof(double)), *lr = malloc(N * sizeof(double));
+        uint8_t *dr = malloc(N);
+        double u[64];
+        /* 1. noise-only filter: zM[j] = prediction for sample j */
+        for (size_t j = 0; j < N; j++) {
+            const double *z = zM + j * n, *K = m->K + (size_t)(M - 1) * n;
+            const int miss = !isfinite(x[j]);
+            const double e = miss ? 0.0 : x[j] - (z[0] + z[Q]);
+            qM[j] = miss ? 0.0 : m->c[M - 1] - m->h[M - 1] * e * e;
+            for (uint32_t i = 0; i < n; i++)
+                u[i] = z[i] + K[i] * e;
+            for (uint32_t i = 0; i < n; i++) {
+                double v = 0.0;
+                for (uint32_t l = 0; l < n; l++)
+                    v += m->A[i * n + l] * u[l];
+                zM[(j + 1) * n + i] = v;
+            }
+        }
+        /* 2. diagonals, each on its own */
+        for (size_t i = 0; i < N * (size_t)M; i++)
+            R[i] = -INFINITY;
+        for (size_t sd = 0; sd < N; sd++) {
+            double z[64], Dt = 0.0;
+            memcpy(z, zM + sd * n, n * sizeof(double));
+            for (uint32_t k = 1; k <= M - 1 && sd + k - 1 < N; k++) {
+                const size_t j = sd + k - 1;
+                const double *K = m->K + (size_t)(k - 1) * n;
+                const int miss = !isfinite(x[j]);
+                const double e = miss ? 0.0 : x[j] - (z[0] + z[Q]);
+                const double q = miss ? 0.0 : m->c[k - 1] - m->h[k - 1] * e * e;
+                Dt += q - qM[j];
+                R[j * M + k] = Dt;
+                for (uint32_t i = 0; i < n; i++)
+                    u[i] = z[i] + K[i] * e;
+                for (uint32_t i = 0; i < n; i++) {
+                    double v = 0.0;
+                    for (uint32_t l = 0; l < n; l++)
+                        v += m->A[i * n + l] * u[l];
+                    z[i] = v;
+                }
+            }
+        }
+        /* 3. the normaliser, a scalar recursion with lag M; 4. the LLR */
+#define CAT(t) C[(t) + 1] /* C[t] for t >= -1 */
+        for (size_t j = 0; j < N; j++) {
+            double term = -INFINITY;
+            if (j + 1 >= M) {
+                /* the diagonal s = j-M+1 >= 0 reached k = M-1 at sample j-1 */
+                term = la + R[(j - 1) * M + (M - 1)] -
+                       (CAT((long)j - 1) - CAT((long)j - (long)M));
+            }
+            CAT((long)j) = CAT((long)j - 1) + lse_add(l1a, term);
+            double pres = -INFINITY, abs = 0.0;
+            for (uint32_t k = 1; k <= M - 1; k++) {
+                if (k > j + 1) break; /* diagonal before the stream: d = -inf */
+                const double d =
+                    la + R[j * M + k] - (CAT((long)j) - CAT((long)j - (long)k));
+                if (k <= Ns)
+                    pres = lse_add(pres, d);
+                else
+                    abs = lse_add(abs, d);
+            }
+            lb[j] = pres - abs;
+        }
+#undef CAT
+        tr_kalman *ref = make(m, TR_VARIANT_REFERENCE, TR_BACKEND_CPU, Ns, alpha, 0.0);
+        if (ref) {
+            tr_kalman_process_f64(ref, x, N, lr, dr);
+            double worst = 0.0;
+            size_t cmp = 0;
+            for (size_t j = 0; j < N; j++) {
+                if (!isfinite(lr[j])) continue;
+                cmp++;
+                const double e =
+                    fabs(lb[j] - lr[j]) / (1e-9 * (fabs(lr[j]) > 1 ? fabs(lr[j]) : 1));
+                if (!(e <= worst)) worst = e;
+            }
+            CHECK(worst <= 1.0 && cmp > N * 9 / 10,
+                  "batched formulation (M=%u Q=%u Ns=%u): worst |diff| / 1e-9 "
+                  "max(1,|LLR|) = %g "
+                  "over %zu samples",
+                  M, Q, Ns, worst, cmp);
+            tr_kalman_destroy(ref);
+        }
+        free(x);
+        free(zM);
+        free(qM);
+        free(R);
+        free(C);
+        free(lb);
+        free(lr);
+        free(dr);
+        tr_kalman_model_destroy(m);
+    }
+}
+
 /* GPU: the CUDA variants against the reference (needs a GPU, else 77). */
 static int test_gpu(void)
 {
@@ -691,6 +838,7 @@ int main(int argc, char **argv)
     test_invalid_and_empty();
     test_setters();
     test_events();
+    test_batched_formulation();
     test_against_reference();
     test_quality(roc);
     return tu_finish("test_kalman");
