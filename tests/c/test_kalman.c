@@ -791,7 +791,7 @@ static int test_gpu(void)
         tr_error err;
         tr_kalman_model *m = design_of(&s, &err);
         if (!m) continue;
-        const size_t len = 4 * (size_t)s.M + 20000;
+        const size_t len = 3 * (size_t)s.M + 8000;
         size_t onsets[64], nb = 0;
         for (size_t t = 200; t + s.M < len && nb < 64; t += 2 * s.M + 500)
             onsets[nb++] = t;
