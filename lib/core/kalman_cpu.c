@@ -59,6 +59,10 @@ struct tr_kalman_cpu {
     float *h;                       /* S: 1/(2 Sigma_k), 0 in the padding */
     double *cq;                     /* S: -1/2 log(2 pi Sigma_k), 0 in the padding */
     double *d;                      /* S: d_k (slot 0: log alpha, padding -inf) */
+    float *pm;                      /* S: 1 where 1 <= k <= N_s (present), else 0 */
+    float *am;                      /* S: 1 where N_s < k < M (absent), else 0 */
+    int64_t *pi;                    /* S: all ones where k <= N_s, else 0 (blend mask) */
+    uint32_t mask_ns;               /* N_s the masks are built for (0: none) */
     double zM[2 * TR_KALMAN_MAX_Q]; /* noise-only prediction, double */
     double tmp[2 * TR_KALMAN_MAX_Q];
 };
@@ -284,18 +288,14 @@ AVX2 static void sumexp_avx2(const tr_kalman_cpu *c, uint32_t Ns, double mp, dou
         } else if (k > Ns && k + LANES - 1 <= M1) {
             acca = _mm256_add_ps(acca, exp8_avx2(c->d + k, vma, vma));
         } else {
-            float pm[8], am[8];
-            double rf[8];
-            for (int i = 0; i < 8; i++) {
-                const size_t kk = k + (size_t)i;
-                pm[i] = kk <= Ns ? 1.0f : 0.0f;
-                am[i] = kk > Ns && kk <= M1 ? 1.0f : 0.0f;
-                rf[i] = kk <= Ns ? mp : ma;
-            }
-            const __m256 e =
-                exp8_avx2(c->d + k, _mm256_loadu_pd(rf), _mm256_loadu_pd(rf + 4));
-            accp = _mm256_fmadd_ps(e, _mm256_loadu_ps(pm), accp);
-            acca = _mm256_fmadd_ps(e, _mm256_loadu_ps(am), acca);
+            const __m256d plo =
+                _mm256_castsi256_pd(_mm256_loadu_si256((const __m256i *)(c->pi + k)));
+            const __m256d phi =
+                _mm256_castsi256_pd(_mm256_loadu_si256((const __m256i *)(c->pi + k + 4)));
+            const __m256 e = exp8_avx2(c->d + k, _mm256_blendv_pd(vma, vmp, plo),
+                                       _mm256_blendv_pd(vma, vmp, phi));
+            accp = _mm256_fmadd_ps(e, _mm256_loadu_ps(c->pm + k), accp);
+            acca = _mm256_fmadd_ps(e, _mm256_loadu_ps(c->am + k), acca);
         }
     }
     float f[8], g[8];
@@ -388,7 +388,11 @@ tr_kalman_cpu *tr_kalman_cpu_create(const tr_kalman_model *m)
     c->h = calloc(S, sizeof(float));
     c->cq = calloc(S, sizeof(double));
     c->d = calloc(S, sizeof(double));
-    if (!c->z || !c->K || !c->Af || !c->h || !c->cq || !c->d) {
+    c->pm = calloc(S, sizeof(float));
+    c->am = calloc(S, sizeof(float));
+    c->pi = calloc(S, sizeof(int64_t));
+    if (!c->z || !c->K || !c->Af || !c->h || !c->cq || !c->d || !c->pm || !c->am ||
+        !c->pi) {
         tr_kalman_cpu_destroy(c);
         return NULL;
     }
@@ -417,6 +421,9 @@ void tr_kalman_cpu_destroy(tr_kalman_cpu *c)
     free(c->h);
     free(c->cq);
     free(c->d);
+    free(c->pm);
+    free(c->am);
+    free(c->pi);
     free(c);
 }
 
@@ -497,6 +504,14 @@ uint64_t tr_kalman_cpu_run(tr_kalman_cpu *c, const tr_kalman_params *p, const fl
 #endif
     const uint32_t M = c->M, n = c->n, Ns = p->Ns;
     const size_t S = c->S;
+    if (c->mask_ns != Ns) {
+        for (size_t k = 0; k < S; k++) {
+            c->pm[k] = k >= 1 && k <= Ns ? 1.0f : 0.0f;
+            c->am[k] = k > Ns && k < M ? 1.0f : 0.0f;
+            c->pi[k] = k <= Ns ? -1 : 0;
+        }
+        c->mask_ns = Ns;
+    }
     uint64_t bad = 0;
     for (size_t j = 0; j < nsamp; j++) {
         const float r = x[j];
