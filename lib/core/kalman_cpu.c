@@ -157,11 +157,9 @@ update_avx2_q(tr_kalman_cpu *c, float r, double LX, uint32_t Ns, double *maxp,
     const float *K = c->K;
     const __m256 vr = _mm256_set1_ps(r);
     const __m256d vLX = _mm256_set1_pd(LX);
-    __m256 ax[TR_KALMAN_MAX_Q], an[TR_KALMAN_MAX_Q];
-    for (uint32_t i = 0; i < Q; i++) {
-        ax[i] = _mm256_set1_ps(c->axf[i]);
-        an[i] = _mm256_set1_ps(c->anf[i]);
-    }
+    /* The AR coefficients are broadcast from memory where they are used
+     * (fewer live registers than keeping 2Q broadcasts). */
+    const float *ax = c->axf, *an = c->anf;
     __m256d vmp = _mm256_set1_pd(-INFINITY), vma = _mm256_setzero_pd();
     const size_t M1 = c->M - 1;
     for (size_t k = c->top + 1 - LANES; k >= 1; k -= LANES) {
@@ -190,11 +188,11 @@ update_avx2_q(tr_kalman_cpu *c, float r, double LX, uint32_t Ns, double *maxp,
             vma = _mm256_max_pd(vma, _mm256_max_pd(dlo, dhi));
         for (uint32_t i = 0; i < n; i++)
             u[i] = _mm256_fmadd_ps(_mm256_loadu_ps(K + i * S + k), e, u[i]);
-        __m256 x0 = _mm256_mul_ps(ax[0], u[0]);
-        __m256 n0 = _mm256_mul_ps(an[0], u[Q]);
+        __m256 x0 = _mm256_mul_ps(_mm256_broadcast_ss(ax), u[0]);
+        __m256 n0 = _mm256_mul_ps(_mm256_broadcast_ss(an), u[Q]);
         for (uint32_t i = 1; i < Q; i++) {
-            x0 = _mm256_fmadd_ps(ax[i], u[i], x0);
-            n0 = _mm256_fmadd_ps(an[i], u[Q + i], n0);
+            x0 = _mm256_fmadd_ps(_mm256_broadcast_ss(ax + i), u[i], x0);
+            n0 = _mm256_fmadd_ps(_mm256_broadcast_ss(an + i), u[Q + i], n0);
         }
         _mm256_storeu_ps(z + k + 1, x0);
         _mm256_storeu_ps(z + (size_t)Q * S + k + 1, n0);
