@@ -15,29 +15,34 @@
  *
  *  1. prep: non-finite samples become "missing" (NaN marker), counted.
  *  2. noise-only filter (hypothesis M, steady-state gain, linear and time
- *     invariant): chunks of 64 samples run from a zero state in parallel
+ *     invariant): chunks of 128 samples run from a zero state in parallel
  *     (nf_partial), one thread chains the chunks in double with the
- *     precomputed transition over a chunk, P = (A (I - K_M h'))^64, stepping
+ *     precomputed transition over a chunk, P = (A (I - K_M h'))^128, stepping
  *     sample by sample through chunks with missing samples (nf_combine), and
  *     the chunks run again from their true start states (nf_final), writing
  *     the predicted state z_M[j] (the start of diagonal j) and
  *     h_M e_M[j]^2 (q_M without its constant) for every sample.
- *  3. diagonals: one thread per diagonal, B + M - 2 of them. The 32 lanes of a
- *     warp hold 32 consecutive diagonals and step through the offsets k
- *     together (lane l starts l steps after lane l+1 where they begin inside
- *     the block), so at every step the warp reads one gain row (a broadcast),
- *     32 consecutive samples and writes 32 consecutive entries of the register
- *     buffer R[k][j] = Dt_{s,k} = sum_{i<=k} (q_i - q_M) along the diagonal
- *     (Kahan-compensated float). Diagonals that run past the block keep their
- *     state (z, Dt, compensation) in a ring indexed by s mod M (two copies).
+ *  3. diagonals: one thread per diagonal, B + M - 2 of them. A thread block
+ *     holds 128 consecutive diagonals and walks the union of their offsets k
+ *     in tiles of 32, the tile's gain rows and samples staged in shared
+ *     memory (double-buffered: the next tile's loads fly during this one), so
+ *     every step reads one broadcast gain row and one sample from shared
+ *     memory and writes 32 consecutive entries per warp of the register buffer
+ *     R[k][j] = log alpha_s + Dt_{s,k}, Dt_{s,k} = sum_{i<=k} (q_i - q_M)
+ *     along the diagonal (Kahan-compensated float; alpha_s is the prior in
+ *     force when the diagonal started, as in eq. 10). Diagonals that run past
+ *     the block keep their state (z, R, compensation) in a ring indexed by
+ *     s mod M (two copies).
  *  4. normaliser: with C the prefix sum of c_X = L_X - q_M and
  *     E = exp(C), eq. 9 is the linear recursion with lag M
- *        E[j] = (1 - alpha) E[j-1] + alpha exp(Dt_{j-M+1,M-1}) E[j-M],
+ *        E[j] = (1 - alpha) E[j-1] + exp(R[M-1][j-1]) E[j-M],
  *     so within a sub-block of at most M samples the lag term is known and
  *     C is a prefix log-sum-exp: one thread block runs the sub-blocks in order,
- *     each a CUB block scan (lx_kernel). C is kept in double and rebased to
- *     C[j0-1] = 0 at every block; the window of the last M values is carried.
- *  5. LLR: d_k[j] = log alpha + Dt + C[j-k] - C[j] for k = 1..M-1; every warp
+ *     each a CUB block scan (a plain prefix sum when no hypothesis M-1 is
+ *     within e^-18 of merging, the usual case), C kept in shared memory for
+ *     M <= 1024 (lx_kernel). C is kept in double and rebased to C[j0-1] = 0
+ *     at every block; the window of the last M values is carried.
+ *  5. LLR: d_k[j] = R[k][j] + C[j-k] - C[j] for k = 1..M-1; every warp
  *     takes 32 samples and a slice of k, a running log-sum-exp for the
  *     present (k <= N_s) and absent (k > N_s) hypotheses and the argmax of
  *     d_k, and llr_finish combines the slices (absent includes hypothesis M,
@@ -61,13 +66,13 @@
 namespace
 {
 
-constexpr float kNeg = -1e30f;       /* log of "no such hypothesis" */
-constexpr int kChunk = 128;          /* noise-only filter: samples per chunk */
-constexpr int kDiagBlock = 128;      /* diagonal kernel: threads per block */
-constexpr int kLlrWarps = 8;         /* LLR kernel: warps per block */
-constexpr int kLlrUnroll = 8;        /* LLR kernel: offsets per log-sum-exp step */
-constexpr int kLxItems = 4;          /* normaliser scan: items per thread */
-constexpr size_t kRBytes = 1u << 30; /* register buffer R: at most 1 GiB */
+constexpr float kNeg = -1e30f;              /* log of "no such hypothesis" */
+constexpr int kChunk = 128;                 /* noise-only filter: samples per chunk */
+constexpr int kDiagBlock = 128;             /* diagonal kernel: threads per block */
+constexpr int kLlrWarps = 8;                /* LLR kernel: warps per block */
+constexpr int kLlrUnroll = 16;              /* LLR kernel: offsets per log-sum-exp step */
+constexpr int kLxItems = 4;                 /* normaliser scan: items per thread */
+constexpr size_t kRBytes = (size_t)2 << 30; /* register buffer R: at most 2 GiB */
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kMaxN = 2 * TR_CUDA_KALMAN_FAST_MAX_Q;
 
@@ -256,26 +261,50 @@ struct diag_args {
     float *R; /* [(M-1)][ldR] */
     long long j0;
     int n, M, ldz, ldR;
+    float log_alpha; /* prior of the diagonals that start in this block */
     float ax[TR_CUDA_KALMAN_FAST_MAX_Q], an[TR_CUDA_KALMAN_FAST_MAX_Q];
 };
 
+constexpr int kKT = 32;                     /* offsets per staged tile */
+constexpr int kSpan = kDiagBlock + kKT;     /* samples a tile touches (padded) */
+constexpr int kGVMax = (kMaxN + 2 + 3) / 4; /* float4 per gain row, at most */
+constexpr int kGPre = (kKT * kGVMax + kDiagBlock - 1) / kDiagBlock; /* per thread */
+constexpr int kSPre = (kSpan + kDiagBlock - 1) / kDiagBlock;
+
+/*
+ * Thread t of the grid runs diagonal s = j0 - (M-2) + t over the offsets k it
+ * has in this block. The thread block (128 consecutive diagonals) walks the
+ * union of its offsets in tiles of kKT: the tile's gain rows and the samples
+ * its lanes touch are staged in shared memory (two buffers: the next tile's
+ * global loads are in flight while this tile computes), so every step reads
+ * one broadcast gain row and one sample from shared memory.
+ */
 template <int Q>
 __global__ void __launch_bounds__(kDiagBlock) diag_kernel(const diag_args a)
 {
     constexpr int N = 2 * Q;
     constexpr int GV = (N + 2 + 3) / 4; /* float4 per gain row */
+    __shared__ float4 gs[2][kKT * GV];
+    __shared__ float2 ss[2][kSpan];
     const long long ndiag = (long long)a.n + a.M - 2;
-    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t - (threadIdx.x & 31) >= ndiag) return; /* whole warp idle */
+    const int tid = threadIdx.x;
+    const long long t0 = (long long)blockIdx.x * kDiagBlock;
+    const long long t = t0 + tid;
     const bool valid = t < ndiag;
-    const long long s = a.j0 - (a.M - 2) + t; /* onset sample of this diagonal */
-    int ks = INT_MAX, ke = 0;                 /* offsets run in this block */
-    if (valid) {
-        ks = s < a.j0 ? (int)(a.j0 - s + 1) : 1;
-        ke = (int)min((long long)(a.M - 1), a.j0 + a.n - s);
-    }
-    const int klo = __reduce_min_sync(kFull, ks);
-    const int khi = __reduce_max_sync(kFull, ke);
+    const long long S0 = a.j0 - (a.M - 2) + t0; /* onset of the block's first diagonal */
+    const long long s = S0 + tid;               /* onset of this diagonal */
+    /* offsets run in this block: [ks, ke]; both decrease with s */
+    auto kstart = [&](long long sv) { return sv < a.j0 ? (int)(a.j0 - sv + 1) : 1; };
+    auto kend = [&](long long sv) {
+        return (int)min((long long)(a.M - 1), a.j0 + a.n - sv);
+    };
+    const long long tlast = min(t0 + kDiagBlock - 1, ndiag - 1);
+    const int kloC = kstart(S0 + (tlast - t0)), khiC = kend(S0);
+    const long long wfirst = t0 + (tid & ~31), wlast = min(wfirst + 31, ndiag - 1);
+    const int kloW = wfirst <= wlast ? kstart(S0 + (wlast - t0)) : INT_MAX;
+    const int khiW = wfirst <= wlast ? kend(S0 + (wfirst - t0)) : 0;
+    int ks = INT_MAX, ke = 0;
+    if (valid) ks = kstart(s), ke = kend(s);
 
     float z[N], R = 0.0f, C = 0.0f;
     const int slot = (int)(((s % a.M) + a.M) % a.M);
@@ -294,20 +323,62 @@ __global__ void __launch_bounds__(kDiagBlock) diag_kernel(const diag_args a)
 #pragma unroll
             for (int i = 0; i < N; i++)
                 z[i] = __ldg(a.zM + (size_t)i * a.ldz + jb);
+            R = a.log_alpha; /* d_1 = log alpha + q_1 - L_X: the prior enters here */
         }
     }
-    const int jbase = (int)(s - a.j0) - 1; /* jb = jbase + k */
-    for (int k = klo; k <= khi; k++) {
-        float g[4 * GV];
-        const float4 *gp = a.gain + (size_t)(k - 1) * GV;
+
+    /* tile loads into registers: gain rows kt.., samples from onset S0 at kt */
+    float4 pg[kGPre];
+    float2 psm[kSPre];
+    auto load = [&](int kt) {
 #pragma unroll
-        for (int v = 0; v < GV; v++) {
-            const float4 w = __ldg(gp + v);
-            g[4 * v] = w.x, g[4 * v + 1] = w.y, g[4 * v + 2] = w.z, g[4 * v + 3] = w.w;
+        for (int r = 0; r < kGPre; r++) {
+            const int e = tid + r * kDiagBlock, row = e / GV;
+            pg[r] = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (e < kKT * GV && kt + row <= a.M - 1)
+                pg[r] = __ldg(a.gain + (size_t)(kt - 1) * GV + e);
         }
-        if (k >= ks && k <= ke) {
-            const int jb = jbase + k;
-            const float2 x = __ldg(a.smp + jb);
+        const long long jb0 = S0 + kt - 1 - a.j0;
+#pragma unroll
+        for (int r = 0; r < kSPre; r++) {
+            const int e = tid + r * kDiagBlock;
+            const long long jb = jb0 + e;
+            psm[r] = make_float2(0.f, 0.f);
+            if (e < kSpan && jb >= 0 && jb < a.n) psm[r] = __ldg(a.smp + jb);
+        }
+    };
+    auto store = [&](int buf) {
+#pragma unroll
+        for (int r = 0; r < kGPre; r++) {
+            const int e = tid + r * kDiagBlock;
+            if (e < kKT * GV) gs[buf][e] = pg[r];
+        }
+#pragma unroll
+        for (int r = 0; r < kSPre; r++) {
+            const int e = tid + r * kDiagBlock;
+            if (e < kSpan) ss[buf][e] = psm[r];
+        }
+    };
+    load(kloC);
+    store(0);
+    __syncthreads();
+    const int jbase = (int)(s - a.j0) - 1; /* jb = jbase + k */
+    int buf = 0;
+    for (int kt = kloC; kt <= khiC; kt += kKT, buf ^= 1) {
+        const bool more = kt + kKT <= khiC;
+        if (more) load(kt + kKT);
+        const int k0 = max(kt, kloW), k1 = min(kt + kKT - 1, khiW);
+        for (int k = k0; k <= k1; k++) {
+            if (k < ks || k > ke) continue;
+            const int kk = k - kt;
+            float g[4 * GV];
+#pragma unroll
+            for (int v = 0; v < GV; v++) {
+                const float4 w = gs[buf][kk * GV + v];
+                g[4 * v] = w.x, g[4 * v + 1] = w.y, g[4 * v + 2] = w.z,
+                      g[4 * v + 3] = w.w;
+            }
+            const float2 x = ss[buf][tid + kk];
             const float e = kstep<Q, float>(z, g, a.ax, a.an, x.x);
             /* q_k - q_M = (c_k - c_M) - h_k e^2 + h_M e_M^2 (0 when missing) */
             const float dc = x.x == x.x ? g[N] : 0.0f;
@@ -316,8 +387,10 @@ __global__ void __launch_bounds__(kDiagBlock) diag_kernel(const diag_args a)
             const float tt = R + y;
             C = (tt - R) - y;
             R = tt;
-            a.R[(size_t)(k - 1) * a.ldR + jb] = R;
+            a.R[(size_t)(k - 1) * a.ldR + (jbase + k)] = R;
         }
+        if (more) store(buf ^ 1);
+        __syncthreads();
     }
     if (valid && ke < a.M - 1) {
 #pragma unroll
@@ -347,7 +420,8 @@ struct lx_args {
     double log_alpha, log1m_alpha;
 };
 
-constexpr int kRing = 2048; /* shared copy of C when M <= kRing / 2 */
+constexpr int kRing = 2048;      /* shared copy of C when M <= kRing / 2 */
+constexpr float kQuiet = -18.0f; /* e^y below 1.5e-8: the quiet path */
 
 /* log(e^a + e^b) (fast intrinsics: a term below 2^-24 of the other is
  * dropped, which changes C by less than float rounding). */
@@ -399,7 +473,7 @@ __global__ void __launch_bounds__(T) lx_kernel(const lx_args a)
             if (i < len) {
                 const int jb = s0 + i;
                 const double cm = kShared ? ring[jb & (kRing - 1)] : Gw[jb]; /* C[j-M] */
-                const double u = a.log_alpha + (double)rp[q] + cm;
+                const double u = (double)rp[q] + cm; /* log alpha is in Dt */
                 y[q] = (float)(u - b - (double)(i + 1) * a.log1m_alpha);
             }
         }
@@ -410,15 +484,36 @@ __global__ void __launch_bounds__(T) lx_kernel(const lx_args a)
             const int i = threadIdx.x * kLxItems + q;
             rp[q] = i < len1 ? a.Rrow[s1 + i - 1] : kNeg;
         }
+        /* Quiet sub-block (every y < kQuiet: no hypothesis M-1 worth merging):
+         * log(1 + sum e^y) = p - p^2/2 to float accuracy with p = sum e^y, a
+         * plain prefix sum. Otherwise the prefix log-sum-exp. */
+        bool quiet = true;
+#pragma unroll
+        for (int q = 0; q < kLxItems; q++)
+            quiet &= y[q] < kQuiet;
+        quiet = __syncthreads_and(quiet);
         float ts[kLxItems];
-        Scan(tmp).InclusiveScan(y, ts, lse_op());
+        if (quiet) {
+            float w[kLxItems];
+#pragma unroll
+            for (int q = 0; q < kLxItems; q++)
+                w[q] = __expf(y[q]);
+            Scan(tmp).InclusiveSum(w, ts);
+#pragma unroll
+            for (int q = 0; q < kLxItems; q++)
+                ts[q] = ts[q] - 0.5f * (ts[q] * ts[q]);
+        } else {
+            Scan(tmp).InclusiveScan(y, ts, lse_op());
+#pragma unroll
+            for (int q = 0; q < kLxItems; q++)
+                ts[q] = softplus(ts[q]);
+        }
 #pragma unroll
         for (int q = 0; q < kLxItems; q++) {
             const int i = threadIdx.x * kLxItems + q;
             if (i < len) {
                 const int jb = s0 + i;
-                const double G =
-                    b + (double)(i + 1) * a.log1m_alpha + (double)softplus(ts[q]);
+                const double G = b + (double)(i + 1) * a.log1m_alpha + (double)ts[q];
                 Gw[a.M + jb] = G;
                 if (kShared) ring[(a.M + jb) & (kRing - 1)] = G;
                 const float hi = (float)G;
@@ -473,7 +568,7 @@ __device__ __forceinline__ void lse_range(const llr_args &a, int jb, float2 gj, 
             if (kk <= k1) {
                 const float r = __ldg(a.R + (size_t)(kk - 1) * a.ldR + jb);
                 const float2 g = __ldg(a.Gf + jb - kk + a.M); /* C[j-k] */
-                d[u] = a.log_alpha + (r + ((g.x - gj.x) + (g.y - gj.y)));
+                d[u] = r + ((g.x - gj.x) + (g.y - gj.y));
             }
         }
         float cm = d[0];
@@ -817,6 +912,7 @@ template <int Q> cudaError_t launch_diag(tr_cuda_kalman *c, int n)
     a.M = c->M;
     a.ldz = c->B;
     a.ldR = c->B;
+    a.log_alpha = (float)c->log_alpha;
     for (int i = 0; i < TR_CUDA_KALMAN_FAST_MAX_Q; i++) {
         a.ax[i] = c->ax[i];
         a.an[i] = c->an[i];

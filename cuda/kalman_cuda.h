@@ -13,7 +13,7 @@
  *    parameters (N_s, log alpha, log(1 - alpha)), TR_VARIANT_FAST or
  *    TR_VARIANT_PAPER, and `batch` (FAST: most samples per device block; the
  *    context lowers it so that the block's register buffer of (M-1) x batch
- *    floats stays within 512 MiB). Fails with TR_ERR_UNSUPPORTED when FAST is
+ *    floats stays within 2 GiB). Fails with TR_ERR_UNSUPPORTED when FAST is
  *    asked for a model whose A is not block companion or whose Q exceeds
  *    TR_CUDA_KALMAN_FAST_MAX_Q (the caller then falls back to the CPU under
  *    AUTO, as for every detector), TR_ERR_CUDA / TR_ERR_NOMEM on device

@@ -21,8 +21,10 @@
  *  3. host: read exp_d_2..exp_d_{M-1} and d_{M-1} back.
  *  4. host: S1, S2 (eqs. 11-12), LLR (eq. 15), norm_factor (eq. 13).
  * Filters #1 and #M, L_X, the sums and the LLR are in double on the host;
- * the GPU filters run in float with the registers d_k in double (float d_k
- * would drift over thousands of hypotheses beyond the test tolerance).
+ * the GPU filters run in float with the registers d_k and exp_d_k in double
+ * (float d_k would drift over thousands of hypotheses beyond the test
+ * tolerance, and a float exp_d_k overflows when the registers jump by more
+ * than about 68 in one sample, which the double norm_factor of eq. 13 allows).
  * Non-finite samples are missing (kalman.h): innovation 0, q_k = 0.
  */
 #include "cuda_check.h"
@@ -44,7 +46,7 @@ struct paper_args {
     float *zB;        /* copy written this sample */
     const double *dA; /* [k]: d_k[j-1] */
     double *dB;       /* [k]: d_k[j] */
-    float *expd;      /* [k]: exp(d_k[j] - norm_factor) */
+    double *expd;     /* [k]: exp(d_k[j] - norm_factor) */
     const float *K;   /* [i * Mp + k]: interleaved gains */
     const float *c;   /* [k]: -1/2 log(2 pi Sigma_k) */
     const float *h;   /* [k]: 1 / (2 Sigma_k) */
@@ -75,7 +77,7 @@ __global__ void paper_kernel(const paper_args a)
     const float q = a.missing ? 0.0f : a.c[k] - a.h[k] * (e * e); /* eq. 5 */
     const double d = a.dA[k - 1] + (double)q - a.LX;              /* eq. 6 */
     a.dB[k] = d;
-    a.expd[k] = (float)exp(d - a.nf); /* eq. 7 */
+    a.expd[k] = exp(d - a.nf); /* eq. 7 */
 }
 
 } // namespace
@@ -89,8 +91,9 @@ struct tr_kalman_paper {
     cudaStream_t stream;
     float *d_z[2];
     double *d_d[2];
-    float *d_expd, *d_K, *d_c, *d_h, *d_A;
-    float *h_expd;   /* pinned: exp_d_2..M-1 */
+    double *d_expd;
+    float *d_K, *d_c, *d_h, *d_A;
+    double *h_expd;  /* pinned: exp_d_2..M-1 */
     double *h_dlast; /* pinned: d_{M-1} */
     double *h_dall;  /* pinned: all d_k (kmax, norm_factor safeguard) */
     float *h_z21;    /* pinned: z_{2|1} going up */
@@ -190,7 +193,7 @@ tr_status tr_kalman_paper_create(int device, const tr_kalman_model *m,
             TR_CUDA_TRY(cudaMalloc(&c->d_d[i], (size_t)Mp * sizeof(double)), err,
                         "kalman/cuda: allocate registers", fail);
         }
-        TR_CUDA_TRY(cudaMalloc(&c->d_expd, (size_t)Mp * sizeof(float)), err,
+        TR_CUDA_TRY(cudaMalloc(&c->d_expd, (size_t)Mp * sizeof(double)), err,
                     "kalman/cuda: allocate", fail);
         TR_CUDA_TRY(cudaMalloc(&c->d_K, K.size() * sizeof(float)), err,
                     "kalman/cuda: allocate gains", fail);
@@ -212,7 +215,7 @@ tr_status tr_kalman_paper_create(int device, const tr_kalman_model *m,
         TR_CUDA_TRY(cudaMemcpy(c->d_A, A.data(), A.size() * sizeof(float),
                                cudaMemcpyHostToDevice),
                     err, "kalman/cuda: upload model", fail);
-        TR_CUDA_TRY(cudaMallocHost(&c->h_expd, (size_t)Mp * sizeof(float)), err,
+        TR_CUDA_TRY(cudaMallocHost(&c->h_expd, (size_t)Mp * sizeof(double)), err,
                     "kalman/cuda: allocate pinned", fail);
         TR_CUDA_TRY(cudaMallocHost(&c->h_dlast, sizeof(double)), err,
                     "kalman/cuda: allocate pinned", fail);
@@ -328,7 +331,7 @@ tr_status tr_kalman_paper_run(tr_kalman_paper *c, const float *x, size_t nsamp,
 
         /* 3. exp_d_2..exp_d_{M-1} and d_{M-1} back to the host */
         TR_CUDA_TRY(cudaMemcpyAsync(c->h_expd + 2, c->d_expd + 2,
-                                    (size_t)(M - 2) * sizeof(float),
+                                    (size_t)(M - 2) * sizeof(double),
                                     cudaMemcpyDeviceToHost, c->stream),
                     err, "kalman/cuda: download probabilities", fail);
         TR_CUDA_TRY(cudaMemcpyAsync(c->h_dlast, c->d_d[B] + (M - 1), sizeof(double),
@@ -344,9 +347,9 @@ tr_status tr_kalman_paper_run(tr_kalman_paper *c, const float *x, size_t nsamp,
         const double exp_d1 = exp(d1 - nf);
         double S1 = 0.0, S2 = 0.0;
         for (uint32_t k = 2; k <= Ns; k++)
-            S1 += (double)c->h_expd[k];
+            S1 += c->h_expd[k];
         for (uint32_t k = Ns + 1; k <= (uint32_t)M - 1; k++)
-            S2 += (double)c->h_expd[k];
+            S2 += c->h_expd[k];
         const double L = log(S1 + exp_d1) - log(exp(-nf) + S2);
         if (llr) llr[j] = L;
         double mx = exp_d1;
