@@ -17,7 +17,7 @@
  * "check" line (FAST vs PAPER on the PAPER samples, tolerance
  * 1e-3 max(1, |LLR|)). Data: AR(Q) noise with AR(Q) bursts, on the device.
  */
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 200112L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +188,28 @@ int main(int argc, char **argv)
         const double t_fast = ts[repeat / 2];
         const double sps_fast = N / t_fast;
 
+        /* the same with one stream (no overlap of the normaliser and LLR with
+         * the next block's diagonals) */
+        double t_serial = 0;
+        {
+            setenv("TR_KALMAN_CUDA_SERIAL", "1", 1);
+            cfg.variant = TR_VARIANT_FAST;
+            tr_kalman *ser = tr_kalman_create(&cfg, m, &err);
+            unsetenv("TR_KALMAN_CUDA_SERIAL");
+            if (!ser) die("FAST serial create", err.message);
+            for (int r = 0; r < repeat; r++) {
+                tr_kalman_reset(ser);
+                const double t0s = now();
+                if (tr_kalman_process_device(ser, (const float *)d_x, (size_t)N,
+                                             (float *)d_l, NULL) != TR_OK)
+                    die("FAST serial", tr_kalman_last_error(ser));
+                ts[r] = now() - t0s;
+            }
+            qsort(ts, (size_t)repeat, sizeof(double), cmp_d);
+            t_serial = ts[repeat / 2];
+            tr_kalman_destroy(ser);
+        }
+
         /* PAPER: warm-up, then P samples */
         if (tr_kalman_process_device(paper, (const float *)d_x, 50, (float *)d_l, NULL) !=
             TR_OK)
@@ -247,6 +269,10 @@ int main(int argc, char **argv)
             M == 92      ? "15625"
             : M == 10756 ? "3597"
                          : "null");
+        printf("{\"type\":\"result\",\"detector\":\"kalman\","
+               "\"variant\":\"cuda-fast-one-stream\",\"M\":%d,\"Q\":%d,\"samples\":%ld,"
+               "\"seconds\":%.6f,\"samples_per_s\":%.4e}\n",
+               M, Q, N, t_serial, N / t_serial);
         printf("{\"type\":\"result\",\"detector\":\"kalman\",\"variant\":\"cuda-paper\","
                "\"M\":%d,\"Q\":%d,\"Ns\":%u,\"samples\":%ld,\"seconds\":%.6f,"
                "\"samples_per_s\":%.4e,\"us_per_sample\":%.2f}\n",

@@ -52,6 +52,8 @@ if [ "$built" -eq 0 ]; then
         -lm -Wl,-rpath,"$BUILD/lib/core" -o "$BUILD/kalman_gpu_bench"
     step "ctest -L gpu -R kalman" 150 "$RES/ctest.log" ctest --test-dir "$BUILD" -L gpu \
         -R kalman --output-on-failure --no-tests=error
+    step "ctest gpu_kalman_cuda, one stream" 90 "$RES/ctest.log" env TR_KALMAN_CUDA_SERIAL=1 \
+        ctest --test-dir "$BUILD" -R gpu_kalman_cuda --output-on-failure --no-tests=error
     step "ctest kalman (CPU)" 120 "$RES/ctest.log" ctest --test-dir "$BUILD" -R kalman \
         -LE gpu --output-on-failure -j 4
     grep -E "tests passed|tests failed|Failed|\*\*\*|worst" "$RES/ctest.log" | tail -n 40

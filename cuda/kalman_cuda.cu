@@ -669,10 +669,14 @@ struct tr_cuda_kalman {
     /* FAST */
     int Q, M, Ns;
     double log_alpha, log1m_alpha;
-    int B;         /* samples per block (multiple of kChunk) */
-    long long pos; /* samples processed */
-    int cur;       /* state ring / C window read this block */
-    cudaStream_t stream;
+    int B;               /* samples per block (multiple of kChunk) */
+    long long pos;       /* samples processed */
+    int cur;             /* state ring / C window read this block */
+    cudaStream_t stream; /* noise-only filter and diagonals */
+    cudaStream_t s2;     /* normaliser, LLR (overlap the next block's diagonals) */
+    int serial;          /* one stream (TR_KALMAN_CUDA_SERIAL set) */
+    int rb;              /* register buffer of this block */
+    cudaEvent_t ev_diag[2], ev_llr[2];
     nf_consts nc;
     float ax[TR_CUDA_KALMAN_FAST_MAX_Q], an[TR_CUDA_KALMAN_FAST_MAX_Q];
     float4 *d_gain;
@@ -682,7 +686,7 @@ struct tr_cuda_kalman {
     int *d_flag;
     double *d_zcarry;
     float *d_st[2];
-    float *d_R;
+    float *d_Rbuf[2]; /* register buffers, used by alternate blocks */
     float *d_rlast;
     double *d_Gw[2];
     float2 *d_Gf[2];
@@ -707,11 +711,15 @@ void ctx_free(tr_cuda_kalman *c)
     if (!c) return;
     if (c->paper) tr_kalman_paper_destroy(c->paper);
     cudaSetDevice(c->device);
-    void *dev[] = {c->d_gain,  c->d_P,     c->d_smp,    c->d_part,  c->d_zstart,
-                   c->d_zM,    c->d_flag,  c->d_zcarry, c->d_st[0], c->d_st[1],
-                   c->d_R,     c->d_rlast, c->d_Gw[0],  c->d_Gw[1], c->d_Gf[0],
-                   c->d_Gf[1], c->d_lpart, c->d_in,     c->d_llr,   c->d_kmax,
-                   c->d_bad};
+    void *dev[] = {
+        c->d_gain,  c->d_P,       c->d_smp,
+        c->d_part,  c->d_zstart,  c->d_zM,
+        c->d_flag,  c->d_zcarry,  c->d_st[0],
+        c->d_st[1], c->d_Rbuf[0], c->d_Rbuf[1] != c->d_Rbuf[0] ? c->d_Rbuf[1] : NULL,
+        c->d_rlast, c->d_Gw[0],   c->d_Gw[1],
+        c->d_Gf[0], c->d_Gf[1],   c->d_lpart,
+        c->d_in,    c->d_llr,     c->d_kmax,
+        c->d_bad};
     for (void *p : dev)
         if (p) cudaFree(p);
     void *host[] = {c->h_in, c->h_llr, c->h_kmax, c->h_bad};
@@ -719,7 +727,12 @@ void ctx_free(tr_cuda_kalman *c)
         if (p) cudaFreeHost(p);
     for (cudaEvent_t e : c->ev)
         if (e) cudaEventDestroy(e);
+    for (int i = 0; i < 2; i++) {
+        if (c->ev_diag[i]) cudaEventDestroy(c->ev_diag[i]);
+        if (c->ev_llr[i]) cudaEventDestroy(c->ev_llr[i]);
+    }
     if (c->stream) cudaStreamDestroy(c->stream);
+    if (c->s2) cudaStreamDestroy(c->s2);
     delete c;
 }
 
@@ -774,7 +787,10 @@ tr_status fast_create(tr_cuda_kalman *c, const tr_kalman_model *m, size_t batch,
     c->M = M;
     /* Block length: the register buffer (M-1) x B floats within kRBytes. */
     size_t B = std::max<size_t>(batch, 1);
-    const size_t bmax = std::max<size_t>(kRBytes / 4 / (size_t)(M - 1), kChunk);
+    const char *ser = getenv("TR_KALMAN_CUDA_SERIAL");
+    c->serial = ser && *ser && strcmp(ser, "0") != 0;
+    const size_t bmax =
+        std::max<size_t>(kRBytes / (c->serial ? 1 : 2) / 4 / (size_t)(M - 1), kChunk);
     B = std::min(B, bmax);
     B = std::min<size_t>(B, 1 << 24);
     B = (B + kChunk - 1) / kChunk * kChunk;
@@ -813,6 +829,14 @@ tr_status fast_create(tr_cuda_kalman *c, const tr_kalman_model *m, size_t batch,
 
     TR_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), err,
                 "kalman/cuda: create stream", fail);
+    TR_CUDA_TRY(cudaStreamCreateWithFlags(&c->s2, cudaStreamNonBlocking), err,
+                "kalman/cuda: create stream", fail);
+    for (int i = 0; i < 2; i++) {
+        TR_CUDA_TRY(cudaEventCreateWithFlags(&c->ev_diag[i], cudaEventDisableTiming), err,
+                    "kalman/cuda: create event", fail);
+        TR_CUDA_TRY(cudaEventCreateWithFlags(&c->ev_llr[i], cudaEventDisableTiming), err,
+                    "kalman/cuda: create event", fail);
+    }
     TR_CUDA_TRY(dalloc(&c->d_gain, gain.size() / 4), err, "kalman/cuda: allocate gains",
                 fail);
     TR_CUDA_TRY(cudaMemcpy(c->d_gain, gain.data(), gain.size() * sizeof(float),
@@ -838,8 +862,10 @@ tr_status fast_create(tr_cuda_kalman *c, const tr_kalman_model *m, size_t batch,
         TR_CUDA_TRY(dalloc(&c->d_Gf[i], (size_t)M + c->B), err,
                     "kalman/cuda: allocate normaliser window", fail);
     }
-    TR_CUDA_TRY(dalloc(&c->d_R, (size_t)(M - 1) * c->B), err,
-                "kalman/cuda: allocate the register buffer", fail);
+    for (int i = 0; i < (c->serial ? 1 : 2); i++)
+        TR_CUDA_TRY(dalloc(&c->d_Rbuf[i], (size_t)(M - 1) * c->B), err,
+                    "kalman/cuda: allocate the register buffer", fail);
+    if (c->serial) c->d_Rbuf[1] = c->d_Rbuf[0];
     TR_CUDA_TRY(dalloc(&c->d_rlast, 1), err, "kalman/cuda: allocate", fail);
     TR_CUDA_TRY(dalloc(&c->d_lpart, (size_t)c->max_slices * c->B), err,
                 "kalman/cuda: allocate LLR partials", fail);
@@ -864,6 +890,7 @@ tr_status fast_reset(tr_cuda_kalman *c, tr_error *err)
 {
     const int N = 2 * c->Q, M = c->M;
     TR_CUDA_TRY(cudaSetDevice(c->device), err, "kalman/cuda: select device", fail);
+    TR_CUDA_TRY(cudaStreamSynchronize(c->s2), err, "kalman/cuda: reset", fail);
     fill_state_kernel<<<blocks_for((long long)(N + 2) * M, 256), 256, 0, c->stream>>>(
         c->d_st[0], M, N);
     TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch reset", fail);
@@ -906,7 +933,7 @@ template <int Q> cudaError_t launch_diag(tr_cuda_kalman *c, int n)
     a.zM = c->d_zM;
     a.st_in = c->d_st[c->cur];
     a.st_out = c->d_st[c->cur ^ 1];
-    a.R = c->d_R;
+    a.R = c->d_Rbuf[c->rb];
     a.j0 = c->pos;
     a.n = n;
     a.M = c->M;
@@ -953,6 +980,11 @@ cudaError_t launch_filters(tr_cuda_kalman *c, int n, int nch, int stage)
 
 /* Profiling: an event before each stage of a block (prep + noise-only filter,
  * diagonals, normaliser, LLR, window shift) and one after the last. */
+cudaStream_t tail_stream(const tr_cuda_kalman *c)
+{
+    return c->serial || c->prof ? c->stream : c->s2;
+}
+
 cudaError_t mark(tr_cuda_kalman *c, int i)
 {
     return c->prof ? cudaEventRecord(c->ev[i], c->stream) : cudaSuccess;
@@ -963,17 +995,28 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
                      uint8_t *d_dec, float threshold, uint32_t *d_kmax, tr_error *err)
 {
     const int M = c->M, nch = (n + kChunk - 1) / kChunk;
+    const cudaStream_t ts = tail_stream(c);
     TR_CUDA_TRY(mark(c, 0), err, "kalman/cuda: event", fail);
     prep_kernel<<<blocks_for(n, 256), 256, 0, c->stream>>>(d_x, n, c->d_smp, c->d_bad);
     TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch prep", fail);
     TR_CUDA_TRY(launch_filters(c, n, nch, 0), err,
                 "kalman/cuda: launch noise-only filter", fail);
     TR_CUDA_TRY(mark(c, 1), err, "kalman/cuda: event", fail);
+    /* the register buffer is free once the LLR of the block before last is done */
+    if (ts != c->stream)
+        TR_CUDA_TRY(cudaStreamWaitEvent(c->stream, c->ev_llr[c->rb], 0), err,
+                    "kalman/cuda: wait", fail);
     TR_CUDA_TRY(launch_filters(c, n, nch, 1), err, "kalman/cuda: launch diagonals", fail);
     TR_CUDA_TRY(mark(c, 2), err, "kalman/cuda: event", fail);
+    if (ts != c->stream) {
+        TR_CUDA_TRY(cudaEventRecord(c->ev_diag[c->rb], c->stream), err,
+                    "kalman/cuda: event", fail);
+        TR_CUDA_TRY(cudaStreamWaitEvent(ts, c->ev_diag[c->rb], 0), err,
+                    "kalman/cuda: wait", fail);
+    }
     {
         lx_args a;
-        a.Rrow = c->d_R + (size_t)(M - 2) * c->B;
+        a.Rrow = c->d_Rbuf[c->rb] + (size_t)(M - 2) * c->B;
         a.rlast = c->d_rlast;
         a.Gw = c->d_Gw[c->cur];
         a.Gf = c->d_Gf[c->cur];
@@ -982,17 +1025,17 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
         a.log_alpha = c->log_alpha;
         a.log1m_alpha = c->log1m_alpha;
         if (M <= 32 * kLxItems)
-            lx_kernel<32, true><<<1, 32, 0, c->stream>>>(a);
+            lx_kernel<32, true><<<1, 32, 0, ts>>>(a);
         else if (M <= kRing / 2)
-            lx_kernel<256, true><<<1, 256, 0, c->stream>>>(a);
+            lx_kernel<256, true><<<1, 256, 0, ts>>>(a);
         else
-            lx_kernel<256, false><<<1, 256, 0, c->stream>>>(a);
+            lx_kernel<256, false><<<1, 256, 0, ts>>>(a);
         TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch normaliser", fail);
     }
     TR_CUDA_TRY(mark(c, 3), err, "kalman/cuda: event", fail);
     {
         llr_args a;
-        a.R = c->d_R;
+        a.R = c->d_Rbuf[c->rb];
         a.Gf = c->d_Gf[c->cur];
         a.part = c->d_lpart;
         a.n = n;
@@ -1006,7 +1049,7 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
         slices = (M - 1 + a.kslice - 1) / a.kslice;
         a.log_alpha = (float)c->log_alpha;
         dim3 grid(blocks_for(a.tiles, kLlrWarps), slices);
-        llr_kernel<<<grid, 32 * kLlrWarps, 0, c->stream>>>(a);
+        llr_kernel<<<grid, 32 * kLlrWarps, 0, ts>>>(a);
         TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch LLR", fail);
         finish_args f;
         f.part = c->d_lpart;
@@ -1016,12 +1059,15 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
         f.dec = d_dec;
         f.kmax = d_kmax;
         f.threshold = threshold;
-        llr_finish_kernel<<<blocks_for(n, 256), 256, 0, c->stream>>>(f);
+        llr_finish_kernel<<<blocks_for(n, 256), 256, 0, ts>>>(f);
         TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch LLR", fail);
     }
     TR_CUDA_TRY(mark(c, 4), err, "kalman/cuda: event", fail);
-    shift_kernel<<<blocks_for(M, 256), 256, 0, c->stream>>>(
-        c->d_Gw[c->cur], c->d_Gw[c->cur ^ 1], c->d_Gf[c->cur ^ 1], n, M);
+    if (ts != c->stream)
+        TR_CUDA_TRY(cudaEventRecord(c->ev_llr[c->rb], ts), err, "kalman/cuda: event",
+                    fail);
+    shift_kernel<<<blocks_for(M, 256), 256, 0, ts>>>(c->d_Gw[c->cur], c->d_Gw[c->cur ^ 1],
+                                                     c->d_Gf[c->cur ^ 1], n, M);
     TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch window shift", fail);
     TR_CUDA_TRY(mark(c, 5), err, "kalman/cuda: event", fail);
     if (c->prof) {
@@ -1034,6 +1080,7 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
         }
     }
     c->cur ^= 1;
+    c->rb ^= 1;
     c->pos += n;
     return TR_OK;
 fail:
@@ -1048,6 +1095,7 @@ tr_status take_bad(tr_cuda_kalman *c, uint64_t *nonfinite, tr_error *err)
     TR_CUDA_TRY(cudaMemsetAsync(c->d_bad, 0, sizeof *c->d_bad, c->stream), err,
                 "kalman/cuda: clear counter", fail);
     TR_CUDA_TRY(cudaStreamSynchronize(c->stream), err, "kalman/cuda: kernels", fail);
+    TR_CUDA_TRY(cudaStreamSynchronize(c->s2), err, "kalman/cuda: kernels", fail);
     if (nonfinite) *nonfinite += *c->h_bad;
     return TR_OK;
 fail:
@@ -1135,15 +1183,16 @@ extern "C" tr_status tr_cuda_kalman_run_host(tr_cuda_kalman *c, const float *x, 
         const tr_status s = fast_block(c, c->d_in, len, c->d_llr, NULL, 0.0f,
                                        kmax ? c->d_kmax : NULL, err);
         if (s != TR_OK) return s;
+        const cudaStream_t ts = tail_stream(c);
         TR_CUDA_TRY(cudaMemcpyAsync(c->h_llr, c->d_llr, (size_t)len * sizeof(float),
-                                    cudaMemcpyDeviceToHost, c->stream),
+                                    cudaMemcpyDeviceToHost, ts),
                     err, "kalman/cuda: download LLR", fail);
         if (kmax)
             TR_CUDA_TRY(cudaMemcpyAsync(c->h_kmax, c->d_kmax,
                                         (size_t)len * sizeof(uint32_t),
-                                        cudaMemcpyDeviceToHost, c->stream),
+                                        cudaMemcpyDeviceToHost, ts),
                         err, "kalman/cuda: download onsets", fail);
-        TR_CUDA_TRY(cudaStreamSynchronize(c->stream), err, "kalman/cuda: kernels", fail);
+        TR_CUDA_TRY(cudaStreamSynchronize(ts), err, "kalman/cuda: kernels", fail);
         for (int i = 0; i < len; i++) {
             const double L = (double)c->h_llr[i];
             if (llr) llr[off + i] = L;
