@@ -74,6 +74,7 @@ constexpr int kLlrUnroll = 16;              /* LLR kernel: offsets per log-sum-e
 constexpr int kLxItems = 4;                 /* normaliser scan: items per thread */
 constexpr size_t kRBytes = (size_t)2 << 30; /* register buffer R: at most 2 GiB */
 constexpr unsigned kFull = 0xffffffffu;
+constexpr int kSerialM = 2048; /* one stream above this M (see fast_create) */
 constexpr int kMaxN = 2 * TR_CUDA_KALMAN_FAST_MAX_Q;
 
 /* Constants of the noise-only filter and the companion blocks of A. */
@@ -787,8 +788,13 @@ tr_status fast_create(tr_cuda_kalman *c, const tr_kalman_model *m, size_t batch,
     c->M = M;
     /* Block length: the register buffer (M-1) x B floats within kRBytes. */
     size_t B = std::max<size_t>(batch, 1);
+    /* Two streams pay for small and medium M (H100: M = 92 +13%, M = 1024
+     * +27%); for long targets the diagonal kernel's blocks hold every SM for
+     * milliseconds, the other stream's normaliser and LLR wait behind them and
+     * the second register buffer halves the block (M = 10756: 6.0e6 samples/s
+     * with two streams, 1.6e7 with one), so one stream above kSerialM. */
     const char *ser = getenv("TR_KALMAN_CUDA_SERIAL");
-    c->serial = ser && *ser && strcmp(ser, "0") != 0;
+    c->serial = (ser && *ser && strcmp(ser, "0") != 0) || M > kSerialM;
     const size_t bmax =
         std::max<size_t>(kRBytes / (c->serial ? 1 : 2) / 4 / (size_t)(M - 1), kChunk);
     B = std::min(B, bmax);

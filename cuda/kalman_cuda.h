@@ -13,16 +13,17 @@
  *    parameters (N_s, log alpha, log(1 - alpha)), TR_VARIANT_FAST or
  *    TR_VARIANT_PAPER, and `batch` (FAST: most samples per device block; the
  *    context lowers it so that the block's register buffer of (M-1) x batch
- *    floats stays within 1 GiB, two buffers). Fails with TR_ERR_UNSUPPORTED when FAST is
- *    asked for a model whose A is not block companion or whose Q exceeds
+ *    floats fits the buffer size below). Fails with TR_ERR_UNSUPPORTED when
+ *    FAST is asked for a model whose A is not block companion or whose Q exceeds
  *    TR_CUDA_KALMAN_FAST_MAX_Q (the caller then falls back to the CPU under
  *    AUTO, as for every detector), TR_ERR_CUDA / TR_ERR_NOMEM on device
  *    failures. The context keeps a pointer to nothing of the caller's: the
  *    model may be destroyed after create.
- *    FAST runs the normaliser and the LLR of a block on a second stream,
- *    overlapping the next block's noise-only filter and diagonals (two
- *    register buffers); with the environment variable TR_KALMAN_CUDA_SERIAL
- *    set (not "0") at create, one stream and one buffer (for comparisons).
+ *    For M <= 2048 FAST runs the normaliser and the LLR of a block on a
+ *    second stream, overlapping the next block's noise-only filter and
+ *    diagonals (two register buffers of at most 1 GiB); for larger M, or with
+ *    the environment variable TR_KALMAN_CUDA_SERIAL set (not "0") at create,
+ *    one stream and one buffer of at most 2 GiB.
  *  - tr_cuda_kalman_set_params: new N_s / alpha, used from the next call on
  *    (registers are kept, as on the CPU).
  *  - tr_cuda_kalman_reset: back to the start of a stream (d_k = -inf, states 0).
