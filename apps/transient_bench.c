@@ -31,6 +31,8 @@
 #include <transient/edges.h>
 #include <transient/spiir.h>
 
+#include "bench_kalman.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1131,6 +1133,9 @@ int main(int argc, char **argv)
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--detector") == 0 && strcmp(argv[i + 1], "spiir") == 0)
             return spiir_main(argc, argv);
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--detector") == 0 && strcmp(argv[i + 1], "kalman") == 0)
+            return kalman_bench_main(argc, argv);
 
     options o;
     memset(&o, 0, sizeof o);

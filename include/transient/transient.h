@@ -7,5 +7,6 @@
 #include <transient/edges.h>
 #include <transient/spiir.h>
 #include <transient/spiir_triggers.h>
+#include <transient/kalman.h>
 
 #endif /* TRANSIENT_TRANSIENT_H */

@@ -13,6 +13,9 @@ Blocks:
                        summed parallel IIR (SPIIR) matched-filter bank on a real
                        or complex stream: a vector of complex SNRs per sample,
                        triggers as "trigger" tags and on "detects".
+    kalman_detector_ff optimal online detector of Gaussian bursts in coloured
+                       Gaussian noise (Kalman bank); LLR, decision, "burst"
+                       tags and "detects" messages.
 
 Helpers on numpy arrays (libtransient, no flowgraph needed):
     find_edges(x, low, mid, high, backend='cpu', variant='fast')
@@ -27,6 +30,7 @@ Pure-Python modules of the package are imported on their own:
     gnuradio.transient.sigrok        sigrok session files
     gnuradio.transient.spiir_design  SPIIR bank design from chirp templates (numpy)
     gnuradio.transient.spiir_bank    SPIIR banks and bank files (numpy)
+    gnuradio.transient.kalman_signals  Gaussian bursts in coloured noise (numpy)
 """
 
 # pybind11 generated symbols (blocks and core helpers)

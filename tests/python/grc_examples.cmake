@@ -108,6 +108,9 @@ tb.run()
       FAIL_REGULAR_EXPRESSION "Traceback"
       FIXTURES_REQUIRED grc_spiir_chirp
       LABELS "python;gnuradio;grc" TIMEOUT 120)
+  # Gaussian bursts in coloured noise (seeded): every one of the 20 bursts is
+  # detected, none elsewhere.
+  tr_grc_example(kalman_bursts "bursts: [0-9]+ \\(hits 20 of 20, false alarms 0\\)")
 
   # The level variables' callbacks reach the block: High above the signal's
   # high state leaves no transition, Low above Mid is refused (ValueError).

@@ -21,6 +21,7 @@ namespace py = pybind11;
 void bind_edge_localizer_f(py::module &m);
 void bind_spiir_bank_fc(py::module &m);
 void bind_spiir_bank_cc(py::module &m);
+void bind_kalman_detector_ff(py::module &m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 // Core helpers on numpy arrays (core_python.cc).
@@ -51,6 +52,7 @@ PYBIND11_MODULE(transient_python, m)
     bind_edge_localizer_f(m);
     bind_spiir_bank_fc(m);
     bind_spiir_bank_cc(m);
+    bind_kalman_detector_ff(m);
     // ) END BINDING_FUNCTION_CALLS
 
     bind_core(m);

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Kalman-bank detector on a GPU host (nvcc, CMake, ninja; no GNU Radio): build
+# libtransient with CUDA for sm_90, run the Kalman GPU tests and the Kalman C
+# tests, transient-bench --detector kalman --json (when it builds), the stand-
+# alone bench/kalman_gpu_bench.c, and compute-sanitizer on a small case.
+# Results go to $OUT (default /tmp/kalman-gpu): env.txt (GPU, versions, every
+# command), build.log, ctest.log, bench_kalman.jsonl (transient-bench),
+# kalman_gpu_bench.jsonl, bench.log, sanitizer.log.
+set -uo pipefail
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${TR_BUILD:-$SRC/build-gpu}
+RES=${OUT:-/tmp/kalman-gpu}
+JOBS=$(nproc 2>/dev/null || echo 4)
+mkdir -p "$RES"
+ENV_TXT=$RES/env.txt
+: >"$ENV_TXT"
+failed=()
+step() {
+    local name=$1 limit=$2 log=$3
+    shift 3
+    printf '%s (limit %ss): %s\n' "$name" "$limit" "$*" >>"$ENV_TXT"
+    echo "== $name"
+    local t0=$SECONDS
+    timeout --kill-after=5 "$limit" "$@" >>"$log" 2>&1
+    local rc=$?
+    printf '   %s: exit %d after %ds\n' "$name" "$rc" $((SECONDS - t0)) | tee -a "$ENV_TXT"
+    [ "$rc" -eq 0 ] || failed+=("$name (exit $rc)")
+    return "$rc"
+}
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+{
+    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "gpu (nvidia-smi): $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm \
+        --format=csv,noheader 2>&1 | paste -sd ';' -)"
+    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $JOBS cores"
+    echo "nvcc: $("$NVCC" --version 2>&1 | grep -m1 release)"
+    echo "cmake: $(cmake --version 2>&1 | head -n1)"
+    echo "commands:"
+} >>"$ENV_TXT"
+cat "$ENV_TXT"
+
+step configure 90 "$RES/build.log" cmake -S "$SRC" -B "$BUILD" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DENABLE_GNURADIO=OFF -DENABLE_PYTHON=OFF -DENABLE_CUDA=ON \
+    -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=90 &&
+    step build 200 "$RES/build.log" cmake --build "$BUILD" -j "$JOBS" --target transient \
+        test_kalman test_kalman_model test_kalman_gpu
+built=$?
+[ "$built" -eq 0 ] || tail -n 30 "$RES/build.log"
+if [ "$built" -eq 0 ]; then
+    step "kalman bench build" 60 "$RES/build.log" cc -O2 -std=c99 -I"$SRC/include" \
+        -I"$SRC/lib/core" "$SRC/bench/kalman_gpu_bench.c" -L"$BUILD/lib/core" -ltransient \
+        -lm -Wl,-rpath,"$BUILD/lib/core" -o "$BUILD/kalman_gpu_bench"
+    step "ctest -L gpu -R kalman" 150 "$RES/ctest.log" ctest --test-dir "$BUILD" -L gpu \
+        -R kalman --output-on-failure --no-tests=error
+    step "ctest gpu_kalman_cuda, one stream" 90 "$RES/ctest.log" env TR_KALMAN_CUDA_SERIAL=1 \
+        ctest --test-dir "$BUILD" -R gpu_kalman_cuda --output-on-failure --no-tests=error
+    step "ctest kalman (CPU)" 120 "$RES/ctest.log" ctest --test-dir "$BUILD" -R kalman \
+        -LE gpu --output-on-failure -j 4
+    grep -E "tests passed|tests failed|Failed|\*\*\*|worst" "$RES/ctest.log" | tail -n 40
+    step "kalman_gpu_bench" 150 "$RES/bench.log" sh -c \
+        "'$BUILD/kalman_gpu_bench' > '$RES/kalman_gpu_bench.jsonl'"
+    cat "$RES/kalman_gpu_bench.jsonl"
+    if step "transient-bench build" 90 "$RES/build.log" cmake --build "$BUILD" -j "$JOBS" \
+        --target transient-bench; then
+        step "transient-bench --detector kalman" 120 "$RES/bench.log" sh -c \
+            "'$BUILD/apps/transient-bench' --detector kalman --json > '$RES/bench_kalman.jsonl'"
+        cat "$RES/bench_kalman.jsonl"
+    fi
+    if command -v compute-sanitizer >/dev/null; then
+        step "compute-sanitizer memcheck" 120 "$RES/sanitizer.log" compute-sanitizer \
+            --tool memcheck --error-exitcode 1 "$BUILD/kalman_gpu_bench" --M 40,300 \
+            --samples 5000 --paper-samples 100 --repeat 1 --no-ceilings
+        step "compute-sanitizer racecheck" 90 "$RES/sanitizer.log" compute-sanitizer \
+            --tool racecheck --error-exitcode 1 "$BUILD/kalman_gpu_bench" --M 40,300 \
+            --samples 3000 --paper-samples 50 --repeat 1 --no-ceilings
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$RES/sanitizer.log"
+    fi
+    cat "$RES/bench.log"
+fi
+if [ "${#failed[@]}" -eq 0 ]; then echo "result: all steps passed"; else
+    echo "result: FAILED: ${failed[*]}"; fi
+[ "${#failed[@]}" -eq 0 ]
