@@ -442,6 +442,118 @@ def spiir_demo(gr, blocks, transient, pmt, backend, seed, multirate=False):
     return failures
 
 
+def load_kalman_signals():
+    """gnuradio.transient.kalman_signals, else the module of the source tree."""
+    try:
+        from gnuradio.transient import kalman_signals
+        return kalman_signals
+    except ImportError:
+        pass
+    here = os.path.join(HERE, os.pardir, "python", "transient")
+    sys.path.insert(0, here)
+    import kalman_signals  # noqa: E402
+    return kalman_signals
+
+
+# Kalman part: Gaussian bursts of M-1 samples, AR(2) (a damped resonance), in
+# AR(2) coloured noise plus white measurement noise, at random onsets.
+KALMAN_M = 92
+KALMAN_NS = 46
+KALMAN_NOISE_AR = [0.6, -0.2]
+KALMAN_TARGET_AR = [1.2, -0.72]
+KALMAN_TARGET_VAR = 2.0
+KALMAN_MEAS_VAR = 0.1
+KALMAN_THRESHOLD = -6.0
+KALMAN_BURSTS = 40
+
+
+def kalman_demo(gr, blocks, transient, pmt, backend, seed):
+    """Gaussian bursts in coloured noise through kalman_detector_ff.
+    Returns a list of failure messages (printing the results)."""
+    ks = load_kalman_signals()
+    rng = np.random.default_rng(seed + 100)
+    span = KALMAN_M - 1
+    n = 400_000
+    # Onsets at least 4 burst lengths apart.
+    gaps = rng.integers(4 * span, 4 * span + 8000, KALMAN_BURSTS)
+    onsets = np.cumsum(gaps)
+    onsets = onsets[onsets < n - span]
+    x, onsets = ks.gaussian_bursts(n, onsets, KALMAN_M, KALMAN_NOISE_AR, 1.0,
+                                   KALMAN_MEAS_VAR, KALMAN_TARGET_AR, KALMAN_TARGET_VAR,
+                                   "raised_cosine", 10.0, seed + 7)
+    tb = gr.top_block("transient_demo_kalman")
+    src = blocks.vector_source_f(x, False)
+    det = transient.kalman_detector_ff(KALMAN_M, KALMAN_NS, KALMAN_THRESHOLD, 1e-9,
+                                       KALMAN_NOISE_AR, 1.0, KALMAN_MEAS_VAR,
+                                       KALMAN_TARGET_AR, KALMAN_TARGET_VAR,
+                                       "raised_cosine", 10.0, "", backend)
+    snk = blocks.vector_sink_f(1, n)
+    dbg = blocks.message_debug()
+    tb.connect(src, det, snk)
+    tb.msg_connect((det, "detects"), (dbg, "store"))
+    t_run = time.time()
+    tb.run()
+    t_run = time.time() - t_run
+    dets = [pmt.to_python(dbg.get_message(i)) for i in range(dbg.num_messages())]
+    tags = [t for t in snk.tags() if pmt.symbol_to_string(t.key) == "burst"]
+    llr = np.asarray(snk.data())
+
+    # A detection belongs to the burst whose samples it starts in.
+    first = {}
+    false = []
+    for d in dets:
+        owner = onsets[(onsets <= d["start"]) & (d["start"] < onsets + span)]
+        if len(owner):
+            first.setdefault(int(owner[0]), d)
+        else:
+            false.append(d)
+    # The energy detector at the same false-alarm count: moving average of x^2
+    # over N_s samples, its threshold set so that it fires outside the bursts
+    # no more often than the Kalman detector did.
+    e = np.convolve(x.astype(np.float64) ** 2, np.ones(KALMAN_NS) / KALMAN_NS)[:n]
+    inside = np.zeros(n, bool)
+    for o in onsets:
+        inside[o:o + span + KALMAN_NS] = True
+    e_out = np.sort(e[~inside])
+    e_thr = e_out[-(len(false) + 1)]
+    e_hits = sum(1 for o in onsets if e[o:o + span + KALMAN_NS].max() > e_thr)
+
+    print()
+    print("== Kalman bank: %d Gaussian bursts (AR(2) %s, raised-cosine envelope, %d "
+          "samples) in AR(2) %s noise + white noise (var %g); M = %d, N_s = %d, threshold "
+          "%g; backend %s" %
+          (len(onsets), KALMAN_TARGET_AR, span, KALMAN_NOISE_AR, KALMAN_MEAS_VAR, KALMAN_M,
+           KALMAN_NS, KALMAN_THRESHOLD, det.backend()))
+    print("   %4s %10s %10s %10s %8s %9s" % ("#", "onset", "detected", "est.onset", "error",
+                                          "peak LLR"))
+    for k, o in enumerate(onsets[:12]):
+        d = first.get(int(o))
+        if d is None:
+            print("   %4d %10d %10s %10s %8s %9s" % (k, o, "missed", "-", "-", "-"))
+        else:
+            print("   %4d %10d %10d %10d %+8d %9.2f" % (k, o, d["start"], d["onset"],
+                                                     d["onset"] - o, d["peak_llr"]))
+    err = np.array([first[o]["onset"] - o for o in first])
+    print("kalman: %d bursts: %d hits, %d misses, %d false alarms; onset error median %+.0f "
+          "samples (|err| <= %d for 90%%); energy detector at the same false alarms: %d "
+          "hits; %d samples in %.2f s" %
+          (len(onsets), len(first), len(onsets) - len(first), len(false),
+           np.median(err) if len(err) else float("nan"),
+           int(np.percentile(np.abs(err), 90)) if len(err) else 0, e_hits, n, t_run))
+    failures = []
+    if len(tags) != 2 * len(dets):
+        failures.append("kalman: %d burst tags for %d detections" % (len(tags), len(dets)))
+    if not np.all(np.isfinite(llr)):
+        failures.append("kalman: non-finite LLR")
+    if len(first) < 0.8 * len(onsets) or len(false) > 2:
+        failures.append("kalman: %d of %d bursts found, %d false alarms" %
+                        (len(first), len(onsets), len(false)))
+    if len(first) < e_hits:
+        failures.append("kalman: fewer hits (%d) than the energy detector (%d)" %
+                        (len(first), e_hits))
+    return failures
+
+
 # ---- main -------------------------------------------------------------------
 
 
@@ -459,6 +571,7 @@ def main(argv=None):
     ap.add_argument("--no-recording", action="store_true", help="synthetic source only")
     ap.add_argument("--rows", type=int, default=10, help="table rows per source")
     ap.add_argument("--no-spiir", action="store_true", help="skip the SPIIR part")
+    ap.add_argument("--no-kalman", action="store_true", help="skip the Kalman part")
     ap.add_argument("--multirate", action="store_true",
                     help="SPIIR part: run each filter at its level's rate")
     args = ap.parse_args(argv)
@@ -582,6 +695,14 @@ def main(argv=None):
                                    args.multirate)
         except (RuntimeError, ValueError) as e:
             sys.stderr.write("transient_demo: SPIIR part (backend %s): %s\n" %
+                             (args.backend, e))
+            return 2
+
+    if not args.no_kalman:
+        try:
+            failures += kalman_demo(gr, blocks, transient, pmt, args.backend, args.seed)
+        except (RuntimeError, ValueError) as e:
+            sys.stderr.write("transient_demo: Kalman part (backend %s): %s\n" %
                              (args.backend, e))
             return 2
 
