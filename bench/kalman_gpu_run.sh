@@ -4,8 +4,10 @@
 # tests, transient-bench --detector kalman --json (when it builds), the stand-
 # alone bench/kalman_gpu_bench.c, and compute-sanitizer on a small case.
 # Results go to $OUT (default /tmp/kalman-gpu): env.txt (GPU, versions, every
-# command), build.log, ctest.log, bench_kalman.jsonl (transient-bench),
-# kalman_gpu_bench.jsonl, bench.log, sanitizer.log.
+# command), build.log, ctest.log, bench_kalman.jsonl (transient-bench, default
+# batch), bench_kalman_batch1m.jsonl (transient-bench, CUDA variants, batch
+# 2^20), kalman_gpu_bench.jsonl, bench.log, tools.log (compute-sanitizer, and
+# Nsight Compute on the normaliser and diagonal kernels when ncu is there).
 set -uo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${TR_BUILD:-$SRC/build-gpu}
@@ -43,7 +45,7 @@ step configure 90 "$RES/build.log" cmake -S "$SRC" -B "$BUILD" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release -DENABLE_GNURADIO=OFF -DENABLE_PYTHON=OFF -DENABLE_CUDA=ON \
     -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=90 &&
     step build 200 "$RES/build.log" cmake --build "$BUILD" -j "$JOBS" --target transient \
-        test_kalman test_kalman_model test_kalman_gpu
+        test_kalman test_kalman_model test_kalman_gpu test_kalman_batched_host transient-bench
 built=$?
 [ "$built" -eq 0 ] || tail -n 30 "$RES/build.log"
 if [ "$built" -eq 0 ]; then
@@ -60,20 +62,32 @@ if [ "$built" -eq 0 ]; then
     step "kalman_gpu_bench" 150 "$RES/bench.log" sh -c \
         "'$BUILD/kalman_gpu_bench' > '$RES/kalman_gpu_bench.jsonl'"
     cat "$RES/kalman_gpu_bench.jsonl"
-    if step "transient-bench build" 90 "$RES/build.log" cmake --build "$BUILD" -j "$JOBS" \
-        --target transient-bench; then
-        step "transient-bench --detector kalman" 120 "$RES/bench.log" sh -c \
-            "'$BUILD/apps/transient-bench' --detector kalman --json > '$RES/bench_kalman.jsonl'"
-        cat "$RES/bench_kalman.jsonl"
-    fi
+    step "transient-bench --detector kalman" 150 "$RES/bench.log" sh -c \
+        "'$BUILD/apps/transient-bench' --detector kalman --json > '$RES/bench_kalman.jsonl'"
+    cat "$RES/bench_kalman.jsonl"
+    step "transient-bench --detector kalman, CUDA, batch 2^20" 90 "$RES/bench.log" sh -c \
+        "'$BUILD/apps/transient-bench' --detector kalman --json --variants cuda-fast,cuda-paper \
+         --batch 1048576 > '$RES/bench_kalman_batch1m.jsonl'"
+    cat "$RES/bench_kalman_batch1m.jsonl"
     if command -v compute-sanitizer >/dev/null; then
-        step "compute-sanitizer memcheck" 120 "$RES/sanitizer.log" compute-sanitizer \
-            --tool memcheck --error-exitcode 1 "$BUILD/kalman_gpu_bench" --M 40,300 \
-            --samples 5000 --paper-samples 100 --repeat 1 --no-ceilings
-        step "compute-sanitizer racecheck" 90 "$RES/sanitizer.log" compute-sanitizer \
+        step "compute-sanitizer memcheck" 120 "$RES/tools.log" compute-sanitizer \
+            --tool memcheck --error-exitcode 1 "$BUILD/kalman_gpu_bench" --M 40,300,3000 \
+            --samples 20000 --paper-samples 100 --repeat 1 --no-ceilings
+        step "compute-sanitizer racecheck" 90 "$RES/tools.log" compute-sanitizer \
             --tool racecheck --error-exitcode 1 "$BUILD/kalman_gpu_bench" --M 40,300 \
             --samples 3000 --paper-samples 50 --repeat 1 --no-ceilings
-        grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$RES/sanitizer.log"
+        grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$RES/tools.log"
+    fi
+    if command -v ncu >/dev/null; then
+        step "ncu normaliser M=92" 90 "$RES/tools.log" ncu --clock-control none \
+            -k regex:lx_warp_kernel -c 2 --section SpeedOfLight --section WarpStateStats \
+            --section LaunchStats "$BUILD/kalman_gpu_bench" --M 92 --samples 2000000 \
+            --paper-samples 50 --repeat 1 --no-ceilings
+        step "ncu diagonals, LLR M=10756" 120 "$RES/tools.log" ncu --clock-control none \
+            -k regex:"diag_kernel|llr_kernel" -c 2 --section SpeedOfLight \
+            --section WarpStateStats --section Occupancy --section LaunchStats \
+            "$BUILD/kalman_gpu_bench" --M 10756 --samples 400000 --paper-samples 20 \
+            --repeat 1 --no-ceilings
     fi
     cat "$RES/bench.log"
 fi

@@ -55,6 +55,7 @@
 #include "kalman_cuda.cuh"
 
 #include <cub/block/block_scan.cuh>
+#include <cub/warp/warp_scan.cuh>
 
 #include <algorithm>
 #include <climits>
@@ -72,9 +73,13 @@ constexpr int kDiagBlock = 128;             /* diagonal kernel: threads per bloc
 constexpr int kLlrWarps = 8;                /* LLR kernel: warps per block */
 constexpr int kLlrUnroll = 16;              /* LLR kernel: offsets per log-sum-exp step */
 constexpr int kLxItems = 4;                 /* normaliser scan: items per thread */
-constexpr size_t kRBytes = (size_t)2 << 30; /* register buffer R: at most 2 GiB */
+constexpr size_t kRBytes = (size_t)2 << 30; /* register buffers R, two streams: 2 GiB */
+/* One stream: one register buffer of at most 6 GiB (below 2^31 floats) and a
+ * quarter of the free device memory. */
+constexpr size_t kRBytesSerial = (size_t)6 << 30;
 constexpr unsigned kFull = 0xffffffffu;
-constexpr int kSerialM = 2048; /* one stream above this M (see fast_create) */
+constexpr int kLongM = 2048;       /* longer blocks above this M (see fast_create) */
+constexpr bool kSerialLong = true; /* one stream above kLongM */
 constexpr int kMaxN = 2 * TR_CUDA_KALMAN_FAST_MAX_Q;
 
 /* Constants of the noise-only filter and the companion blocks of A. */
@@ -369,7 +374,9 @@ __global__ void __launch_bounds__(kDiagBlock) diag_kernel(const diag_args a)
         const bool more = kt + kKT <= khiC;
         if (more) load(kt + kKT);
         const int k0 = max(kt, kloW), k1 = min(kt + kKT - 1, khiW);
-        for (int k = k0; k <= k1; k++) {
+        /* R[k][s + k - 1 - j0]: one step of ldR + 1 per offset */
+        float *Rp = a.R + ((long long)(k0 - 1) * a.ldR + (jbase + k0));
+        for (int k = k0; k <= k1; k++, Rp += a.ldR + 1) {
             if (k < ks || k > ke) continue;
             const int kk = k - kt;
             float g[4 * GV];
@@ -388,7 +395,7 @@ __global__ void __launch_bounds__(kDiagBlock) diag_kernel(const diag_args a)
             const float tt = R + y;
             C = (tt - R) - y;
             R = tt;
-            a.R[(size_t)(k - 1) * a.ldR + (jbase + k)] = R;
+            *Rp = R;
         }
         if (more) store(buf ^ 1);
         __syncthreads();
@@ -524,6 +531,119 @@ __global__ void __launch_bounds__(T) lx_kernel(const lx_args a)
         __syncthreads();
     }
     if (threadIdx.x == 0) *a.rlast = a.Rrow[a.n - 1];
+}
+
+/* Sub-blocks of the one-warp normaliser whose Dt are loaded ahead. */
+constexpr int kLxAhead = 4;
+/* One-warp normaliser for M <= 32 * kLxWarpItems. */
+constexpr int kLxWarpItems = 8;
+/* Plain prefix sum of e^y when every y of a sub-block is below this (no
+ * overflow: at most 256 e^60 < 2^128), the prefix log-sum-exp otherwise. */
+constexpr float kPlainMax = 60.0f;
+
+/*
+ * Normaliser for small M on one warp (IT = ceil(M / 32) items per lane,
+ * striped: item i = q * 32 + lane). Sub-blocks are exactly M long, so item i
+ * of a sub-block needs C[j - M] = item i of the previous sub-block, computed
+ * by the same lane: the window lives in registers as rel[q] = C[j - M] - b
+ * (float, b = C[s0 - 1] the sub-block's base), and
+ *   y_i = Dt_{j-M+1,M-1} + rel_i - (i + 1) log(1 - alpha),
+ *   t_i = log(1 + sum_{i' <= i} e^{y_i'}),
+ *   C[j] = b + (i + 1) log(1 - alpha) + t_i     (double, for the LLR),
+ *   next rel_i = t_i - t_{M-1} + (i + 1 - M) log(1 - alpha).
+ * The prefix is a plain sum of e^y (then log1p) when every y < kPlainMax,
+ * else a log-sum-exp scan; both are CUB warp scans, one per stripe, joined
+ * by the stripes' totals. The Dt are loaded kLxAhead sub-blocks ahead, so
+ * the serial chain per sub-block is the scan, one exp, one log and a shuffle.
+ */
+template <int IT> __global__ void __launch_bounds__(32) lx_warp_kernel(const lx_args a)
+{
+    using WScan = cub::WarpScan<float>;
+    __shared__ typename WScan::TempStorage tmp[IT];
+    const int lane = threadIdx.x, M = a.M, n = a.n;
+    const double la = a.log1m_alpha;
+    double b = a.Gw[M - 1];
+    float rel[IT], cy[IT], cr[IT];
+#pragma unroll
+    for (int q = 0; q < IT; q++) {
+        const int i = q * 32 + lane;
+        rel[q] = i < M ? (float)(a.Gw[min(i, M - 1)] - b) : 0.0f;
+        cy[q] = (float)(-(double)(i + 1) * la);
+        cr[q] = (float)((double)(i + 1 - M) * la);
+    }
+    const float r0 = *a.rlast;
+    float rp[kLxAhead][IT];
+    auto fetch = [&](float(&r)[IT], int s0) {
+#pragma unroll
+        for (int q = 0; q < IT; q++) {
+            const int i = q * 32 + lane, j = s0 + i;
+            r[q] = kNeg;
+            if (i < M && j < n) r[q] = j == 0 ? r0 : a.Rrow[j - 1];
+        }
+    };
+#pragma unroll
+    for (int d = 0; d < kLxAhead; d++)
+        fetch(rp[d], d * M);
+    const int qlast = (M - 1) >> 5, llast = (M - 1) & 31;
+    for (int base = 0; base < n; base += kLxAhead * M) {
+#pragma unroll
+        for (int d = 0; d < kLxAhead; d++) {
+            const int s0 = base + d * M;
+            if (s0 >= n) break;
+            float y[IT];
+            bool plain = true;
+#pragma unroll
+            for (int q = 0; q < IT; q++) {
+                y[q] = rp[d][q] + (rel[q] + cy[q]);
+                plain &= y[q] < kPlainMax;
+            }
+            fetch(rp[d], s0 + kLxAhead * M);
+            float t[IT];
+            if (__all_sync(kFull, plain)) {
+                float off = 0.0f;
+#pragma unroll
+                for (int q = 0; q < IT; q++) {
+                    float sq, agg;
+                    WScan(tmp[q]).InclusiveSum(__expf(y[q]), sq, agg);
+                    t[q] = sq + off;
+                    off += agg;
+                }
+#pragma unroll
+                for (int q = 0; q < IT; q++) {
+                    const float S = t[q];
+                    t[q] = S < 1e-3f ? S * (1.0f - S * (0.5f - S * (1.0f / 3.0f)))
+                                     : __logf(1.0f + S);
+                }
+            } else {
+                float off = kNeg;
+#pragma unroll
+                for (int q = 0; q < IT; q++) {
+                    float tq, agg;
+                    WScan(tmp[q]).InclusiveScan(y[q], tq, lse_op(), agg);
+                    t[q] = softplus(lse_op()(off, tq));
+                    off = lse_op()(off, agg);
+                }
+            }
+            float tl = t[0];
+#pragma unroll
+            for (int q = 1; q < IT; q++)
+                if (q == qlast) tl = t[q];
+            tl = __shfl_sync(kFull, tl, llast);
+#pragma unroll
+            for (int q = 0; q < IT; q++) {
+                const int i = q * 32 + lane;
+                if (i < M && s0 + i < n) {
+                    const double G = b + (double)(i + 1) * la + (double)t[q];
+                    a.Gw[M + s0 + i] = G;
+                    const float hi = (float)G;
+                    a.Gf[M + s0 + i] = make_float2(hi, (float)(G - (double)hi));
+                }
+                rel[q] = (t[q] - tl) + cr[q];
+            }
+            b += (double)M * la + (double)tl;
+        }
+    }
+    if (lane == 0) *a.rlast = a.Rrow[n - 1];
 }
 
 /* Next block's history: the last M values of C, rebased to C[last] = 0. */
@@ -788,15 +908,27 @@ tr_status fast_create(tr_cuda_kalman *c, const tr_kalman_model *m, size_t batch,
     c->M = M;
     /* Block length: the register buffer (M-1) x B floats within kRBytes. */
     size_t B = std::max<size_t>(batch, 1);
-    /* Two streams pay for small and medium M (H100: M = 92 +13%, M = 1024
-     * +27%); for long targets the diagonal kernel's blocks hold every SM for
-     * milliseconds, the other stream's normaliser and LLR wait behind them and
-     * the second register buffer halves the block (M = 10756: 6.0e6 samples/s
-     * with two streams, 1.6e7 with one), so one stream above kSerialM. */
+    /* Two streams: the normaliser and the LLR of a block overlap the next
+     * block's noise-only filter and diagonals (H100: M = 92 +13%, M = 1024
+     * +27%); TR_KALMAN_CUDA_SERIAL selects one stream and one buffer.
+     * Long targets (M > kLongM) need long blocks, since the diagonal kernel
+     * runs B + M - 2 diagonals of up to M - 1 steps and with B of a few M
+     * its thread blocks fill the GPU unevenly: their register buffers take
+     * up to kRBytesSerial in all (at most a quarter of the free memory), and
+     * one stream is the default there (H100, M = 10756: 1.74e7 samples/s with
+     * one stream and 150k-sample blocks, 1.62e7 with two and 75k; the
+     * diagonal kernel is issue-bound and leaves the LLR little room). */
     const char *ser = getenv("TR_KALMAN_CUDA_SERIAL");
-    c->serial = (ser && *ser && strcmp(ser, "0") != 0) || M > kSerialM;
-    const size_t bmax =
-        std::max<size_t>(kRBytes / (c->serial ? 1 : 2) / 4 / (size_t)(M - 1), kChunk);
+    c->serial = (ser && *ser && strcmp(ser, "0") != 0) || (kSerialLong && M > kLongM);
+    size_t rbytes = c->serial ? kRBytes : kRBytes / 2;
+    if (M > kLongM) {
+        size_t fr = 0, tot = 0;
+        if (cudaMemGetInfo(&fr, &tot) != cudaSuccess) fr = 0; /* then 2 GiB */
+        (void)cudaGetLastError();
+        rbytes = std::max(kRBytes, std::min(kRBytesSerial, fr / 4));
+        if (!c->serial) rbytes /= 2;
+    }
+    const size_t bmax = std::max<size_t>(rbytes / 4 / (size_t)(M - 1), kChunk);
     B = std::min(B, bmax);
     B = std::min<size_t>(B, 1 << 24);
     B = (B + kChunk - 1) / kChunk * kChunk;
@@ -996,6 +1128,37 @@ cudaError_t mark(tr_cuda_kalman *c, int i)
     return c->prof ? cudaEventRecord(c->ev[i], c->stream) : cudaSuccess;
 }
 
+/* One-warp normaliser with ceil(M / 32) items per lane (M <= 256). */
+void launch_lx_warp(const lx_args &a, cudaStream_t ts)
+{
+    switch ((a.M + 31) / 32) {
+    case 1:
+        lx_warp_kernel<1><<<1, 32, 0, ts>>>(a);
+        break;
+    case 2:
+        lx_warp_kernel<2><<<1, 32, 0, ts>>>(a);
+        break;
+    case 3:
+        lx_warp_kernel<3><<<1, 32, 0, ts>>>(a);
+        break;
+    case 4:
+        lx_warp_kernel<4><<<1, 32, 0, ts>>>(a);
+        break;
+    case 5:
+        lx_warp_kernel<5><<<1, 32, 0, ts>>>(a);
+        break;
+    case 6:
+        lx_warp_kernel<6><<<1, 32, 0, ts>>>(a);
+        break;
+    case 7:
+        lx_warp_kernel<7><<<1, 32, 0, ts>>>(a);
+        break;
+    default:
+        lx_warp_kernel<8><<<1, 32, 0, ts>>>(a);
+        break;
+    }
+}
+
 /* One block of n <= B samples already on the device at d_x. */
 tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
                      uint8_t *d_dec, float threshold, uint32_t *d_kmax, tr_error *err)
@@ -1030,8 +1193,8 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
         a.M = M;
         a.log_alpha = c->log_alpha;
         a.log1m_alpha = c->log1m_alpha;
-        if (M <= 32 * kLxItems)
-            lx_kernel<32, true><<<1, 32, 0, ts>>>(a);
+        if (M <= 32 * kLxWarpItems)
+            launch_lx_warp(a, ts);
         else if (M <= kRing / 2)
             lx_kernel<256, true><<<1, 256, 0, ts>>>(a);
         else

@@ -21,9 +21,11 @@
  *    model may be destroyed after create.
  *    For M <= 2048 FAST runs the normaliser and the LLR of a block on a
  *    second stream, overlapping the next block's noise-only filter and
- *    diagonals (two register buffers of at most 1 GiB); for larger M, or with
- *    the environment variable TR_KALMAN_CUDA_SERIAL set (not "0") at create,
- *    one stream and one buffer of at most 2 GiB.
+ *    diagonals (two register buffers of at most 1 GiB); with the environment
+ *    variable TR_KALMAN_CUDA_SERIAL set (not "0") at create, one stream and
+ *    one buffer of at most 2 GiB. For M > 2048, one stream and one buffer of
+ *    at most 6 GiB and a quarter of the free device memory (at least 2 GiB),
+ *    so that blocks are many times M long.
  *  - tr_cuda_kalman_set_params: new N_s / alpha, used from the next call on
  *    (registers are kept, as on the CPU).
  *  - tr_cuda_kalman_reset: back to the start of a stream (d_k = -inf, states 0).
@@ -49,10 +51,12 @@
  * sums of q_k - q_M along each diagonal, keeps the normaliser's prefix sums
  * in double and evaluates the log-sum-exp in float (measured on an H100: within
  * 1e-3 max(1, |LLR|) of the reference wherever the reference's literal exp()
- * is in range; about 1e-2 where registers reach +-600); PAPER runs filters
- * #2..#M-1 in float with double registers d_k and exp_d_k, the CPU parts in
- * double. The profile below and the GPU numbers: bench/results/
- * 2026-11-22-h100-kalman/README.md.
+ * is in range; about 1e-2 where registers reach +-600); for M <= 256 the
+ * normaliser keeps its lag-M window in float registers of one warp (C itself
+ * in double). PAPER runs filters #2..#M-1 in float with double registers d_k
+ * and exp_d_k, the CPU parts in double. The profile below and the GPU
+ * numbers: bench/results/2026-11-22-h100-kalman/README.md and
+ * bench/results/2026-11-22-h100-kalman-fast/README.md.
  */
 #ifndef TRANSIENT_CUDA_KALMAN_CUDA_H
 #define TRANSIENT_CUDA_KALMAN_CUDA_H

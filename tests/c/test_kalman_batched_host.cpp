@@ -3,7 +3,8 @@
  * Kalman-bank detector, evaluated on the host with the kernels' block
  * structure and arithmetic (float filters, Kahan sums, the chunked noise-only
  * filter with its double chunk transition, the thread-block tiles of the
- * diagonal kernel, the normaliser's lag-M sub-blocks with the quiet path, the
+ * diagonal kernel, the normaliser's lag-M sub-blocks (one warp with a plain-sum
+ * path for M <= 256, the block scan with the quiet path above), the
  * LLR's float hi/lo window and k slices), against the reference on random
  * models, chunkings, block lengths, run-time N_s / alpha changes and missing
  * samples. It checks the algebra of cuda/kalman_cuda.cu on every CI run (no
@@ -29,8 +30,8 @@ namespace
 {
 
 const float kNeg = -1e30f;
-const int kChunk = 128, kBlock = 128, kKT = 32, kLxTile = 1024, kLxSmall = 128;
-const float kQuiet = -18.0f;
+const int kChunk = 128, kBlock = 128, kKT = 32, kLxTile = 1024, kLxWarpMax = 256;
+const float kQuiet = -18.0f, kPlainMax = 60.0f;
 
 double tol_of(double v)
 {
@@ -97,6 +98,58 @@ struct Batched {
                     T[i * N + l] = v;
                 }
             P.swap(T);
+        }
+    }
+
+    /* The one-warp normaliser (M <= 256): sub-blocks of exactly M samples,
+     * the window C[j - M] kept in float relative to the sub-block's base,
+     * a plain prefix sum of e^y then log1p when every y < kPlainMax, else the
+     * prefix log-sum-exp (kept in the order of the warp scan's stripes). */
+    void lx_warp(const std::vector<float> &R, int n, double la)
+    {
+        double b = Gw[M - 1];
+        std::vector<float> rel(M), cy(M), cr(M), y(M), t(M);
+        for (int i = 0; i < M; i++) {
+            rel[i] = (float)(Gw[i] - b);
+            cy[i] = (float)(-(double)(i + 1) * la);
+            cr[i] = (float)((double)(i + 1 - M) * la);
+        }
+        for (int s0 = 0; s0 < n; s0 += M) {
+            const int len = std::min(M, n - s0);
+            bool plain = true;
+            for (int i = 0; i < M; i++) {
+                const int jb = s0 + i;
+                float rp = kNeg;
+                if (jb < n) rp = jb == 0 ? rlast : R[(size_t)(M - 2) * n + jb - 1];
+                y[i] = rp + (rel[i] + cy[i]);
+                plain &= y[i] < kPlainMax;
+            }
+            if (plain) {
+                float acc = 0.f;
+                for (int i = 0; i < M; i++) {
+                    acc += std::exp(y[i]);
+                    const float S = acc;
+                    t[i] = S < 1e-3f ? S * (1.0f - S * (0.5f - S * (1.0f / 3.0f)))
+                                     : std::log(1.0f + S);
+                }
+            } else {
+                float acc = kNeg;
+                for (int i = 0; i < M; i++) {
+                    const float mm = std::max(acc, y[i]), d = std::min(acc, y[i]) - mm;
+                    acc = mm + std::log(1.f + std::exp(d));
+                    t[i] = softplus(acc);
+                }
+            }
+            const float tl = t[M - 1];
+            for (int i = 0; i < len; i++) {
+                const double G = b + (double)(i + 1) * la + (double)t[i];
+                Gw[M + s0 + i] = G;
+                Gh[M + s0 + i] = (float)G;
+                Gl[M + s0 + i] = (float)(G - (double)(float)G);
+            }
+            for (int i = 0; i < M; i++)
+                rel[i] = (t[i] - tl) + cr[i];
+            b += (double)M * la + (double)tl;
         }
     }
 
@@ -249,38 +302,43 @@ struct Batched {
         Gw.resize((size_t)M + n);
         Gh.resize((size_t)M + n);
         Gl.resize((size_t)M + n);
-        const int L = std::min(M, M <= kLxSmall ? kLxSmall : kLxTile);
-        for (int s0 = 0; s0 < n; s0 += L) {
-            const int len = std::min(L, n - s0);
-            const double b = Gw[M + s0 - 1];
-            std::vector<float> y(len);
-            bool quiet = true;
-            for (int i = 0; i < len; i++) {
-                const int jb = s0 + i;
-                const float rp = jb == 0 ? rlast : R[(size_t)(M - 2) * n + jb - 1];
-                y[i] = (float)((double)rp + Gw[jb] - b - (double)(i + 1) * log1m_alpha);
-                quiet &= y[i] < kQuiet;
-            }
-            float acc = 0.f;
-            for (int i = 0; i < len; i++) {
-                float v;
-                if (quiet) {
-                    acc += std::exp(y[i]);
-                    v = acc - 0.5f * (acc * acc);
-                } else {
-                    if (i == 0) {
-                        acc = y[0];
-                    } else {
-                        const float mm = std::max(acc, y[i]),
-                                    d = std::min(acc, y[i]) - mm;
-                        acc = mm + std::log(1.f + std::exp(d));
-                    }
-                    v = softplus(acc);
+        if (M <= kLxWarpMax) {
+            lx_warp(R, n, log1m_alpha);
+        } else {
+            const int L = std::min(M, kLxTile);
+            for (int s0 = 0; s0 < n; s0 += L) {
+                const int len = std::min(L, n - s0);
+                const double b = Gw[M + s0 - 1];
+                std::vector<float> y(len);
+                bool quiet = true;
+                for (int i = 0; i < len; i++) {
+                    const int jb = s0 + i;
+                    const float rp = jb == 0 ? rlast : R[(size_t)(M - 2) * n + jb - 1];
+                    y[i] =
+                        (float)((double)rp + Gw[jb] - b - (double)(i + 1) * log1m_alpha);
+                    quiet &= y[i] < kQuiet;
                 }
-                const double G = b + (double)(i + 1) * log1m_alpha + (double)v;
-                Gw[M + s0 + i] = G;
-                Gh[M + s0 + i] = (float)G;
-                Gl[M + s0 + i] = (float)(G - (double)(float)G);
+                float acc = 0.f;
+                for (int i = 0; i < len; i++) {
+                    float v;
+                    if (quiet) {
+                        acc += std::exp(y[i]);
+                        v = acc - 0.5f * (acc * acc);
+                    } else {
+                        if (i == 0) {
+                            acc = y[0];
+                        } else {
+                            const float mm = std::max(acc, y[i]),
+                                        d = std::min(acc, y[i]) - mm;
+                            acc = mm + std::log(1.f + std::exp(d));
+                        }
+                        v = softplus(acc);
+                    }
+                    const double G = b + (double)(i + 1) * log1m_alpha + (double)v;
+                    Gw[M + s0 + i] = G;
+                    Gh[M + s0 + i] = (float)G;
+                    Gl[M + s0 + i] = (float)(G - (double)(float)G);
+                }
             }
         }
         rlast = R[(size_t)(M - 2) * n + n - 1];

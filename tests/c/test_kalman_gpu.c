@@ -30,6 +30,11 @@
 
 /* --oracle: no GPU; check the log-sum-exp oracle against the reference. */
 static int oracle_only;
+/* Samples compared over all trials, and those compared against the oracle
+ * (beyond the literal reference's range): most must be against the
+ * reference. A single trial with strong bursts may have most of its samples
+ * beyond that range (seen: 12996 of 20000, M = 132, alpha = 1e-3). */
+static size_t all_compared, all_by_oracle;
 
 static double tol_of(double ref)
 {
@@ -368,7 +373,9 @@ static void trial(tu_rng *g, int id, uint32_t M, uint32_t Q, size_t len, int bur
             "against the log-sum-exp oracle\n",
             id, tr_variant_name(var), M, Q, Ns, alpha, batch, len, bursts, nonfinite,
             c.worst, c.worst_at, c.by_oracle);
-        CHECK(c.worst <= 1.0 && c.bad_dec == 0 && c.nonfin == 0 && c.by_oracle <= len / 3,
+        all_compared += c.compared;
+        all_by_oracle += c.by_oracle;
+        CHECK(c.worst <= 1.0 && c.bad_dec == 0 && c.nonfin == 0 && c.by_oracle < len,
               "trial %d CUDA %s (M=%u Q=%u): worst |diff|/tol %g at %zu (ref %g, oracle "
               "%g, "
               "got %g), %zu decisions differ, %zu non-finite, %zu of %zu against the "
@@ -553,6 +560,11 @@ int main(int argc, char **argv)
         trial(&g, id, bigM[i], (uint32_t)tu_range(&g, 1, 6), 4 * (size_t)bigM[i] + 2000,
               1, i == 1, i == 0);
     if (oracle_only) return tu_finish("test_kalman_gpu --oracle");
+    printf("%zu of %zu samples compared against the log-sum-exp oracle\n", all_by_oracle,
+           all_compared);
+    CHECK(all_by_oracle <= all_compared / 5,
+          "%zu of %zu samples compared against the oracle, not the reference",
+          all_by_oracle, all_compared);
     test_device_path(&g);
     test_unsupported();
     return tu_finish("test_kalman_gpu");
