@@ -42,6 +42,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -517,6 +518,22 @@ cudaError_t launch_fast_fc(int p, const fast_args &a, cudaStream_t s)
     }
 }
 
+/* 16 filters per thread (real input, large templates): P >= 16. */
+template <int F, int C>
+cudaError_t launch_fast_fc_wide(int p, const fast_args &a, cudaStream_t s)
+{
+    switch (p) {
+    case 16:
+        return launch_fast_fpc<F, 16, C>(a, s);
+    case 32:
+        return launch_fast_fpc<F, 32, C>(a, s);
+    case 64:
+        return launch_fast_fpc<F, 64, C>(a, s);
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
 template <int C>
 cudaError_t launch_fast_c(int f, int p, const fast_args &a, cudaStream_t s)
 {
@@ -544,6 +561,8 @@ cudaError_t launch_fast_c(int f, int p, const fast_args &a, cudaStream_t s)
                 return launch_fast_fc<7, C>(p, a, s);
             case 8:
                 return launch_fast_fc<8, C>(p, a, s);
+            case 16:
+                return launch_fast_fc_wide<16, C>(p, a, s);
             }
         }
         return cudaErrorInvalidValue;
@@ -727,6 +746,38 @@ void fast_shape(uint64_t max_filters, uint32_t nt, int sms, int cplx, int *F, in
     *F = (int)((max_filters + (uint64_t)*P * *rounds - 1) / ((uint64_t)*P * *rounds));
 }
 
+/*
+ * Benchmark hook: TR_SPIIR_CUDA_SHAPE="N:F:P[,N:F:P...]" runs contexts whose
+ * largest template has N filters (N = '*': any) with F filters per thread and
+ * P threads per template instead of fast_shape's choice, so that shapes can be
+ * compared in one build. Entries that the kernels do not provide are ignored.
+ */
+bool shape_override(uint64_t max_filters, int cplx, int *F, int *P, int *rounds)
+{
+    const char *e = std::getenv("TR_SPIIR_CUDA_SHAPE");
+    if (!e) return false;
+    while (*e) {
+        char key[24] = {0};
+        int f = 0, p = 0, used = 0;
+        if (std::sscanf(e, " %23[^:]:%d:%d%n", key, &f, &p, &used) != 3) return false;
+        e += used;
+        while (*e == ',' || *e == ' ')
+            e++;
+        const bool match =
+            !std::strcmp(key, "*") || std::strtoull(key, nullptr, 10) == max_filters;
+        const bool pok = p >= 1 && p <= kMaxP && (p & (p - 1)) == 0;
+        const bool fok = (f >= 1 && f <= (cplx == 2 ? 4 : 8)) ||
+                         (cplx == 1 && f == 16 && p >= 16 && p <= 64);
+        if (match && pok && fok) {
+            *F = f;
+            *P = p;
+            *rounds = (int)((max_filters + (uint64_t)f * p - 1) / ((uint64_t)f * p));
+            return true;
+        }
+    }
+    return false;
+}
+
 template <class T> cudaError_t upload(T **d, const std::vector<T> &h, cudaStream_t s)
 {
     cudaError_t e = cudaMalloc(d, (h.empty() ? 1 : h.size()) * sizeof(T));
@@ -782,7 +833,8 @@ extern "C" tr_status tr_cuda_spiir_create(int device, const tr_spiir_bank *bank,
 
     split = needs_split_poles(bank);
     if (variant == TR_VARIANT_FAST) {
-        fast_shape(max_filters, c->nt, sms, c->cplx, &c->f, &c->p, &c->rounds);
+        if (!shape_override(max_filters, c->cplx, &c->f, &c->p, &c->rounds))
+            fast_shape(max_filters, c->nt, sms, c->cplx, &c->f, &c->p, &c->rounds);
         const size_t per_t = (size_t)c->rounds * c->f * c->p;
         c->slots = per_t * c->nt;
         std::vector<float4> coef(c->slots, make_float4(0, 0, 0, 0));
