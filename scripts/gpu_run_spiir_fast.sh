@@ -8,6 +8,8 @@
 # memcheck on small runs. Results in $OUT (else bench/results/): env.txt,
 # ctest.log, bench_spiir.jsonl, bench.log, ncu.txt, sanitizer.log,
 # summary.txt. SWEEP=0 skips the shape comparisons, NCU=0 the profiler.
+# The GPU tests and some benchmarks run again with TR_SPIIR_CUDA_SEGMENT=0
+# (whole batches per thread for small banks too).
 set -uo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${TR_BUILD:-/tmp/build-spiir}
@@ -57,19 +59,29 @@ bench() { # tag limit args...
     local tag=$1 limit=$2
     shift 2
     printf '{"type":"note","tag":"%s","shape":"%s","args":"%s"}\n' "$tag" \
-        "${TR_SPIIR_CUDA_SHAPE:-default}" "$*" >>"$JSON"
+        "${TR_SPIIR_CUDA_SHAPE:-default}${TR_SPIIR_CUDA_SEGMENT:+ segment=$TR_SPIIR_CUDA_SEGMENT}" "$*" >>"$JSON"
     step "bench $tag" "$limit" "$RESULTS/bench.log" \
         sh -c "'$BENCH' --detector spiir --json $* >>'$JSON'"
 }
 if [ "$built" -eq 0 ]; then
     step "ctest spiir" 120 "$RESULTS/ctest.log" \
         ctest --test-dir "$BUILD" -R spiir -j 4 --output-on-failure
+    # The GPU tests again with whole batches per thread (no segmented time):
+    # the test banks are small, so the default runs take the segmented path.
+    TR_SPIIR_CUDA_SEGMENT=0 step "ctest gpu spiir, TR_SPIIR_CUDA_SEGMENT=0" 120 \
+        "$RESULTS/ctest.log" ctest --test-dir "$BUILD" -R "gpu_spiir" -j 2 \
+        --output-on-failure
     grep -E "tests passed|tests failed|Failed|\*\*\*" "$RESULTS/ctest.log" || true
     bench single 60 --repeat 5 --variants reference,cuda-fast,cuda-paper --device-only
+    TR_SPIIR_CUDA_SEGMENT=0 bench "single, no segments" 30 --templates 4096 \
+        --filters 8 --repeat 5 --variants reference,cuda-fast --device-only
     bench mr4096 60 --multirate --repeat 5 --batch 4096 --samples 131072 \
         --ref-samples 512 --variants reference,cuda-fast,cuda-paper --device-only
     bench mr131072 60 --multirate --repeat 5 --batch 131072 --samples 131072 \
         --ref-samples 512 --variants reference,cuda-fast,cuda-paper --device-only
+    TR_SPIIR_CUDA_SEGMENT=0 bench "mr131072, no segments" 40 --multirate --repeat 5 \
+        --batch 131072 --samples 131072 --ref-samples 512 \
+        --variants reference,cuda-fast --device-only
     if [ "$SWEEP" = 1 ]; then
         for s in '*:16:32' '*:4:128' '*:8:32'; do
             TR_SPIIR_CUDA_SHAPE=$s bench "shape 512" 30 --templates 4096 --filters 512 \
@@ -88,10 +100,10 @@ if [ "$built" -eq 0 ]; then
     if [ "$NCU" = 1 ] && command -v ncu >/dev/null; then
         NCU_SEC="--section SpeedOfLight --section Occupancy --section LaunchStats \
             --section WarpStateStats --section SchedulerStats"
-        for fs in '512:*:8:64' '512:*:16:32' '8:*:4:2'; do
+        for fs in '512:*:16:32' '8:*:8:1'; do
             nf=${fs%%:*}
             TR_SPIIR_CUDA_SHAPE=${fs#*:} step "ncu $fs" 60 "$RESULTS/ncu.txt" \
-                ncu $NCU_SEC -k regex:spiir_fast -c 1 "$BENCH" --detector spiir \
+                ncu $NCU_SEC -k regex:"spiir_fast|seg_" -c 3 "$BENCH" --detector spiir \
                 --templates 4096 --filters "$nf" --samples 8192 --repeat 1 \
                 --variants cuda-fast --device-only
         done
