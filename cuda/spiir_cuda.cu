@@ -595,7 +595,7 @@ cudaError_t launch_fast_fpc(const fast_args &a, cudaStream_t s)
     const int rows = a.seg > 0 ? (a.n - a.kbeg0 + a.seg - 1) / a.seg : 1;
     const dim3 grid((unsigned)((a.nt + kTB - 1) / kTB), (unsigned)rows);
     if (a.seg > 0) {
-        /* Segmented kernels exist for the shapes seg_shape_ok allows. */
+        /* Segmented kernels: P <= 8 and F <= 8 (tr_cuda_spiir_create). */
         if constexpr (P <= 8 && F <= 8) {
             if (a.lo)
                 spiir_fast_kernel<F, P, C, true, true><<<grid, kBlock, 0, s>>>(a);
