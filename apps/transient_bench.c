@@ -634,6 +634,7 @@ typedef struct {
 typedef struct {
     int json;
     int multirate;         /* 1: the multirate bank (see above) */
+    int device_only;       /* 1: CUDA from device memory only (no host-to-host) */
     double ups_per_sample; /* filter updates per full-rate sample */
     uint32_t templates, filters;
     size_t samples, ref_samples, cpu_samples, batch;
@@ -857,7 +858,7 @@ static int spiir_run_bank(const spiir_options *o, int have_cuda, double gpu_fma,
             goto done;
         }
         const char *modes[2] = {"device", "host-to-host"};
-        for (int m = 0; m < 2; m++) {
+        for (int m = 0; m < (o->device_only ? 1 : 2); m++) {
             int i_paper = -1;
             for (int v = 3; v >= 2; v--) { /* paper first: the fast variant's baseline */
                 if (!o->want[v]) continue;
@@ -943,20 +944,23 @@ done:;
 static void spiir_usage(FILE *f)
 {
     fprintf(
-        f, "usage: transient-bench --detector spiir [--templates T --filters L]\n"
-           "         [--samples N] [--ref-samples N] [--cpu-samples N] [--max-delay D]\n"
-           "         [--variants reference,cpu-fast,cuda-fast,cuda-paper] [--repeat R]\n"
-           "         [--seed S] [--device D] [--batch B] [--multirate] [--json]\n"
-           "  without --templates/--filters: 4096 x 512, then 4096 x 8\n"
-           "  --multirate      the multirate bank: 10/21/36/65/115/203/88 filters at\n"
-           "                   levels 0..6 per template (4096 templates by default)\n"
-           "  --samples N      input length (default: about 2^34 updates, at most 2 GiB"
-           " of SNR)\n"
-           "  --ref-samples N  prefix of the reference and of the check (default: about"
-           " 2^27 updates)\n"
-           "  --cpu-samples N  prefix of cpu-fast (default: about 2^30 updates)\n"
-           "  --max-delay D    largest filter delay in samples (default 4096)\n"
-           "  --batch B        CUDA samples per device batch (default: the library's)\n");
+        f,
+        "usage: transient-bench --detector spiir [--templates T --filters L]\n"
+        "         [--samples N] [--ref-samples N] [--cpu-samples N] [--max-delay D]\n"
+        "         [--variants reference,cpu-fast,cuda-fast,cuda-paper] [--repeat R]\n"
+        "         [--seed S] [--device D] [--batch B] [--multirate] [--device-only]\n"
+        "         [--json]\n"
+        "  without --templates/--filters: 4096 x 512, then 4096 x 8\n"
+        "  --multirate      the multirate bank: 10/21/36/65/115/203/88 filters at\n"
+        "                   levels 0..6 per template (4096 templates by default)\n"
+        "  --samples N      input length (default: about 2^34 updates, at most 2 GiB"
+        " of SNR)\n"
+        "  --ref-samples N  prefix of the reference and of the check (default: about"
+        " 2^27 updates)\n"
+        "  --cpu-samples N  prefix of cpu-fast (default: about 2^30 updates)\n"
+        "  --max-delay D    largest filter delay in samples (default 4096)\n"
+        "  --batch B        CUDA samples per device batch (default: the library's)\n"
+        "  --device-only    CUDA variants from device memory only (no host-to-host)\n");
 }
 
 /* Sizes of one bank's runs: explicit values win, defaults scale with the bank. */
@@ -993,6 +997,8 @@ static int spiir_main(int argc, char **argv)
             o.json = 1;
         } else if (strcmp(a, "--multirate") == 0) {
             o.multirate = 1;
+        } else if (strcmp(a, "--device-only") == 0) {
+            o.device_only = 1;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             spiir_usage(stdout);
             return 0;

@@ -17,7 +17,10 @@ typedef struct tr_cuda_spiir tr_cuda_spiir;
 
 /* variant: TR_VARIANT_FAST (deterministic) or TR_VARIANT_PAPER (the paper's
  * warp-based kernel for templates of <= 32 filters and block-based kernel with
- * atomic cross-warp summation otherwise). batch: samples per launch. */
+ * atomic cross-warp summation otherwise). batch: samples per launch (FAST on
+ * small banks, which cuts time into segments, may use smaller launches).
+ * Benchmark hooks read at creation (see spiir_cuda.cu): TR_SPIIR_CUDA_SHAPE
+ * forces the FAST shape, TR_SPIIR_CUDA_SEGMENT=0 turns segmented time off. */
 tr_status tr_cuda_spiir_create(int device, const tr_spiir_bank *bank, int complex_input,
                                tr_variant variant, size_t batch, tr_cuda_spiir **ctx,
                                tr_error *err);

@@ -81,34 +81,59 @@ __global__ void decimate_kernel(const float *__restrict__ x, float *__restrict__
 }
 
 /* out[j][t] += interpolated S_{l+1} at level-l sample s_hi + j (row i of S is
- * S_{l+1}[s_lo - SH + i]). One thread per (j, t). */
-__global__ void interp_add_kernel(const float2 *__restrict__ S, float2 *__restrict__ out,
-                                  int64_t s_hi, int64_t n_hi, int64_t s_lo, uint32_t nt,
-                                  int_taps w)
+ * S_{l+1}[s_lo - SH + i]; rows >= srows are not read). One thread per template
+ * and kRows consecutive rows: the S rows those outputs need (kRows / 2 + 24)
+ * are loaded once into registers, rather than up to 24 loads per output (the
+ * arithmetic of each output is unchanged: the same bits). kPar: parity of
+ * s_hi - INT_DELAY (rows blocks start at even j, so it is one per launch). */
+constexpr int kRows = 32;
+constexpr int kWin = kRows / 2 + 24;
+
+template <int kPar>
+__global__ void __launch_bounds__(128)
+    interp_add_kernel(const float2 *__restrict__ S, float2 *__restrict__ out,
+                      int64_t s_hi, int64_t n_hi, int64_t s_lo, int64_t srows,
+                      uint32_t nt, int_taps w)
 {
+    static_assert(kIP == 12 && (kIC & 1) == 1, "window layout assumes 47 taps");
     const int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= n_hi * (int64_t)nt) return;
-    const int64_t j = e / nt, t = e - j * nt;
-    const int64_t n = s_hi + j;
-    float2 o = out[e];
-    if (((n - kIC) & 1) == 0) {
-        const float2 a = S[((n - kIC) / 2 + kSH - s_lo) * nt + t];
-        o.x += a.x;
-        o.y += a.y;
-    } else {
-        float tr = 0.0f, ti = 0.0f;
+    const int64_t nrb = (n_hi + kRows - 1) / kRows;
+    if (e >= nrb * (int64_t)nt) return;
+    const int64_t rb = e / nt, t = e - rb * nt;
+    const int64_t j0 = rb * kRows;
+    const int64_t u0 = s_hi + j0 - kIC; /* parity kPar */
+    /* S index of win[0]: even u0: u0 / 2 - 12; odd u0: (u0 - 1) / 2 - 11. */
+    const int64_t b = (kPar == 0 ? u0 / 2 - 12 : (u0 - 1) / 2 - 11) + kSH - s_lo;
+    float2 win[kWin];
 #pragma unroll
-        for (int q = 0; q < kIP; q++) {
-            const int64_t d = 2 * q + 1;
-            const float2 a = S[((n - kIC + d) / 2 + kSH - s_lo) * nt + t];
-            const float2 b = S[((n - kIC - d) / 2 + kSH - s_lo) * nt + t];
-            tr += w.p[q] * (a.x + b.x);
-            ti += w.p[q] * (a.y + b.y);
-        }
-        o.x += tr;
-        o.y += ti;
+    for (int i = 0; i < kWin; i++) {
+        const int64_t r = b + i;
+        win[i] = r >= 0 && r < srows ? S[r * nt + t] : make_float2(0.0f, 0.0f);
     }
-    out[e] = o;
+#pragma unroll
+    for (int r = 0; r < kRows; r++) {
+        if (j0 + r >= n_hi) break;
+        float2 *po = out + (size_t)(j0 + r) * nt + t;
+        float2 o = *po;
+        if (((r + kPar) & 1) == 0) { /* u = u0 + r even: a sample of S itself */
+            const float2 a = win[kPar == 0 ? 12 + r / 2 : 11 + (r + 1) / 2];
+            o.x += a.x;
+            o.y += a.y;
+        } else {
+            float tr = 0.0f, ti = 0.0f;
+#pragma unroll
+            for (int q = 0; q < kIP; q++) {
+                const int d = 2 * q + 1;
+                const float2 a = win[kPar == 0 ? 12 + (r + d) / 2 : 11 + (1 + r + d) / 2];
+                const float2 c = win[kPar == 0 ? 12 + (r - d) / 2 : 11 + (1 + r - d) / 2];
+                tr += w.p[q] * (a.x + c.x);
+                ti += w.p[q] * (a.y + c.y);
+            }
+            o.x += tr;
+            o.y += ti;
+        }
+        *po = o;
+    }
 }
 
 unsigned blocks_for(int64_t n, int threads)
@@ -335,9 +360,14 @@ tr_status mr_step(tr_cuda_spiir_mr *c, const float *d_x, int64_t n, float2 *d_sn
     for (int l = c->nlev - 2; l >= 0; l--) {
         if (m[l] == 0) continue;
         float2 *o = l == 0 ? d_snr : c->d_S[l][cu] + (size_t)kSH * c->nt;
-        const int64_t e = m[l] * (int64_t)c->nt;
-        interp_add_kernel<<<blocks_for(e, 256), 256, 0, c->ms>>>(
-            c->d_S[l + 1][cu], o, s[l], m[l], s[l + 1], c->nt, c->w);
+        const int64_t e = (m[l] + kRows - 1) / kRows * (int64_t)c->nt;
+        const int64_t srows = kSH + m[l + 1];
+        if (((s[l] - kIC) & 1) == 0)
+            interp_add_kernel<0><<<blocks_for(e, 128), 128, 0, c->ms>>>(
+                c->d_S[l + 1][cu], o, s[l], m[l], s[l + 1], srows, c->nt, c->w);
+        else
+            interp_add_kernel<1><<<blocks_for(e, 128), 128, 0, c->ms>>>(
+                c->d_S[l + 1][cu], o, s[l], m[l], s[l + 1], srows, c->nt, c->w);
         TR_CUDA_TRY(cudaGetLastError(), err, "spiir/cuda multirate: launch interpolator",
                     fail);
     }
