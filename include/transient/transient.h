@@ -6,5 +6,6 @@
 #include <transient/statelevels.h>
 #include <transient/edges.h>
 #include <transient/spiir.h>
+#include <transient/boxcar.h>
 
 #endif /* TRANSIENT_TRANSIENT_H */
