@@ -22,8 +22,9 @@
  *           interpolated linearly in t:  mu_L = L m(t), sigma_L = sqrt(L v(t)).
  *           Exact for white noise; follows red noise (paper section 4.6.2).
  *           Widths above 2^K use level K's per-sample values (white
- *           extrapolation). K = floor(log2(max_width)), lowered so that
+ *           extrapolation). K = ceil(log2(max_width)), lowered so that
  *           2^K <= window / 8 (each level needs enough sums to be measured).
+ *           Sums containing a non-finite sample are left out.
  *   FIXED   the user's values: per channel (or one for all channels) input
  *           mean and sigma scaled by eq. 5, or a per-width table mu_L,
  *           sigma_L for L = 1..n (shared by the channels; widths above n use
@@ -153,9 +154,11 @@ tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, fl
 
 /*
  * mu_L and sigma_L (sigma_L > 0) in effect for boxcars of width L >= 1
- * starting at absolute position p of channel c. p must be < position and
- * >= position - lookback - 1 (and >= 0), otherwise TR_ERR_INVALID.
- * mu or sigma may be NULL.
+ * starting at absolute position p of channel c. The window of p must be one
+ * of the kept ones: from the window holding position - lookback - 1 up to the
+ * current window (the one holding `position`, whose values are already fixed);
+ * otherwise TR_ERR_INVALID. FIXED mode accepts any p. mu or sigma may be NULL.
+ * A measured variance of 0 (constant data) counts as not measured.
  */
 tr_status tr_boxcar_norm_stats(const tr_boxcar_norm *q, uint64_t p, uint32_t c,
                                uint32_t L, double *mu, double *sigma);
