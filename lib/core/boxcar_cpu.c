@@ -42,6 +42,10 @@
 #define TR_X86 1
 #endif
 
+/* Channels moved between the interleaved input/output and the per-channel
+ * series together (16 floats: one cache line). */
+#define GROUP 16
+
 /* A streamed series: values of indices [first, first + len); index k is the
  * sum that starts at position k * g + o. */
 typedef struct {
@@ -63,13 +67,15 @@ static inline float *ser_at(const series *s, uint64_t k)
 static int ser_reserve(series *s, size_t extra)
 {
     if (s->off + s->len + extra <= s->cap) return 1;
+    /* Slide to the front only when that frees at least half the buffer, so that
+     * each value is moved about once at most; grow otherwise. */
     if (s->off > 0) {
         memmove(s->v, s->v + s->off, s->len * sizeof(float));
         s->off = 0;
     }
-    if (s->len + extra <= s->cap) return 1;
+    if (s->len + extra <= s->cap / 2) return 1;
     size_t cap = s->cap ? s->cap : 64;
-    while (cap < s->len + extra)
+    while (cap < 2 * (s->len + extra))
         cap *= 2;
     float *v = realloc(s->v, cap * sizeof(float));
     if (!v) return 0;
@@ -133,8 +139,9 @@ struct tr_boxcar_cpu {
     uint64_t pos;   /* samples per channel received */
     float *scratch; /* end values of one evaluation range */
     size_t scratch_cap;
-    float *yo;          /* one channel's outputs of a call */
-    int32_t *wo;        /* its widths */
+    float *yo;          /* outputs of GROUP channels of a call: yo[g * ocap + k] */
+    int32_t *wo;        /* their widths */
+    size_t ocap;        /* positions per channel in yo, wo */
     float *tabm, *tabs; /* norm table scratch */
     int oom;
 };
@@ -271,8 +278,9 @@ tr_boxcar_cpu *tr_boxcar_cpu_create(const tr_boxcar_plan *plan, uint32_t nchan,
     q->ch = calloc(nchan, sizeof *q->ch);
     q->scratch_cap = TR_BOXCAR_SUBCHUNK + 64;
     q->scratch = malloc(q->scratch_cap * sizeof(float));
-    q->yo = malloc((size_t)(q->latency + TR_BOXCAR_SUBCHUNK) * sizeof(float));
-    q->wo = malloc((size_t)(q->latency + TR_BOXCAR_SUBCHUNK) * sizeof(int32_t));
+    q->ocap = (size_t)q->latency + TR_BOXCAR_SUBCHUNK;
+    q->yo = malloc(q->ocap * GROUP * sizeof(float));
+    q->wo = malloc(q->ocap * GROUP * sizeof(int32_t));
     uint32_t maxw = 1;
     for (uint32_t i = 0; i < q->nst; i++)
         if (plan->stages[i].nwidths > maxw) maxw = plan->stages[i].nwidths;
@@ -640,8 +648,8 @@ static void evaluate_tail(tr_boxcar_cpu *q, chan_st *h, uint32_t c, uint32_t i)
 static void assemble(tr_boxcar_cpu *q, chan_st *h, uint32_t c, int64_t first, size_t n,
                      tr_boxcar_stage_buf *st)
 {
-    float *yo = q->yo;
-    int32_t *wo = q->wo;
+    float *yo = q->yo + (c % GROUP) * q->ocap;
+    int32_t *wo = q->wo + (c % GROUP) * q->ocap;
     size_t k = 0;
     for (; k < n && first + (int64_t)k < 0; k++) {
         yo[k] = 0.0f;
@@ -657,17 +665,33 @@ static void assemble(tr_boxcar_cpu *q, chan_st *h, uint32_t c, int64_t first, si
         if (ne <= n0) continue;
         const float *ys = ser_at(&t->ys, n0), *ms = ser_at(&t->ms, n0);
         if (i == 0) { /* stride 1: every position */
-            for (uint64_t j = 0; j < ne - n0; j++) {
-                yo[k + j] = ys[j];
-                wo[k + j] = (int32_t)(sk->first + (uint32_t)ms[j] * sk->step);
+            const int32_t f = (int32_t)sk->first, st = (int32_t)sk->step;
+            const size_t cnt = (size_t)(ne - n0);
+            float *yk = yo + k;
+            int32_t *wk = wo + k;
+            for (size_t j = 0; j < cnt; j++) {
+                yk[j] = ys[j];
+                wk[j] = f + (int32_t)ms[j] * st;
             }
         } else {
-            for (uint64_t j = 0; j < ne - n0; j++) {
-                const size_t o = (size_t)((n0 + j) * sk->s - p0) + k;
-                if (ys[j] > yo[o]) {
-                    yo[o] = ys[j];
-                    wo[o] = (int32_t)(sk->first + (uint32_t)ms[j] * sk->step);
+            const int32_t f = (int32_t)sk->first, stp = (int32_t)sk->step;
+            const size_t cnt = (size_t)(ne - n0), s = sk->s;
+            float *yb = yo + k + (size_t)(n0 * sk->s - p0);
+            int32_t *wb = wo + k + (size_t)(n0 * sk->s - p0);
+            if (s == 1) { /* branch-free, vectorizable */
+                for (size_t j = 0; j < cnt; j++) {
+                    const float v = ys[j];
+                    const int gt = v > yb[j];
+                    const int32_t wv = f + (int32_t)ms[j] * stp;
+                    yb[j] = gt ? v : yb[j];
+                    wb[j] = gt ? wv : wb[j];
                 }
+            } else {
+                for (size_t j = 0; j < cnt; j++)
+                    if (ys[j] > yb[j * s]) {
+                        yb[j * s] = ys[j];
+                        wb[j * s] = f + (int32_t)ms[j] * stp;
+                    }
             }
         }
         if (st) {
@@ -676,8 +700,9 @@ static void assemble(tr_boxcar_cpu *q, chan_st *h, uint32_t c, int64_t first, si
             for (uint64_t j = 0; j < ne - n0; j++) {
                 const size_t e = (b->count + (size_t)j) * q->nchan + c;
                 b->snr[e] = ys[j];
-                b->width[e] =
-                    ms[j] < 0.0f ? 0 : (int32_t)(sk->first + (uint32_t)ms[j] * sk->step);
+                b->width[e] = ms[j] < 0.0f ? 0
+                                           : (int32_t)sk->first +
+                                                 (int32_t)ms[j] * (int32_t)sk->step;
             }
         }
     }
@@ -720,14 +745,22 @@ static void trim(tr_boxcar_cpu *q, chan_st *h)
     }
 }
 
-static void write_out(tr_boxcar_cpu *q, uint32_t c, size_t n, float *snr, int32_t *width)
+/* Outputs of channels [c0, c0 + g) from q->yo, q->wo into the interleaved buffers. */
+static void write_out(tr_boxcar_cpu *q, uint32_t c0, uint32_t g, size_t n, float *snr,
+                      int32_t *width)
 {
     const uint32_t C = q->nchan;
-    for (size_t k = 0; k < n; k++)
-        snr[k * C + c] = q->yo[k];
+    for (size_t k = 0; k < n; k++) {
+        float *so = snr + k * C + c0;
+        for (uint32_t j = 0; j < g; j++)
+            so[j] = q->yo[j * q->ocap + k];
+    }
     if (width)
-        for (size_t k = 0; k < n; k++)
-            width[k * C + c] = q->wo[k];
+        for (size_t k = 0; k < n; k++) {
+            int32_t *wo = width + k * C + c0;
+            for (uint32_t j = 0; j < g; j++)
+                wo[j] = q->wo[j * q->ocap + k];
+        }
 }
 
 void tr_boxcar_cpu_run(tr_boxcar_cpu *q, const float *y, size_t n, float *snr,
@@ -736,22 +769,32 @@ void tr_boxcar_cpu_run(tr_boxcar_cpu *q, const float *y, size_t n, float *snr,
     if (!kernel) kernel = best_kernel(); /* idempotent, race-benign */
     const uint32_t C = q->nchan;
     const int64_t first = (int64_t)q->pos - (int64_t)q->latency;
-    for (uint32_t c = 0; c < C; c++) {
-        chan_st *h = &q->ch[c];
-        if (!ser_reserve(&h->x, n)) {
-            q->oom = 1;
-            break;
+    for (uint32_t c0 = 0; c0 < C && !q->oom; c0 += GROUP) {
+        const uint32_t g = C - c0 < GROUP ? C - c0 : GROUP;
+        float *xv[GROUP];
+        for (uint32_t j = 0; j < g; j++) {
+            chan_st *h = &q->ch[c0 + j];
+            if (!ser_reserve(&h->x, n)) {
+                q->oom = 1;
+                return;
+            }
+            xv[j] = ser_at(&h->x, ser_end(&h->x));
+            h->x.len += n;
         }
-        float *xv = ser_at(&h->x, ser_end(&h->x));
-        for (size_t k = 0; k < n; k++)
-            xv[k] = y[k * C + c];
-        h->x.len += n;
-        for (uint32_t i = 0; i < q->nst; i++) {
-            produce(q, h, i);
-            evaluate(q, h, c, i);
+        for (size_t k = 0; k < n; k++) {
+            const float *yk = y + k * C + c0;
+            for (uint32_t j = 0; j < g; j++)
+                xv[j][k] = yk[j];
         }
-        assemble(q, h, c, first, n, st);
-        write_out(q, c, n, snr, width);
+        for (uint32_t j = 0; j < g; j++) {
+            chan_st *h = &q->ch[c0 + j];
+            for (uint32_t i = 0; i < q->nst; i++) {
+                produce(q, h, i);
+                evaluate(q, h, c0 + j, i);
+            }
+            assemble(q, h, c0 + j, first, n, st);
+        }
+        write_out(q, c0, g, n, snr, width);
     }
     count_stage(q, first, n, st);
     q->pos += n;
@@ -764,15 +807,18 @@ void tr_boxcar_cpu_flush(tr_boxcar_cpu *q, float *snr, int32_t *width,
 {
     if (!kernel) kernel = best_kernel();
     const int64_t first = (int64_t)q->pos - (int64_t)q->latency;
-    for (uint32_t c = 0; c < q->nchan; c++) {
-        chan_st *h = &q->ch[c];
-        for (uint32_t i = 0; i < q->nst; i++) {
-            produce(q, h, i);
-            evaluate(q, h, c, i);
-            evaluate_tail(q, h, c, i);
+    for (uint32_t c0 = 0; c0 < q->nchan; c0 += GROUP) {
+        const uint32_t g = q->nchan - c0 < GROUP ? q->nchan - c0 : GROUP;
+        for (uint32_t j = 0; j < g; j++) {
+            chan_st *h = &q->ch[c0 + j];
+            for (uint32_t i = 0; i < q->nst; i++) {
+                produce(q, h, i);
+                evaluate(q, h, c0 + j, i);
+                evaluate_tail(q, h, c0 + j, i);
+            }
+            assemble(q, h, c0 + j, first, q->latency, st);
         }
-        assemble(q, h, c, first, q->latency, st);
-        write_out(q, c, q->latency, snr, width);
+        write_out(q, c0, g, q->latency, snr, width);
     }
     count_stage(q, first, q->latency, st);
 }
