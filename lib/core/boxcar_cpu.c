@@ -437,6 +437,35 @@ static series *blk_of(tr_boxcar_cpu *q, chan_st *h, uint32_t i)
     }
 }
 
+/* yb = max(yb, ys) with the width of the winner (strictly greater wins);
+ * branch-free so that it vectorizes. */
+static void merge1(float *restrict yb, int32_t *restrict wb, const float *restrict ys,
+                   const float *restrict ms, size_t cnt, int32_t f, int32_t stp)
+{
+    for (size_t j = 0; j < cnt; j++) {
+        const float v = ys[j], o = yb[j];
+        const int gt = v > o;
+        const int32_t wv = f + (int32_t)ms[j] * stp;
+        yb[j] = gt ? v : o;
+        wb[j] = gt ? wv : wb[j];
+    }
+}
+
+/* out[n] = z[n r] + z[n r + h], specialised for r = 1, 2 (vectorizable). */
+static void pair_sums(float *restrict out, const float *restrict z, uint64_t cnt,
+                      uint64_t r, uint64_t h)
+{
+    if (r == 1)
+        for (uint64_t n = 0; n < cnt; n++)
+            out[n] = z[n] + z[n + h];
+    else if (r == 2)
+        for (uint64_t n = 0; n < cnt; n++)
+            out[n] = z[2 * n] + z[2 * n + h];
+    else
+        for (uint64_t n = 0; n < cnt; n++)
+            out[n] = z[n * r] + z[n * r + h];
+}
+
 /* Produce stage i's own derived series as far as the data allow. */
 static void produce(tr_boxcar_cpu *q, chan_st *h, uint32_t i)
 {
@@ -458,8 +487,7 @@ static void produce(tr_boxcar_cpu *q, chan_st *h, uint32_t i)
                     }
                     float *out = ser_at(&t->base, n0);
                     const float *z = ser_at(src, n0 * r);
-                    for (uint64_t n = 0; n < n1 - n0; n++)
-                        out[n] = z[n * r] + z[n * r + half];
+                    pair_sums(out, z, n1 - n0, r, half);
                     t->base.len += (size_t)(n1 - n0);
                 }
             }
@@ -495,8 +523,7 @@ static void produce(tr_boxcar_cpu *q, chan_st *h, uint32_t i)
                 }
                 float *out = ser_at(&t->blk, n0);
                 const float *z = ser_at(src, 2 * n0 + B);
-                for (uint64_t n = 0; n < n1 - n0; n++)
-                    out[n] = z[2 * n] + z[2 * n + 1];
+                pair_sums(out, z, n1 - n0, 2, 1);
                 t->blk.len += (size_t)(n1 - n0);
             }
         }
@@ -678,14 +705,8 @@ static void assemble(tr_boxcar_cpu *q, chan_st *h, uint32_t c, int64_t first, si
             const size_t cnt = (size_t)(ne - n0), s = sk->s;
             float *yb = yo + k + (size_t)(n0 * sk->s - p0);
             int32_t *wb = wo + k + (size_t)(n0 * sk->s - p0);
-            if (s == 1) { /* branch-free, vectorizable */
-                for (size_t j = 0; j < cnt; j++) {
-                    const float v = ys[j];
-                    const int gt = v > yb[j];
-                    const int32_t wv = f + (int32_t)ms[j] * stp;
-                    yb[j] = gt ? v : yb[j];
-                    wb[j] = gt ? wv : wb[j];
-                }
+            if (s == 1) {
+                merge1(yb, wb, ys, ms, cnt, f, stp);
             } else {
                 for (size_t j = 0; j < cnt; j++)
                     if (ys[j] > yb[j * s]) {
