@@ -216,6 +216,10 @@ tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width);
 /*
  * CUDA backend only: the same with device pointers in cfg.device_layout;
  * returns when the results are in d_snr, d_width (d_width may be NULL).
+ * The samples never reach the host, so the normalisation cannot measure
+ * them: this needs norm.mode FIXED without baseline removal (otherwise
+ * TR_ERR_UNSUPPORTED); a non-finite sample is replaced on the device by the
+ * fixed mean of its channel and counted in tr_boxcar_nonfinite.
  */
 tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, float *d_snr,
                                    int32_t *d_width);

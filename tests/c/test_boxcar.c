@@ -12,6 +12,7 @@
  * input and invalid configurations. With --gpu: the CUDA variants against the
  * reference (exit 77 when no GPU is usable).
  */
+#include <transient/bench.h>
 #include <transient/boxcar.h>
 
 #include "boxcar_variants.h"
@@ -866,6 +867,91 @@ static int test_gpu(void)
             free(w1);
             tr_boxcar_plan_destroy(plan);
         }
+    /* measured normalisation: the host path cuts calls and flush at windows */
+    {
+        tr_boxcar_config c = boxdit(16, 300);
+        c.nchan = 3;
+        c.norm.mode = TR_BOXCAR_NORM_WHITE;
+        c.norm.window = 100;
+        c.norm.history = 2;
+        tr_error err;
+        tr_boxcar_plan *plan = tr_boxcar_plan_create(&c, &err);
+        const uint32_t L = tr_boxcar_plan_latency(plan);
+        const size_t n = 5000, tot = (n + L) * 3;
+        float *x = noise(&r, n * 3, 1.0, 0.5);
+        add_pulses(&r, x, n, 3, 10, 300, 0.5);
+        float *yr = malloc(tot * sizeof(float)), *yg = malloc(tot * sizeof(float));
+        int32_t *wr = malloc(tot * sizeof(int32_t)), *wg = malloc(tot * sizeof(int32_t));
+        c.backend = TR_BACKEND_CPU;
+        c.variant = TR_VARIANT_REFERENCE;
+        CHECK(run_stream(&c, x, n, 0, &r, yr, wr), "reference");
+        c.backend = TR_BACKEND_CUDA;
+        c.variant = TR_VARIANT_FAST;
+        CHECK(run_stream(&c, x, n, 777, &r, yg, wg), "cuda, measured norm");
+        size_t bad = 0, badw = 0;
+        const double tol = TR_BOXCAR_FAST_TOL(tr_boxcar_plan_lend(plan));
+        for (size_t i = 0; i < tot; i++) {
+            if (!(fabs((double)yg[i] - yr[i]) <= tol * (1.0 + fabs((double)yr[i])) * 4))
+                bad++;
+            if (wg[i] != wr[i]) badw++;
+        }
+        CHECK(bad == 0 && badw * 1000 <= tot,
+              "cuda with measured norm: %zu S/N, %zu widths differ", bad, badw);
+        free(x);
+        free(yr);
+        free(yg);
+        free(wr);
+        free(wg);
+        tr_boxcar_plan_destroy(plan);
+    }
+    /* device samples, both layouts, against the host path of the same object kind */
+    for (int layout = 0; layout < 2; layout++) {
+        tr_boxcar_config c = igrid(2, 0, 500);
+        c.nchan = 4;
+        fixed_norm(&c, 0.0, 1.0);
+        c.device_layout = layout ? TR_BOXCAR_CHANNEL_MAJOR : TR_BOXCAR_TIME_MAJOR;
+        c.backend = TR_BACKEND_CUDA;
+        const size_t n = 4000, tot = n * 4;
+        float *x = noise(&r, tot, 0.0, 1.0), *xl = malloc(tot * sizeof(float));
+        float *yh = malloc(tot * sizeof(float)), *yd = malloc(tot * sizeof(float));
+        int32_t *wh = malloc(tot * sizeof(int32_t)), *wd = malloc(tot * sizeof(int32_t));
+        for (size_t k = 0; k < n; k++)
+            for (uint32_t ch = 0; ch < 4; ch++)
+                xl[layout ? ch * n + k : k * 4 + ch] = x[k * 4 + ch];
+        tr_error err;
+        tr_boxcar *q = tr_boxcar_create(&c, &err);
+        CHECK(q != NULL, "%s", err.message);
+        void *dx = NULL, *dy = NULL, *dw = NULL;
+        if (q && tr_bench_dev_alloc(0, tot * 4, &dx) == TR_OK &&
+            tr_bench_dev_alloc(0, tot * 4, &dy) == TR_OK &&
+            tr_bench_dev_alloc(0, tot * 4, &dw) == TR_OK) {
+            tr_bench_dev_upload(dx, xl, tot * 4);
+            CHECK(tr_boxcar_process(q, x, n, yh, wh) == TR_OK, "host path");
+            tr_boxcar_reset(q);
+            CHECK(tr_boxcar_process_device(q, dx, n, dy, dw) == TR_OK, "device path: %s",
+                  tr_boxcar_last_error(q));
+            tr_bench_dev_download(yd, dy, tot * 4);
+            tr_bench_dev_download(wd, dw, tot * 4);
+            size_t bad = 0;
+            for (size_t k = 0; k < n; k++)
+                for (uint32_t ch = 0; ch < 4; ch++) {
+                    const size_t d = layout ? ch * n + k : k * 4 + ch;
+                    if (yd[d] != yh[k * 4 + ch] || wd[d] != wh[k * 4 + ch]) bad++;
+                }
+            CHECK(bad == 0, "device layout %d: %zu outputs differ from the host path",
+                  layout, bad);
+        }
+        tr_bench_dev_free(dx);
+        tr_bench_dev_free(dy);
+        tr_bench_dev_free(dw);
+        tr_boxcar_destroy(q);
+        free(x);
+        free(xl);
+        free(yh);
+        free(yd);
+        free(wh);
+        free(wd);
+    }
     return tu_finish("test_boxcar --gpu");
 }
 
