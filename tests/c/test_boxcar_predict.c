@@ -6,9 +6,9 @@
  * per offset must lie between the predicted RSNR_min (eq. 31) and RSNR_max
  * (eq. 24), the best over offsets must equal RSNR_max, and the extremes must
  * equal tr_boxcar_predict_exact. Done for BD-32, BD-16, BD-8, AstroAccelerate's
- * list, IG(1), IG(2), IG(3), ideal, and random configurations; then, when the
- * search object's CPU variants are built (TR_TEST_BOXCAR_OBJECT), through
- * tr_boxcar_process/flush as well.
+ * list, IG(1), IG(2), IG(3), ideal, and random configurations; then through
+ * the search object's CPU variants (reference and optimized,
+ * tr_boxcar_process with random chunks).
  *
  * Usage: test_boxcar_predict                 the tests
  *        test_boxcar_predict --dump FILE [LEND]
@@ -369,13 +369,13 @@ static void test_formulas(void)
           "losses");
 }
 
-#ifdef TR_TEST_BOXCAR_OBJECT
 /*
  * Through the search object: the pulses of one width in separate segments
  * of one stream (segments 2 L_end + period apart, so no boxcar sees two),
  * FIXED normalisation mu = 0, sigma = 1, random chunks; the best S/N of each
- * segment must lie within [eq. 31, eq. 24] (the float variants within their
- * documented tolerance) and match brute force's per-offset value.
+ * segment must lie within [eq. 31, eq. 24] and the extremes over offsets
+ * must equal the exact noise-free ones (within float32 rounding and the
+ * optimized variant's documented tolerance).
  */
 static void object_check(const char *name, tr_boxcar_config cfg, tr_variant variant,
                          uint32_t smax, uint32_t step)
@@ -395,8 +395,19 @@ static void object_check(const char *name, tr_boxcar_config cfg, tr_variant vari
     const uint32_t lat = tr_boxcar_latency(q);
     double *pmax = malloc(smax * sizeof(double)), *pmin = malloc(smax * sizeof(double));
     tr_boxcar_predict_plan(p, smax, pmax, pmin, NULL, NULL, NULL, NULL);
+    double *emax = malloc(smax * sizeof(double)), *emin = malloc(smax * sizeof(double));
+    {
+        const uint32_t nb = tr_boxcar_plan_list(p, NULL, NULL, 0);
+        uint32_t *w = malloc(nb * sizeof *w), *sep = malloc(nb * sizeof *sep);
+        tr_boxcar_plan_list(p, w, sep, nb);
+        tr_boxcar_predict_exact(w, sep, nb, smax, emax, emin, NULL);
+        free(w);
+        free(sep);
+    }
+    /* float32 input (the amplitude rounded) and float32 output: ~1e-7
+     * relative even for the double-accumulating reference */
     const double tol =
-        variant == TR_VARIANT_REFERENCE ? 1e-9 : 4.0 * TR_BOXCAR_FAST_TOL(lend);
+        variant == TR_VARIANT_REFERENCE ? 1e-6 : 1e-6 + 4.0 * TR_BOXCAR_FAST_TOL(lend);
     int bad = 0;
     for (uint32_t S = 1; S <= smax; S += (S < 32 ? 1 : step)) {
         /* segment length: multiple of period, > 2 lend + S */
@@ -426,7 +437,9 @@ static void object_check(const char *name, tr_boxcar_config cfg, tr_variant vari
             if (best < lo) lo = best;
             if (best > hi) hi = best;
         }
-        if (fabs(hi - pmax[S - 1]) > tol || lo < pmin[S - 1] - tol) {
+        /* within the bounds, and equal to the exact noise-free extremes */
+        if (fabs(hi - pmax[S - 1]) > tol || lo < pmin[S - 1] - tol ||
+            fabs(hi - emax[S - 1]) > tol || fabs(lo - emin[S - 1]) > tol) {
             if (bad++ < 3)
                 fprintf(
                     stderr, "%s %s S %u: measured [%.9f, %.9f] predicted [%.9f, %.9f]\n",
@@ -440,6 +453,8 @@ static void object_check(const char *name, tr_boxcar_config cfg, tr_variant vari
           tr_variant_name(variant), bad);
     free(pmax);
     free(pmin);
+    free(emax);
+    free(emin);
     tr_boxcar_destroy(q);
 }
 
@@ -459,7 +474,6 @@ static void test_object(void)
         object_check(c->name, cfg, TR_VARIANT_FAST, 300, 13);
     }
 }
-#endif
 
 /* ---- --dump: the data of the loss figures ---- */
 static int dump(const char *path, uint32_t lend_req)
@@ -516,8 +530,6 @@ int main(int argc, char **argv)
     test_formulas();
     test_paper_configs();
     test_random_configs();
-#ifdef TR_TEST_BOXCAR_OBJECT
     test_object();
-#endif
     return tu_finish("test_boxcar_predict");
 }
