@@ -444,10 +444,10 @@ static void merge1(float *restrict yb, int32_t *restrict wb, const float *restri
 {
     for (size_t j = 0; j < cnt; j++) {
         const float v = ys[j], o = yb[j];
-        const int gt = v > o;
+        const int32_t m = -(int32_t)(v > o); /* all ones where v wins */
         const int32_t wv = f + (int32_t)ms[j] * stp;
-        yb[j] = gt ? v : o;
-        wb[j] = gt ? wv : wb[j];
+        yb[j] = v > o ? v : o;
+        wb[j] = (wv & m) | (wb[j] & ~m);
     }
 }
 
