@@ -25,7 +25,9 @@
  * is evaluated as soon as all its sums exist; every value is one fixed
  * sequence of float operations on the cleaned input, so the output does not
  * depend on the chunking, and the AVX2 kernel (8 consecutive starts per
- * vector, when a = 1) gives the same bits as the generic one. Values are kept
+ * vector, 4 vectors interleaved to overlap the dependency chains of the sums
+ * and of the running maximum, when a = 1) gives the same bits as the generic
+ * one. Values are kept
  * while a start that may still use them has not been evaluated.
  *
  * Precision against the double reference: see TR_BOXCAR_FAST_TOL in
@@ -185,43 +187,70 @@ static void eval_generic(const eval_args *g)
 
 #ifdef TR_X86
 #define AVX2 __attribute__((target("avx2,fma")))
+/* NV vectors of 8 consecutive starts from start j, interleaved so that the
+ * dependency chains of the sums and of the running maximum overlap. */
+static inline __attribute__((always_inline)) AVX2 void
+eval_avx2_block(const eval_args *g, size_t j, const int NV)
+{
+    const __m256 ninf = _mm256_set1_ps(-INFINITY);
+    __m256 acc[4], best[4], bm[4];
+    const float *b = g->blk ? g->blk + j : NULL;
+    size_t t = 0;
+    for (int v = 0; v < NV; v++)
+        acc[v] = g->base ? _mm256_loadu_ps(g->base + j + 8 * v) : _mm256_setzero_ps();
+    if (g->k0) {
+        for (int v = 0; v < NV; v++)
+            acc[v] = _mm256_add_ps(acc[v], _mm256_loadu_ps(b + 8 * v));
+        t++;
+    }
+    {
+        const __m256 a0 = _mm256_broadcast_ss(&g->A[0]),
+                     b0 = _mm256_broadcast_ss(&g->B[0]);
+        for (int v = 0; v < NV; v++) {
+            const __m256 snr = _mm256_sub_ps(_mm256_mul_ps(acc[v], a0), b0);
+            best[v] = _mm256_blendv_ps(ninf, snr, _mm256_cmp_ps(snr, ninf, _CMP_GT_OQ));
+            bm[v] = _mm256_setzero_ps();
+        }
+    }
+    for (uint32_t m = 1; m < g->nw; m++, t++) {
+        const __m256 am = _mm256_broadcast_ss(&g->A[m]),
+                     bb = _mm256_broadcast_ss(&g->B[m]);
+        const __m256 mv = _mm256_set1_ps((float)m);
+        const float *bt = b + t * g->e;
+        for (int v = 0; v < NV; v++) {
+            acc[v] = _mm256_add_ps(acc[v], _mm256_loadu_ps(bt + 8 * v));
+            const __m256 snr = _mm256_sub_ps(_mm256_mul_ps(acc[v], am), bb);
+            const __m256 gt = _mm256_cmp_ps(snr, best[v], _CMP_GT_OQ);
+            best[v] = _mm256_blendv_ps(best[v], snr, gt);
+            bm[v] = _mm256_blendv_ps(bm[v], mv, gt);
+        }
+    }
+    for (int v = 0; v < NV; v++) {
+        _mm256_storeu_ps(g->ys + j + 8 * v, best[v]);
+        _mm256_storeu_ps(g->ms + j + 8 * v, bm[v]);
+        _mm256_storeu_ps(g->endv + j + 8 * v, acc[v]);
+    }
+}
+
 AVX2 static void eval_avx2(const eval_args *g)
 {
     if (g->a != 1) {
         eval_generic(g);
         return;
     }
-    const size_t nv = g->n / 8 * 8;
-    const __m256 ninf = _mm256_set1_ps(-INFINITY);
-    for (size_t j = 0; j < nv; j += 8) {
-        const float *b = g->blk ? g->blk + j : NULL;
-        __m256 acc = g->base ? _mm256_loadu_ps(g->base + j) : _mm256_setzero_ps();
-        size_t t = 0;
-        if (g->k0) acc = _mm256_add_ps(acc, _mm256_loadu_ps(b + t++ * g->e));
-        __m256 snr = _mm256_sub_ps(_mm256_mul_ps(acc, _mm256_broadcast_ss(&g->A[0])),
-                                   _mm256_broadcast_ss(&g->B[0]));
-        __m256 best = _mm256_blendv_ps(ninf, snr, _mm256_cmp_ps(snr, ninf, _CMP_GT_OQ));
-        __m256 bm = _mm256_setzero_ps();
-        for (uint32_t m = 1; m < g->nw; m++) {
-            acc = _mm256_add_ps(acc, _mm256_loadu_ps(b + t++ * g->e));
-            snr = _mm256_sub_ps(_mm256_mul_ps(acc, _mm256_broadcast_ss(&g->A[m])),
-                                _mm256_broadcast_ss(&g->B[m]));
-            const __m256 gt = _mm256_cmp_ps(snr, best, _CMP_GT_OQ);
-            best = _mm256_blendv_ps(best, snr, gt);
-            bm = _mm256_blendv_ps(bm, _mm256_set1_ps((float)m), gt);
-        }
-        _mm256_storeu_ps(g->ys + j, best);
-        _mm256_storeu_ps(g->ms + j, bm);
-        _mm256_storeu_ps(g->endv + j, acc);
-    }
-    if (nv < g->n) {
+    size_t j = 0;
+    for (; j + 32 <= g->n; j += 32)
+        eval_avx2_block(g, j, 4);
+    for (; j + 8 <= g->n; j += 8)
+        eval_avx2_block(g, j, 1);
+    if (j < g->n) {
         eval_args r = *g;
-        r.base = g->base ? g->base + nv : NULL;
-        r.blk = g->blk ? g->blk + nv : NULL;
-        r.n = g->n - nv;
-        r.ys = g->ys + nv;
-        r.ms = g->ms + nv;
-        r.endv = g->endv + nv;
+        r.base = g->base ? g->base + j : NULL;
+        r.blk = g->blk ? g->blk + j : NULL;
+        r.n = g->n - j;
+        r.ys = g->ys + j;
+        r.ms = g->ms + j;
+        r.endv = g->endv + j;
         eval_generic(&r);
     }
 }
