@@ -45,6 +45,15 @@
  * and memory when the threshold lies in the noise); later peaks then start
  * new events.
  *
+ * Use from a stream block (GNU Radio): after create (start_position =
+ * -tr_boxcar_latency), per work call tr_candidates_process(snr, width, n) on
+ * the search output, then tr_candidates_read until it returns 0; output up
+ * to tr_candidates_closed can be released with the tags of its events
+ * (their positions are absolute: start, peak, first); at the end of the
+ * stream tr_candidates_flush, then read. Set max_span to bound how long
+ * output may be held (tr_candidates_horizon); tr_candidates_set_threshold
+ * serves a threshold callback.
+ *
  * Cost: per peak, the active peaks of the 2 link_chan + 1 neighbouring
  * channels are scanned; per channel only the latest active peak of each
  * width is kept (an earlier one of the same width is a friend of it).
@@ -107,6 +116,28 @@ tr_status tr_candidates_flush(tr_candidates *q);
 
 /* Move up to cap queued events, oldest first, into out; returns how many. */
 size_t tr_candidates_read(tr_candidates *q, tr_candidate *out, size_t cap);
+
+/*
+ * Change the threshold (finite) from the next input position on. Peaks
+ * already taken stay; the emitted sequence is that of a stream whose
+ * threshold changed at that position, whatever the chunking.
+ */
+tr_status tr_candidates_set_threshold(tr_candidates *q, float threshold);
+float tr_candidates_threshold(const tr_candidates *q);
+
+/*
+ * Every event whose first sample (tr_candidate.first) lies before this
+ * position has been closed (queued or read): min(next input position, first
+ * of the open events). Output up to it can be released with its events.
+ */
+int64_t tr_candidates_closed(const tr_candidates *q);
+
+/*
+ * Upper bound of tr_candidates_position - tr_candidates_closed: max_span + 1,
+ * or UINT64_MAX when max_span = 0 (an event may then stay open for ever, e.g.
+ * with a threshold in the noise).
+ */
+uint64_t tr_candidates_horizon(const tr_candidates *q);
 
 size_t tr_candidates_pending(const tr_candidates *q);   /* queued, not yet read */
 size_t tr_candidates_open(const tr_candidates *q);      /* events still growing */

@@ -7,5 +7,7 @@
 #include <transient/edges.h>
 #include <transient/spiir.h>
 #include <transient/boxcar.h>
+#include <transient/boxcar_predict.h>
+#include <transient/candidates.h>
 
 #endif /* TRANSIENT_TRANSIENT_H */

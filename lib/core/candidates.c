@@ -424,6 +424,35 @@ size_t tr_candidates_read(tr_candidates *q, tr_candidate *out, size_t cap)
     return m;
 }
 
+tr_status tr_candidates_set_threshold(tr_candidates *q, float threshold)
+{
+    if (!q) return TR_ERR_INVALID;
+    if (!isfinite(threshold))
+        return tr_fail(&q->err, TR_ERR_INVALID, "candidates: threshold must be finite");
+    q->cfg.threshold = threshold;
+    return TR_OK;
+}
+
+float tr_candidates_threshold(const tr_candidates *q)
+{
+    return q ? q->cfg.threshold : 0.0f;
+}
+
+int64_t tr_candidates_closed(const tr_candidates *q)
+{
+    if (!q) return 0;
+    int64_t m = q->position;
+    for (uint32_t i = 0; i < q->nopen; i++)
+        if (q->cl[q->open[i]].ev.first < m) m = q->cl[q->open[i]].ev.first;
+    return m;
+}
+
+uint64_t tr_candidates_horizon(const tr_candidates *q)
+{
+    if (!q) return 0;
+    return q->cfg.max_span ? q->cfg.max_span + 1 : UINT64_MAX;
+}
+
 size_t tr_candidates_pending(const tr_candidates *q)
 {
     return q ? q->qn - q->qhead : 0;

@@ -287,6 +287,35 @@ static void test_rules(void)
     free(run);
     tr_candidates_destroy(q);
 
+    /* closed position, horizon, threshold changes */
+    cfg = tr_candidates_config_default();
+    cfg.max_span = 50;
+    q = tr_candidates_create(&cfg, &err);
+    CHECK(tr_candidates_horizon(q) == 51, "horizon");
+    float v[40];
+    for (int i = 0; i < 40; i++)
+        v[i] = (i >= 10 && i < 20) || i >= 30 ? 7.0f : 0.0f;
+    tr_candidates_process(q, v, NULL, 25);
+    CHECK(tr_candidates_closed(q) == 25 && tr_candidates_pending(q) == 1, "closed %lld",
+          (long long)tr_candidates_closed(q));
+    tr_candidates_process(q, v + 25, NULL, 7);
+    CHECK(tr_candidates_closed(q) == 30 && tr_candidates_open(q) == 1, "open at 30: %lld",
+          (long long)tr_candidates_closed(q));
+    CHECK(tr_candidates_set_threshold(q, 8.0f) == TR_OK &&
+              tr_candidates_threshold(q) == 8.0f,
+          "set threshold");
+    CHECK(tr_candidates_set_threshold(q, INFINITY) == TR_ERR_INVALID, "threshold Inf");
+    tr_candidates_process(q, v + 32, NULL, 8);
+    tr_candidates_flush(q);
+    CHECK(tr_candidates_peaks(q) == 12 && tr_candidates_pending(q) == 2,
+          "peaks after the threshold change: %llu",
+          (unsigned long long)tr_candidates_peaks(q));
+    tr_candidates_destroy(q);
+    cfg = tr_candidates_config_default();
+    q = tr_candidates_create(&cfg, &err);
+    CHECK(tr_candidates_horizon(q) == UINT64_MAX, "horizon without max_span");
+    tr_candidates_destroy(q);
+
     /* empty input, NULL */
     q = tr_candidates_create(&cfg, &err);
     CHECK(tr_candidates_process(q, NULL, NULL, 0) == TR_OK, "empty");
