@@ -129,12 +129,19 @@ static measure_t model(const uint32_t *w, const uint32_t *sep, uint32_t nb, uint
         if (w[k] > maxw) maxw = w[k];
     }
     const int64_t base = ((int64_t)maxw / period + 2) * period;
+    /* widths whose best case (eq. 23) is below eq. 31 never win */
+    double bound = 0.0;
+    for (uint32_t k = 0; k < nb; k++) {
+        const double b = tr_boxcar_rsnr_min_single(S, w[k], sep[k]);
+        if (b > bound) bound = b;
+    }
     measure_t m = {0.0, INFINITY, 0, 0, 0.0, 0.0};
     for (uint32_t t = 0; t < period; t++) {
         const int64_t t0 = base + t;
         double best = -1.0, tbest = 0.0;
         uint32_t wbest = 0;
         for (uint32_t k = 0; k < nb; k++) {
+            if (tr_boxcar_rsnr_max_single(S, w[k]) < bound * (1.0 - 1e-9)) continue;
             const int64_t L = w[k], s = sep[k];
             /* coverage is a trapezoid in q: check the lattice points around
              * both ends of its plateau, earliest first */
