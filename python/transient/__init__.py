@@ -9,15 +9,24 @@ gr-transient: transient detectors for GNU Radio, on CPUs and NVIDIA GPUs.
 Blocks:
     edge_localizer_f   IEEE Std 181 transition (edge) localizer; tags every
                        transition and reports it on the message port "detects".
+    boxcar_search_ff   boxcar single-pulse search (BoxDIT, IGRID, ideal) per
+    boxcar_search_cf   channel of a float (or complex: power) vector stream;
+                       S/N and width outputs, "pulse" tags and "detects".
 
 Helpers on numpy arrays (libtransient, no flowgraph needed):
     find_edges(x, low, mid, high, backend='cpu', variant='fast')
     estimate_state_levels(x, bins=100, tolerance_pct=10, mid_pct=50)
     edges_to_pulses(edges)
+    boxcar_search(x, algorithm='boxdit', max_width=256, ...)
+    boxcar_plan(algorithm, max_width, widths, depth, layers)
+    boxcar_predict(algorithm, max_width, widths, depth, layers, smax=0, exact=False)
+    boxcar_predict_list(widths, separations, smax, exact=False)
     version(), cuda_compiled(), cuda_device_count()
 
-Pure-Python modules of the package (e.g. gnuradio.transient.sigrok) are
-imported on their own.
+Pure-Python modules of the package are imported on their own:
+    gnuradio.transient.sigrok       sigrok session files (.sr)
+    gnuradio.transient.timeseries   SIGPROC .tim/.fil and PRESTO .dat/.inf
+                                    time series, folding and period checks
 """
 
 # pybind11 generated symbols (blocks and core helpers)

@@ -336,7 +336,8 @@ template <typename V> py::array_t<V> to_array(const std::vector<V> &v)
 py::dict boxcar_plan(const std::string &algorithm, uint32_t max_width,
                      const std::vector<int> &widths, uint32_t depth, uint32_t layers)
 {
-    const plan_ptr p = make_plan(boxcar_config(algorithm, max_width, widths, depth, layers));
+    const plan_ptr p =
+        make_plan(boxcar_config(algorithm, max_width, widths, depth, layers));
     const uint32_t total = tr_boxcar_plan_list(p.get(), nullptr, nullptr, 0);
     std::vector<uint32_t> w(total), s(total);
     tr_boxcar_plan_list(p.get(), w.data(), s.data(), total);
@@ -417,7 +418,8 @@ py::dict boxcar_predict(const std::string &algorithm, uint32_t max_width,
                         const std::vector<int> &widths, uint32_t depth, uint32_t layers,
                         uint32_t smax, bool exact)
 {
-    const plan_ptr p = make_plan(boxcar_config(algorithm, max_width, widths, depth, layers));
+    const plan_ptr p =
+        make_plan(boxcar_config(algorithm, max_width, widths, depth, layers));
     const uint32_t total = tr_boxcar_plan_list(p.get(), nullptr, nullptr, 0);
     std::vector<uint32_t> w(total), s(total);
     tr_boxcar_plan_list(p.get(), w.data(), s.data(), total);
@@ -430,7 +432,8 @@ py::dict boxcar_predict_list(const u32_array &widths, const u32_array &separatio
     if (widths.ndim() != 1 || separations.ndim() != 1)
         throw py::value_error("widths and separations must be one-dimensional");
     std::vector<uint32_t> w(widths.data(), widths.data() + widths.shape(0));
-    std::vector<uint32_t> s(separations.data(), separations.data() + separations.shape(0));
+    std::vector<uint32_t> s(separations.data(),
+                            separations.data() + separations.shape(0));
     return predict_lists(w, s, smax, exact);
 }
 
@@ -453,11 +456,11 @@ tr_boxcar_norm_mode parse_norm_mode(const std::string &name)
 // is removed; with flush the last positions are evaluated inside the data).
 py::tuple boxcar_search_array(const float_array &x, const std::string &algorithm,
                               uint32_t max_width, const std::vector<int> &widths,
-                              uint32_t depth, uint32_t layers, const std::string &norm_mode,
-                              double reject_sigma, uint32_t window, uint32_t history,
-                              uint32_t baseline_window, double fixed_mean,
-                              double fixed_sigma, const std::string &backend,
-                              const std::string &variant)
+                              uint32_t depth, uint32_t layers,
+                              const std::string &norm_mode, double reject_sigma,
+                              uint32_t window, uint32_t history, uint32_t baseline_window,
+                              double fixed_mean, double fixed_sigma,
+                              const std::string &backend, const std::string &variant)
 {
     if (x.ndim() != 1 && x.ndim() != 2)
         throw py::value_error("x must have shape (n,) or (n, nchan)");
@@ -469,7 +472,8 @@ py::tuple boxcar_search_array(const float_array &x, const std::string &algorithm
     cfg.norm.reject_sigma = reject_sigma;
     cfg.norm.window = window;
     cfg.norm.history = history;
-    cfg.norm.baseline = baseline_window ? TR_BOXCAR_BASELINE_MEDIAN : TR_BOXCAR_BASELINE_NONE;
+    cfg.norm.baseline =
+        baseline_window ? TR_BOXCAR_BASELINE_MEDIAN : TR_BOXCAR_BASELINE_NONE;
     if (baseline_window) cfg.norm.baseline_window = baseline_window;
     cfg.norm.fixed_mean = fixed_mean;
     cfg.norm.fixed_sigma = fixed_sigma;
@@ -482,7 +486,7 @@ py::tuple boxcar_search_array(const float_array &x, const std::string &algorithm
     std::unique_ptr<tr_boxcar, boxcar_deleter> q(tr_boxcar_create(&cfg, &err));
     if (!q) raise_status(err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);
 
-    std::vector<py::ssize_t> shape{ static_cast<py::ssize_t>(n) };
+    std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(n)};
     if (x.ndim() == 2) shape.push_back(static_cast<py::ssize_t>(nchan));
     py::array_t<float> snr(shape);
     py::array_t<int32_t> width(shape);
@@ -498,7 +502,8 @@ py::tuple boxcar_search_array(const float_array &x, const std::string &algorithm
         float *ys = snr.mutable_data();
         int32_t *ws = width.mutable_data();
         const size_t head = std::min<size_t>(n, lat);
-        st = tr_boxcar_process(q.get(), x.data(), head, s_scratch.data(), w_scratch.data());
+        st = tr_boxcar_process(q.get(), x.data(), head, s_scratch.data(),
+                               w_scratch.data());
         if (st == TR_OK && n > head)
             st = tr_boxcar_process(q.get(), x.data() + head * nchan, n - head, ys, ws);
         if (st == TR_OK) {
@@ -559,7 +564,7 @@ start, width, period, duty (float64; NaN where undefined) and polarity (int32,
 
     m.def("boxcar_plan", &boxcar_plan, py::arg("algorithm") = "boxdit",
           py::arg("max_width") = 256,
-          py::arg("widths") = std::vector<int>{ 32, 16, 16, 16, 8 }, py::arg("depth") = 1,
+          py::arg("widths") = std::vector<int>{32, 16, 16, 16, 8}, py::arg("depth") = 1,
           py::arg("layers") = 0,
           R"doc(
 The boxcars a search configuration evaluates (include/transient/boxcar.h).
@@ -576,7 +581,7 @@ an invalid configuration.)doc");
 
     m.def("boxcar_predict", &boxcar_predict, py::arg("algorithm") = "boxdit",
           py::arg("max_width") = 256,
-          py::arg("widths") = std::vector<int>{ 32, 16, 16, 16, 8 }, py::arg("depth") = 1,
+          py::arg("widths") = std::vector<int>{32, 16, 16, 16, 8}, py::arg("depth") = 1,
           py::arg("layers") = 0, py::arg("smax") = 0, py::arg("exact") = false,
           R"doc(
 Predicted sensitivity of a search configuration (include/transient/boxcar_predict.h,
@@ -605,7 +610,7 @@ powers of two).)doc");
 
     m.def("boxcar_search", &boxcar_search_array, py::arg("x"),
           py::arg("algorithm") = "boxdit", py::arg("max_width") = 256,
-          py::arg("widths") = std::vector<int>{ 32, 16, 16, 16, 8 }, py::arg("depth") = 1,
+          py::arg("widths") = std::vector<int>{32, 16, 16, 16, 8}, py::arg("depth") = 1,
           py::arg("layers") = 0, py::arg("norm_mode") = "white",
           py::arg("reject_sigma") = 3.0, py::arg("window") = 16384,
           py::arg("norm_history") = 4, py::arg("baseline_window") = 0,

@@ -19,6 +19,7 @@ namespace py = pybind11;
 /**************************************/
 // BINDING_FUNCTION_PROTOTYPES(
 void bind_edge_localizer_f(py::module &m);
+void bind_boxcar_search_ff(py::module &m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 // Core helpers on numpy arrays (core_python.cc).
@@ -47,6 +48,7 @@ PYBIND11_MODULE(transient_python, m)
     /**************************************/
     // BINDING_FUNCTION_CALLS(
     bind_edge_localizer_f(m);
+    bind_boxcar_search_ff(m);
     // ) END BINDING_FUNCTION_CALLS
 
     bind_core(m);
