@@ -9,6 +9,7 @@ boxcar helpers of gnuradio.transient (CPU backend)."""
 
 import math
 import os
+import time
 
 import numpy as np
 import pmt
@@ -239,6 +240,74 @@ class qa_boxcar_search_ff(gr_unittest.TestCase):
         snr, _, snk, _ = self.run_block(x, blk, max_items=1000)
         self.assertEqual(len(snr), n)
         self.assertEqual(len(pulse_tags(snk)), 2)
+
+    def test_007b_restart_while_running(self):
+        # A source that changes the statistics window half-way through: the
+        # search restarts there; nothing is lost and the pulses on both sides
+        # are found at their starts.
+        n, half = 40000, 20000
+        x = inject(noise(n, seed=9), [(9000, 12, 0), (19990, 6, 0), (33000, 12, 0)],
+                   25.0)
+        blk = transient.boxcar_search_ff(1, "boxdit", [16], max_width=64, threshold=8.0,
+                                         norm_mode="white", window=4096, backend="cpu")
+
+        class changing_source(gr.sync_block):
+
+            def __init__(self):
+                gr.sync_block.__init__(self, "changing_source", None, [np.float32])
+                self.pos = 0
+                self.changed = False
+
+            def work(self, input_items, output_items):
+                out = output_items[0]
+                m = min(len(out), 1000, n - self.pos)
+                if m <= 0:
+                    return -1
+                if self.pos >= half and not self.changed:
+                    # Let the block take every sample so far: the restart
+                    # then happens exactly at `half`.
+                    t0 = time.time()
+                    while blk.nitems_read(0) < self.pos and time.time() < t0 + 30:
+                        time.sleep(0.001)
+                    blk.set_window(2048)
+                    self.changed = True
+                out[:m] = x[self.pos:self.pos + m]
+                self.pos += m
+                return m
+
+        src = changing_source()
+        snk = blocks.vector_sink_f()
+        self.tb.connect(src, blk, snk)
+        self.tb.connect((blk, 1), blocks.null_sink(4))
+        self.tb.run()
+        self.assertEqual(blk.window(), 2048)
+        self.assertEqual(len(snk.data()), n)
+        starts = sorted(off for off, _ in pulse_tags(snk))
+        self.assertEqual(len(starts), 3, starts)
+        self.assertLessEqual(abs(starts[0] - 9000), 2)
+        self.assertLessEqual(abs(starts[2] - 33000), 2)
+        # The pulse just before the restart ends before it: the search that
+        # ended there evaluated it whole. (A search that starts warms up: no
+        # candidates in its first 2048 samples.)
+        self.assertLessEqual(abs(starts[1] - 19990), 2)
+
+    def test_007c_wide_search_small_buffers(self):
+        # L_end 4096 (latency 4095, hold about 5 L_end) with 100-item calls:
+        # the block must neither stall nor lose samples.
+        n = 60000
+        x = inject(noise(n, seed=10), [(30000, 1000, 0)], 30.0)
+        blk = transient.boxcar_search_ff(1, "boxdit", [32], max_width=4000, threshold=8.0,
+                                         norm_mode="fixed", backend="cpu")
+        self.assertEqual(blk.lend(), transient.boxcar_plan("boxdit", 4000, [32])["lend"])
+        self.assertGreater(blk.hold(), 4 * blk.lend())
+        snr, width, snk, _ = self.run_block(x, blk, max_items=100, src_items=100)
+        self.assertEqual(len(snr), n)
+        ref_s, _ = transient.boxcar_search(x, "boxdit", 4000, [32], norm_mode="fixed")
+        np.testing.assert_array_equal(snr, ref_s)
+        tags = pulse_tags(snk)
+        self.assertEqual(len(tags), 1, tags)
+        self.assertLessEqual(abs(tags[0][0] - 30000), 64)
+        self.assertLessEqual(abs(tags[0][1]["width"] - 1000), 128)
 
     def test_008_bad_parameters(self):
         make = transient.boxcar_search_ff
