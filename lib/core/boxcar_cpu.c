@@ -254,6 +254,60 @@ AVX2 static void eval_avx2(const eval_args *g)
         eval_generic(&r);
     }
 }
+
+/* 8x8 transpose of floats: rows r[0..7] -> columns. */
+static inline __attribute__((always_inline)) AVX2 void tr8x8(__m256 r[8])
+{
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44),
+                 u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44),
+                 u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44),
+                 u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44),
+                 u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+    r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+    r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+    r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+    r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+/* dst[j][k] = src[k * stride + j] for j < 8, k < n (n a multiple of 8). */
+AVX2 static void gather8_avx2(float *const *dst, const float *src, size_t stride,
+                              size_t n)
+{
+    for (size_t k = 0; k < n; k += 8) {
+        __m256 r[8];
+        for (int i = 0; i < 8; i++)
+            r[i] = _mm256_loadu_ps(src + (k + (size_t)i) * stride);
+        tr8x8(r);
+        for (int j = 0; j < 8; j++)
+            _mm256_storeu_ps(dst[j] + k, r[j]);
+    }
+}
+
+/* dst[k * stride + j] = src[j * ld + k] for j < 8, k < n (n a multiple of 8);
+ * 32-bit elements moved as they are. */
+AVX2 static void scatter8_avx2(float *dst, size_t stride, const float *src, size_t ld,
+                               size_t n)
+{
+    for (size_t k = 0; k < n; k += 8) {
+        __m256 r[8];
+        for (int j = 0; j < 8; j++)
+            r[j] = _mm256_loadu_ps(src + (size_t)j * ld + k);
+        tr8x8(r);
+        for (int i = 0; i < 8; i++)
+            _mm256_storeu_ps(dst + (k + (size_t)i) * stride, r[i]);
+    }
+}
 #endif
 
 typedef void (*eval_fn)(const eval_args *);
@@ -800,17 +854,28 @@ static void write_out(tr_boxcar_cpu *q, uint32_t c0, uint32_t g, size_t n, float
                       int32_t *width)
 {
     const uint32_t C = q->nchan;
+    uint32_t g8 = 0;
+    size_t n8 = 0;
+#ifdef TR_X86
+    if (kernel == eval_avx2) { /* 8 x 8 blocks by transposes */
+        g8 = g / 8 * 8;
+        n8 = n / 8 * 8;
+        for (uint32_t j = 0; j < g8; j += 8) {
+            scatter8_avx2(snr + c0 + j, C, q->yo + j * q->ocap, q->ocap, n8);
+            if (width)
+                scatter8_avx2((float *)(width + c0 + j), C,
+                              (const float *)q->wo + j * q->ocap, q->ocap, n8);
+        }
+    }
+#endif
     for (size_t k = 0; k < n; k++) {
         float *so = snr + k * C + c0;
-        for (uint32_t j = 0; j < g; j++)
+        int32_t *wo = width ? width + k * C + c0 : NULL;
+        for (uint32_t j = k < n8 ? g8 : 0; j < g; j++) {
             so[j] = q->yo[j * q->ocap + k];
-    }
-    if (width)
-        for (size_t k = 0; k < n; k++) {
-            int32_t *wo = width + k * C + c0;
-            for (uint32_t j = 0; j < g; j++)
-                wo[j] = q->wo[j * q->ocap + k];
+            if (wo) wo[j] = q->wo[j * q->ocap + k];
         }
+    }
 }
 
 void tr_boxcar_cpu_run(tr_boxcar_cpu *q, const float *y, size_t n, float *snr,
@@ -831,9 +896,19 @@ void tr_boxcar_cpu_run(tr_boxcar_cpu *q, const float *y, size_t n, float *snr,
             xv[j] = ser_at(&h->x, ser_end(&h->x));
             h->x.len += n;
         }
+        uint32_t g8 = 0;
+        size_t n8 = 0;
+#ifdef TR_X86
+        if (kernel == eval_avx2) { /* 8 x 8 blocks by transposes */
+            g8 = g / 8 * 8;
+            n8 = n / 8 * 8;
+            for (uint32_t j = 0; j < g8; j += 8)
+                gather8_avx2(xv + j, y + c0 + j, C, n8);
+        }
+#endif
         for (size_t k = 0; k < n; k++) {
             const float *yk = y + k * C + c0;
-            for (uint32_t j = 0; j < g; j++)
+            for (uint32_t j = k < n8 ? g8 : 0; j < g; j++)
                 xv[j][k] = yk[j];
         }
         for (uint32_t j = 0; j < g; j++) {

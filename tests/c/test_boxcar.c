@@ -480,8 +480,11 @@ static void test_fast_vs_reference(void)
     const double sigma = 2.0;
     for (size_t k = 0; k < nc; k++) {
         const double mean = k < nsmall ? 3.0 : 16.0 * sigma;
-        for (uint32_t C = 1; C <= 3; C += 2) {
+        static const uint32_t chans[] = {1, 3, 19}; /* 19: 8x8 transposes + rest */
+        for (int ci = 0; ci < 3; ci++) {
+            const uint32_t C = chans[ci];
             if (k >= nsmall && C > 1) continue;
+            if (C == 19 && k % 4 != 0) continue;
             tr_boxcar_config c = cfgs[k];
             c.nchan = C;
             c.backend = TR_BACKEND_CPU;
