@@ -157,9 +157,13 @@ tr_boxcar *tr_boxcar_create(const tr_boxcar_config *cfg, tr_error *err)
     /* The normalisation copies its tables; do not keep the caller's pointers. */
     q->cfg.norm.fixed_means = q->cfg.norm.fixed_sigmas = NULL;
     q->cfg.norm.fixed_mu_L = q->cfg.norm.fixed_sigma_L = NULL;
-    q->piece = TR_BOXCAR_SUBCHUNK;
-    if (cfg->batch > q->piece)
-        q->piece = cfg->batch > ((size_t)1 << 20) ? (size_t)1 << 20 : cfg->batch;
+    /* CUDA host path: pieces of `batch` samples per channel, but at most 2^24
+     * samples of all channels (64 MB of cleaned samples), and at least
+     * TR_BOXCAR_SUBCHUNK (the CUDA context splits long calls itself). */
+    q->piece = cfg->batch;
+    if (q->piece > ((size_t)1 << 24) / cfg->nchan)
+        q->piece = ((size_t)1 << 24) / cfg->nchan;
+    if (q->piece < TR_BOXCAR_SUBCHUNK) q->piece = TR_BOXCAR_SUBCHUNK;
     const uint64_t lookback = (uint64_t)tr_boxcar_plan_latency(&plan) + q->piece + 64;
     q->norm = tr_boxcar_norm_create(&cfg->norm, cfg->nchan, plan.lend, lookback, err);
     if (!q->norm) {
