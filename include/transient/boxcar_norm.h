@@ -15,12 +15,11 @@
  *   WHITE   one robust estimate (mu, sigma) of the input per channel:
  *           mu_L = L mu, sigma_L = sqrt(L) sigma (eq. 5).
  *   LEVELS  measured per decimation level k = 0..K: mean m_k and sigma s_k
- *           of the boxcar sums of width 2^k at every position of the window
- *           (sliding sums that lie inside the window). For any L, with
- *           t = log2(L) between levels k and k+1, the per-sample mean
- *           m_k / 2^k and the per-sample variance v_k = s_k^2 / 2^k are
- *           interpolated linearly in t:  mu_L = L m(t), sigma_L = sqrt(L v(t)).
- *           Exact for white noise; follows red noise (paper section 4.6.2).
+ *           of the boxcar sums of width 2^k that lie inside the window and
+ *           start at every multiple of max(1, 2^k / 8) (overlapping sums). For any L,
+ * with t = log2(L) between levels k and k+1, the per-sample mean m_k / 2^k and the
+ * per-sample variance v_k = s_k^2 / 2^k are interpolated linearly in t:  mu_L = L m(t),
+ * sigma_L = sqrt(L v(t)). Exact for white noise; follows red noise (paper section 4.6.2).
  *           Widths above 2^K use level K's per-sample values (white
  *           extrapolation). K = ceil(log2(max_width)), lowered so that
  *           2^K <= window / 8 (each level needs enough sums to be measured).
@@ -61,8 +60,8 @@
  *   (M = baseline_window, positions >= 0 only; an even count takes the mean
  *   of the two middle values; no finite value: baseline 0). A causal running
  *   median: pulses much shorter than M/2 barely move it; wider ones are
- *   partly removed. Cost O(M) per sample (sorted window, insertion by
- *   memmove), memory nchan * M floats.
+ *   partly removed. Cost O(log M) per sample (two heaps of the window's
+ *   samples with their positions), memory about 3 nchan M 4-byte words.
  *
  * Memory of WHITE/LEVELS: nchan * window floats (the current window is kept
  * for the iterative rejection) plus small per-window summaries.

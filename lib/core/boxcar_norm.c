@@ -16,6 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Floats between the windows of two channels in q->buf: W plus one cache
+ * line, so that the channels of one position do not share a cache set. */
+#define BUF_STRIDE(W) ((size_t)(W) + 16)
+
+/* Entries of one running-median heap (half the window, plus one). */
+#define BL_HEAP(M) ((size_t)(M) / 2 + 2)
+
 /* Chan et al. accumulator of the values kept by the robust estimate. */
 typedef struct {
     double n;    /* count */
@@ -39,7 +46,8 @@ struct tr_boxcar_norm {
     uint64_t position;  /* samples per channel consumed */
     uint64_t nonfinite; /* non-finite input samples */
     uint64_t rejected;  /* level-0 values dropped as outliers */
-    /* current window, channel-major: buf[c * W + i]; NaN marks non-finite */
+    /* current window, channel-major: buf[c * BUF_STRIDE(W) + i]; NaN marks
+     * non-finite */
     float *buf;
     /* summaries of the last H windows: sum[(slot * nchan + c) * nlev + k] */
     acc_t *sum;
@@ -58,9 +66,12 @@ struct tr_boxcar_norm {
     double *tmu;    /* table, fixed_table_len */
     double *tsig;
     /* baseline */
-    float *bl_ring;   /* nchan * M */
-    float *bl_sorted; /* nchan * M */
-    uint32_t *bl_n;   /* finite values in the sorted window per channel */
+    float *bl_ring;    /* nchan * M: the last M samples (NaN: non-finite) */
+    uint32_t *bl_lo;   /* nchan * H: max-heap of ring slots, the lower half */
+    uint32_t *bl_hi;   /* nchan * H: min-heap of ring slots, the upper half */
+    int32_t *bl_where; /* nchan * M: slot's heap index + 1 (lo), -(index + 1) (hi), 0 */
+    uint32_t *bl_nlo;  /* per channel: size of the lower heap */
+    uint32_t *bl_n;    /* per channel: finite values in the window */
     tr_error err;
 };
 
@@ -96,9 +107,11 @@ double tr_boxcar_norm_clip_factor(double k)
 /* ---------------------------------------------------------------- robust */
 
 /*
- * Robust estimate of n finite values v (double): two-pass mean and M2 of the
- * kept values, rejection at k sigma repeated until nothing changes. The
- * threshold uses the corrected sigma when correct is set.
+ * Robust estimate of n finite values v (double): mean and M2 of the kept
+ * values, rejection at k sigma repeated until nothing changes. The threshold
+ * uses the corrected sigma when correct is set. The first pass is a plain
+ * two-pass estimate; each later pass accumulates deviations from the previous
+ * mean (one pass; that mean is close to the new one, so no digits are lost).
  */
 static void robust_d(const double *v, size_t n, double k, uint32_t max_iter, int correct,
                      acc_t *out)
@@ -108,33 +121,38 @@ static void robust_d(const double *v, size_t n, double k, uint32_t max_iter, int
     out->m2 = 0.0;
     if (n == 0) return;
     const double f = (k > 0.0 && correct) ? tr_boxcar_norm_clip_factor(k) : 1.0;
-    double lo = -INFINITY, hi = INFINITY;
-    size_t kept_prev = (size_t)-1;
-    for (uint32_t it = 0; it < max_iter + 1; it++) {
-        double s = 0.0;
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++)
-            if (v[i] >= lo && v[i] <= hi) {
-                s += v[i];
-                m++;
-            }
-        if (m == 0) break; /* cannot happen: the mean is always kept */
-        const double mean = s / (double)m;
-        double m2 = 0.0;
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += v[i];
+    double mean = s / (double)n, m2 = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        const double d = v[i] - mean;
+        m2 += d * d;
+    }
+    size_t m = n;
+    for (uint32_t it = 0; k > 0.0 && it < max_iter; it++) {
+        const double sigma = sqrt(m2 / (double)m) / (f > 0.0 ? f : 1.0);
+        const double lo = mean - k * sigma, hi = mean + k * sigma;
+        double s1 = 0.0, s2 = 0.0;
+        size_t c = 0;
         for (size_t i = 0; i < n; i++)
             if (v[i] >= lo && v[i] <= hi) {
                 const double d = v[i] - mean;
-                m2 += d * d;
+                s1 += d;
+                s2 += d * d;
+                c++;
             }
-        out->n = (double)m;
-        out->mean = mean;
-        out->m2 = m2;
-        if (!(k > 0.0) || m == kept_prev || it == max_iter) break;
-        kept_prev = m;
-        const double sigma = sqrt(m2 / (double)m) / (f > 0.0 ? f : 1.0);
-        lo = mean - k * sigma;
-        hi = mean + k * sigma;
+        if (c == 0) break; /* cannot happen: the mean is always kept */
+        const int done = c == m;
+        mean += s1 / (double)c;
+        m2 = s2 - s1 * (s1 / (double)c);
+        if (m2 < 0.0) m2 = 0.0;
+        m = c;
+        if (done) break;
     }
+    out->n = (double)m;
+    out->mean = mean;
+    out->m2 = m2;
 }
 
 tr_status tr_boxcar_norm_robust(const float *v, size_t n, size_t stride,
@@ -326,7 +344,7 @@ static void summarise_window(tr_boxcar_norm *q, uint64_t j)
     const size_t slot = (size_t)(j % H);
     q->sum_valid[slot] = 1;
     for (uint32_t c = 0; c < q->nchan; c++) {
-        const float *b = q->buf + (size_t)c * W;
+        const float *b = q->buf + (size_t)c * BUF_STRIDE(W);
         acc_t *s = q->sum + ((size_t)slot * q->nchan + c) * L;
         /* level 0: the finite samples */
         size_t m = 0;
@@ -335,17 +353,21 @@ static void summarise_window(tr_boxcar_norm *q, uint64_t j)
         for (uint32_t i = 0; i < W; i++) {
             const int ok = isfinite(b[i]);
             if (ok) q->scratch[m++] = b[i];
-            q->prefix[i + 1] = q->prefix[i] + (ok ? (double)b[i] : 0.0);
-            q->pbad[i + 1] = q->pbad[i] + (ok ? 0u : 1u);
+            if (L > 1) {
+                q->prefix[i + 1] = q->prefix[i] + (ok ? (double)b[i] : 0.0);
+                q->pbad[i + 1] = q->pbad[i] + (ok ? 0u : 1u);
+            }
         }
         robust_d(q->scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
                  q->cfg.reject_correct, &s[0]);
         q->rejected += (uint64_t)(m - (size_t)s[0].n);
-        /* level k: sliding sums of width 2^k inside the window, finite only */
+        /* level k: sums of width 2^k inside the window starting at every
+         * multiple of max(1, 2^k / 8) (neighbours overlap by 7/8: hardly any
+         * information lost), finite only */
         for (uint32_t k = 1; k < L; k++) {
-            const uint32_t w = 1u << k;
+            const uint32_t w = 1u << k, g = w >= 16 ? w / 8 : 1;
             m = 0;
-            for (uint32_t i = 0; i + w <= W; i++)
+            for (uint32_t i = 0; i + w <= W; i += g)
                 if (q->pbad[i + w] == q->pbad[i])
                     q->scratch[m++] = q->prefix[i + w] - q->prefix[i];
             robust_d(q->scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
@@ -372,7 +394,10 @@ void tr_boxcar_norm_destroy(tr_boxcar_norm *q)
     free(q->tmu);
     free(q->tsig);
     free(q->bl_ring);
-    free(q->bl_sorted);
+    free(q->bl_lo);
+    free(q->bl_hi);
+    free(q->bl_where);
+    free(q->bl_nlo);
     free(q->bl_n);
     free(q);
 }
@@ -387,7 +412,12 @@ tr_status tr_boxcar_norm_reset(tr_boxcar_norm *q)
         memset(q->sum_valid, 0, q->cfg.history);
         compute_effect(q, 0);
     }
-    if (q->bl_n) memset(q->bl_n, 0, q->nchan * sizeof *q->bl_n);
+    if (q->bl_n) {
+        memset(q->bl_n, 0, q->nchan * sizeof *q->bl_n);
+        memset(q->bl_nlo, 0, q->nchan * sizeof *q->bl_nlo);
+        memset(q->bl_where, 0,
+               (size_t)q->nchan * q->cfg.baseline_window * sizeof(int32_t));
+    }
     tr_clear(&q->err);
     return TR_OK;
 }
@@ -420,7 +450,8 @@ tr_boxcar_norm *tr_boxcar_norm_create(const tr_boxcar_norm_config *cfg, uint32_t
         const size_t W = cfg->window, H = cfg->history, L = q->nlev;
         uint64_t E = (lookback + 1) / W + 3;
         q->E = (uint32_t)E;
-        ok = ok && (q->buf = (float *)malloc(nchan * W * sizeof(float))) != NULL;
+        ok = ok &&
+             (q->buf = (float *)malloc(nchan * BUF_STRIDE(W) * sizeof(float))) != NULL;
         ok = ok && (q->sum = (acc_t *)calloc(H * nchan * L, sizeof(acc_t))) != NULL;
         ok = ok && (q->sum_valid = (unsigned char *)calloc(H, 1)) != NULL;
         ok = ok &&
@@ -453,7 +484,11 @@ tr_boxcar_norm *tr_boxcar_norm_create(const tr_boxcar_norm_config *cfg, uint32_t
     if (ok && cfg->baseline == TR_BOXCAR_BASELINE_MEDIAN) {
         const size_t M = cfg->baseline_window;
         ok = ok && (q->bl_ring = (float *)malloc(nchan * M * sizeof(float))) != NULL;
-        ok = ok && (q->bl_sorted = (float *)malloc(nchan * M * sizeof(float))) != NULL;
+        const size_t Hh = BL_HEAP(M);
+        ok = ok && (q->bl_lo = (uint32_t *)malloc(nchan * Hh * sizeof(uint32_t))) != NULL;
+        ok = ok && (q->bl_hi = (uint32_t *)malloc(nchan * Hh * sizeof(uint32_t))) != NULL;
+        ok = ok && (q->bl_where = (int32_t *)calloc(nchan * M, sizeof(int32_t))) != NULL;
+        ok = ok && (q->bl_nlo = (uint32_t *)calloc(nchan, sizeof(uint32_t))) != NULL;
         ok = ok && (q->bl_n = (uint32_t *)calloc(nchan, sizeof(uint32_t))) != NULL;
     }
     if (!ok) {
@@ -590,48 +625,112 @@ const char *tr_boxcar_norm_last_error(const tr_boxcar_norm *q)
 
 /* ---------------------------------------------------------------- process */
 
-/* Running median of channel c: push x at position p, return the baseline. */
+/*
+ * Running median of channel c: two heaps of ring slots, the lower half in a
+ * max-heap and the upper half in a min-heap (sizes equal, or the lower one
+ * larger by one), each slot's place recorded so that the sample leaving the
+ * window is removed in O(log M).
+ */
+typedef struct {
+    const float *v; /* ring values */
+    uint32_t *h;    /* heap of slots */
+    int32_t *where; /* slot -> +-(index + 1) */
+    int sign;       /* +1: max-heap (lower half), -1: min-heap (upper half) */
+} heap_t;
+
+/* a above b in heap order */
+static int h_above(const heap_t *H, uint32_t a, uint32_t b)
+{
+    return H->sign > 0 ? H->v[a] > H->v[b] : H->v[a] < H->v[b];
+}
+
+static void h_put(heap_t *H, uint32_t i, uint32_t slot)
+{
+    H->h[i] = slot;
+    H->where[slot] = H->sign * (int32_t)(i + 1);
+}
+
+static void h_up(heap_t *H, uint32_t i)
+{
+    const uint32_t slot = H->h[i];
+    while (i > 0) {
+        const uint32_t par = (i - 1) / 2;
+        if (!h_above(H, slot, H->h[par])) break;
+        h_put(H, i, H->h[par]);
+        i = par;
+    }
+    h_put(H, i, slot);
+}
+
+static void h_down(heap_t *H, uint32_t n, uint32_t i)
+{
+    const uint32_t slot = H->h[i];
+    for (;;) {
+        uint32_t ch = 2 * i + 1;
+        if (ch >= n) break;
+        if (ch + 1 < n && h_above(H, H->h[ch + 1], H->h[ch])) ch++;
+        if (!h_above(H, H->h[ch], slot)) break;
+        h_put(H, i, H->h[ch]);
+        i = ch;
+    }
+    h_put(H, i, slot);
+}
+
+static void h_push(heap_t *H, uint32_t *n, uint32_t slot)
+{
+    h_put(H, *n, slot);
+    h_up(H, (*n)++);
+}
+
+/* Remove the entry at index i; returns its slot. */
+static uint32_t h_remove(heap_t *H, uint32_t *n, uint32_t i)
+{
+    const uint32_t slot = H->h[i];
+    const uint32_t last = --(*n);
+    if (i != last) {
+        const uint32_t m = H->h[last];
+        h_put(H, i, m);
+        if (i > 0 && h_above(H, m, H->h[(i - 1) / 2]))
+            h_up(H, i);
+        else
+            h_down(H, *n, i);
+    }
+    H->where[slot] = 0;
+    return slot;
+}
+
 static float baseline_push(tr_boxcar_norm *q, uint32_t c, uint64_t p, float x)
 {
     const uint32_t M = q->cfg.baseline_window;
-    float *ring = q->bl_ring + (size_t)c * M, *s = q->bl_sorted + (size_t)c * M;
-    uint32_t n = q->bl_n[c];
+    const size_t Hh = BL_HEAP(M);
+    float *ring = q->bl_ring + (size_t)c * M;
+    int32_t *where = q->bl_where + (size_t)c * M;
+    heap_t lo = {ring, q->bl_lo + (size_t)c * Hh, where, +1};
+    heap_t hi = {ring, q->bl_hi + (size_t)c * Hh, where, -1};
+    uint32_t nlo = q->bl_nlo[c], n = q->bl_n[c], nhi = n - nlo;
     const uint32_t slot = (uint32_t)(p % M);
-    if (p >= M) {
-        const float old = ring[slot];
-        if (isfinite(old)) { /* remove one value equal to old */
-            uint32_t lo = 0, hi = n;
-            while (lo < hi) {
-                const uint32_t mid = lo + (hi - lo) / 2;
-                if (s[mid] < old)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo < n) {
-                memmove(s + lo, s + lo + 1, (n - lo - 1) * sizeof *s);
-                n--;
-            }
-        }
+    if (p >= M && where[slot] != 0) { /* the sample leaving the window */
+        const int32_t w = where[slot];
+        if (w > 0)
+            h_remove(&lo, &nlo, (uint32_t)(w - 1));
+        else
+            h_remove(&hi, &nhi, (uint32_t)(-w - 1));
     }
     ring[slot] = x;
     if (isfinite(x)) {
-        uint32_t lo = 0, hi = n;
-        while (lo < hi) {
-            const uint32_t mid = lo + (hi - lo) / 2;
-            if (s[mid] <= x)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        memmove(s + lo + 1, s + lo, (n - lo) * sizeof *s);
-        s[lo] = x;
-        n++;
+        if (nlo == 0 || x <= ring[lo.h[0]])
+            h_push(&lo, &nlo, slot);
+        else
+            h_push(&hi, &nhi, slot);
     }
-    q->bl_n[c] = n;
+    /* rebalance: nlo == nhi or nlo == nhi + 1 */
+    if (nlo > nhi + 1) h_push(&hi, &nhi, h_remove(&lo, &nlo, 0));
+    if (nhi > nlo) h_push(&lo, &nlo, h_remove(&hi, &nhi, 0));
+    q->bl_nlo[c] = nlo;
+    q->bl_n[c] = n = nlo + nhi;
     if (n == 0) return 0.0f;
-    if (n & 1u) return s[n / 2];
-    return (float)(0.5 * ((double)s[n / 2 - 1] + (double)s[n / 2]));
+    if (nlo > nhi) return ring[lo.h[0]];
+    return (float)(0.5 * ((double)ring[lo.h[0]] + (double)ring[hi.h[0]]));
 }
 
 tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, float *y)
@@ -642,29 +741,34 @@ tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, fl
         return tr_fail(&q->err, TR_ERR_INVALID, "boxcar_norm: NULL buffer with n = %zu",
                        n);
     const uint32_t C = q->nchan;
+    const uint64_t W = q->measure ? q->cfg.window : 0;
     for (size_t k = 0; k < n; k++) {
         const uint64_t p = q->position;
-        double mu1[1];
+        const float *xk = x + k * C;
+        float *yk = y + k * C;
+        float *bk = q->measure ? q->buf + p % W : NULL; /* channel c at bk[c * S] */
+        const size_t S = BUF_STRIDE(W);
         for (uint32_t c = 0; c < C; c++) {
-            float v = x[k * C + c];
+            float v = xk[c];
             const int fin = isfinite(v);
             if (q->bl_n) {
                 const float b = baseline_push(q, c, p, fin ? v : NAN);
                 if (fin) v = v - b;
             }
-            if (!fin) {
-                q->nonfinite++;
-                stats_at(q, p, c, 1, mu1, NULL);
-                y[k * C + c] = (float)mu1[0];
+            if (fin) {
+                yk[c] = v;
             } else {
-                y[k * C + c] = v;
+                double mu1 = 0.0;
+                q->nonfinite++;
+                stats_at(q, p, c, 1, &mu1, NULL);
+                yk[c] = (float)mu1;
+                v = NAN;
             }
-            if (q->measure)
-                q->buf[(size_t)c * q->cfg.window + p % q->cfg.window] = fin ? v : NAN;
+            if (bk) bk[(size_t)c * S] = v;
         }
         q->position = p + 1;
-        if (q->measure && q->position % q->cfg.window == 0) {
-            const uint64_t j = p / q->cfg.window;
+        if (W && q->position % W == 0) {
+            const uint64_t j = p / W;
             summarise_window(q, j);
             compute_effect(q, j + 1);
         }
