@@ -485,13 +485,14 @@ template <class T> void boxcar_search_impl<T>::read_events()
             const uint64_t start = static_cast<uint64_t>(std::max<int64_t>(e.start, 0));
             const uint64_t offset = d_out_base + start;
             pmt::pmt_t dict = pmt::make_dict();
-            dict = pmt::dict_add(dict, d_key_start, pmt::from_uint64(start));
+            dict = pmt::dict_add(dict, d_key_start, pmt::from_uint64(offset));
             dict = pmt::dict_add(dict, d_key_width, pmt::from_long(e.width));
             dict = pmt::dict_add(dict, d_key_snr, pmt::from_double(e.snr));
             dict = pmt::dict_add(dict, d_key_channel, pmt::from_long(e.channel));
             dict = pmt::dict_add(
                 dict, d_key_sample,
-                pmt::from_uint64(static_cast<uint64_t>(std::max<int64_t>(e.peak, 0))));
+                pmt::from_uint64(d_out_base +
+                                 static_cast<uint64_t>(std::max<int64_t>(e.peak, 0))));
             dict = pmt::dict_add(dict, d_key_members,
                                  pmt::from_long(static_cast<long>(e.members)));
             d_batch.push_back(dict);
