@@ -836,9 +836,12 @@ static void trim(tr_boxcar_cpu *q, chan_st *h)
         const uint64_t p = h->st[i].next_eval * q->sk[i].s;
         if (p < pmin) pmin = p;
     }
-    /* producers read near the end of the data: keep a margin of 2 L_end */
-    const uint64_t margin = 2 * (uint64_t)q->lend + 2;
-    const uint64_t drop = pmin > margin ? pmin - margin : 0;
+    /* Every value still to be read starts at or after pmin: evaluations read
+     * sums that start at their start (>= pmin); a producer reads values that
+     * start where the value it makes starts, and the first value not yet made
+     * of stage i + 1 starts after P - 2^{i+1} >= P - L_end + 1 >= pmin (a
+     * stage of width 2^{i+1} exists only when 2^{i+1} <= L_end). */
+    const uint64_t drop = pmin;
     ser_drop(&h->x, drop);
     for (uint32_t i = 0; i < q->nst; i++) {
         stage_st *t = &h->st[i];
