@@ -63,6 +63,16 @@
  *   partly removed. Cost O(log M) per sample (two heaps of the window's
  *   samples with their positions), memory about 3 nchan M 4-byte words.
  *
+ * Cheaper baseline (BLOCK_MEDIAN): the window is cut into 16 blocks of
+ *   b = M / 16 samples aligned to absolute positions (block j = [j b, (j+1) b));
+ *   when a block is complete the median of its finite values is taken; the
+ *   baseline for every sample of block j is the median of the medians of
+ *   blocks j-16 .. j-1 (those that had a finite value), so it is piecewise
+ *   constant, causal and lags by about M/2. Before the first block is
+ *   complete it is the first finite sample of the stream (0 before that).
+ *   Cost O(1) per sample (a selection per block), memory nchan (b + 16)
+ *   floats. Needs M >= 16.
+ *
  * Memory of WHITE/LEVELS: nchan * window floats (the current window is kept
  * for the iterative rejection) plus small per-window summaries.
  *
@@ -84,8 +94,10 @@ typedef enum {
 } tr_boxcar_norm_mode;
 
 typedef enum {
-    TR_BOXCAR_BASELINE_NONE = 0,  /* input used as is (default) */
-    TR_BOXCAR_BASELINE_MEDIAN = 1 /* causal running median over baseline_window */
+    TR_BOXCAR_BASELINE_NONE = 0,   /* input used as is (default) */
+    TR_BOXCAR_BASELINE_MEDIAN = 1, /* causal running median over baseline_window */
+    TR_BOXCAR_BASELINE_BLOCK_MEDIAN =
+        2 /* median of 16 block medians (cheap, see above) */
 } tr_boxcar_baseline_mode;
 
 /* Limits checked at create. */
@@ -115,7 +127,7 @@ typedef struct {
         *fixed_sigma_L;       /* per-width table sigma_L > 0 (both tables or neither) */
     uint32_t fixed_table_len; /* entries of the tables (0 = no table) */
     /* baseline removal */
-    tr_boxcar_baseline_mode baseline; /* NONE (default) or MEDIAN */
+    tr_boxcar_baseline_mode baseline; /* NONE (default), MEDIAN or BLOCK_MEDIAN */
     uint32_t baseline_window;         /* M: running-median length, >= 3 (default 4096) */
 } tr_boxcar_norm_config;
 

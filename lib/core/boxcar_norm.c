@@ -23,6 +23,9 @@
 /* Entries of one running-median heap (half the window, plus one). */
 #define BL_HEAP(M) ((size_t)(M) / 2 + 2)
 
+/* Blocks of the block-median baseline. */
+#define BB_BLOCKS 16
+
 /* Chan et al. accumulator of the values kept by the robust estimate. */
 typedef struct {
     double n;    /* count */
@@ -72,6 +75,12 @@ struct tr_boxcar_norm {
     int32_t *bl_where; /* nchan * M: slot's heap index + 1 (lo), -(index + 1) (hi), 0 */
     uint32_t *bl_nlo;  /* per channel: size of the lower heap */
     uint32_t *bl_n;    /* per channel: finite values in the window */
+    /* block-median baseline */
+    float *bb_blk;          /* nchan * b: finite values of the current block */
+    uint32_t *bb_n;         /* per channel: values in bb_blk */
+    float *bb_med;          /* nchan * 16: medians of the last 16 blocks (NaN: none) */
+    float *bb_base;         /* per channel: baseline of the current block */
+    unsigned char *bb_have; /* per channel: 0 none, 2 warm-up value, 1 block median */
     tr_error err;
 };
 
@@ -269,7 +278,8 @@ tr_status tr_boxcar_norm_validate(const tr_boxcar_norm_config *c, uint32_t nchan
         }
     }
     if (c->baseline != TR_BOXCAR_BASELINE_NONE &&
-        c->baseline != TR_BOXCAR_BASELINE_MEDIAN)
+        c->baseline != TR_BOXCAR_BASELINE_MEDIAN &&
+        c->baseline != TR_BOXCAR_BASELINE_BLOCK_MEDIAN)
         return tr_fail(err, TR_ERR_INVALID, "boxcar_norm: unknown baseline mode %d",
                        (int)c->baseline);
     if (c->baseline == TR_BOXCAR_BASELINE_MEDIAN &&
@@ -277,6 +287,13 @@ tr_status tr_boxcar_norm_validate(const tr_boxcar_norm_config *c, uint32_t nchan
         return tr_fail(err, TR_ERR_INVALID,
                        "boxcar_norm: baseline_window must be in [3, %u], got %u",
                        TR_BOXCAR_NORM_MAX_BASELINE, c->baseline_window);
+    if (c->baseline == TR_BOXCAR_BASELINE_BLOCK_MEDIAN &&
+        (c->baseline_window < BB_BLOCKS ||
+         c->baseline_window > TR_BOXCAR_NORM_MAX_BASELINE))
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar_norm: baseline_window must be in [%d, %u] for the block "
+                       "median, got %u",
+                       BB_BLOCKS, TR_BOXCAR_NORM_MAX_BASELINE, c->baseline_window);
     tr_clear(err);
     return TR_OK;
 }
@@ -399,6 +416,11 @@ void tr_boxcar_norm_destroy(tr_boxcar_norm *q)
     free(q->bl_where);
     free(q->bl_nlo);
     free(q->bl_n);
+    free(q->bb_blk);
+    free(q->bb_n);
+    free(q->bb_med);
+    free(q->bb_base);
+    free(q->bb_have);
     free(q);
 }
 
@@ -417,6 +439,14 @@ tr_status tr_boxcar_norm_reset(tr_boxcar_norm *q)
         memset(q->bl_nlo, 0, q->nchan * sizeof *q->bl_nlo);
         memset(q->bl_where, 0,
                (size_t)q->nchan * q->cfg.baseline_window * sizeof(int32_t));
+    }
+    if (q->bb_n) {
+        memset(q->bb_n, 0, q->nchan * sizeof *q->bb_n);
+        memset(q->bb_have, 0, q->nchan);
+        for (size_t i = 0; i < (size_t)q->nchan * BB_BLOCKS; i++)
+            q->bb_med[i] = NAN;
+        for (uint32_t c = 0; c < q->nchan; c++)
+            q->bb_base[c] = 0.0f;
     }
     tr_clear(&q->err);
     return TR_OK;
@@ -480,6 +510,15 @@ tr_boxcar_norm *tr_boxcar_norm_create(const tr_boxcar_norm_config *cfg, uint32_t
         } else {
             q->cfg.fixed_table_len = 0;
         }
+    }
+    if (ok && cfg->baseline == TR_BOXCAR_BASELINE_BLOCK_MEDIAN) {
+        const size_t b = cfg->baseline_window / BB_BLOCKS;
+        ok = ok && (q->bb_blk = (float *)malloc(nchan * b * sizeof(float))) != NULL;
+        ok = ok && (q->bb_n = (uint32_t *)calloc(nchan, sizeof(uint32_t))) != NULL;
+        ok = ok &&
+             (q->bb_med = (float *)malloc(nchan * BB_BLOCKS * sizeof(float))) != NULL;
+        ok = ok && (q->bb_base = (float *)calloc(nchan, sizeof(float))) != NULL;
+        ok = ok && (q->bb_have = (unsigned char *)calloc(nchan, 1)) != NULL;
     }
     if (ok && cfg->baseline == TR_BOXCAR_BASELINE_MEDIAN) {
         const size_t M = cfg->baseline_window;
@@ -733,6 +772,70 @@ static float baseline_push(tr_boxcar_norm *q, uint32_t c, uint64_t p, float x)
     return (float)(0.5 * ((double)ring[lo.h[0]] + (double)ring[hi.h[0]]));
 }
 
+/* Median of the n >= 1 values v (reordered): quickselect; an even count
+ * takes the mean of the two middle values. */
+static float median_select(float *v, uint32_t n)
+{
+    const uint32_t k = n / 2;
+    uint32_t lo = 0, hi = n - 1;
+    while (lo < hi) { /* Lomuto partition, pivot moved to hi */
+        const uint32_t mid = lo + (hi - lo) / 2;
+        float t = v[mid];
+        v[mid] = v[hi];
+        v[hi] = t;
+        const float piv = v[hi];
+        uint32_t st = lo;
+        for (uint32_t i = lo; i < hi; i++)
+            if (v[i] < piv) {
+                t = v[i];
+                v[i] = v[st];
+                v[st] = t;
+                st++;
+            }
+        t = v[st];
+        v[st] = v[hi];
+        v[hi] = t;
+        if (st == k) break;
+        if (st < k)
+            lo = st + 1;
+        else
+            hi = st - 1;
+    }
+    const float upper = v[k];
+    if (n & 1u) return upper;
+    float lower = v[0]; /* the largest value left of k */
+    for (uint32_t i = 1; i < k; i++)
+        if (v[i] > lower) lower = v[i];
+    return (float)(0.5 * ((double)lower + (double)upper));
+}
+
+/* Block-median baseline of channel c for the sample x at position p. */
+static float block_baseline_push(tr_boxcar_norm *q, uint32_t c, uint64_t p, int bend,
+                                 float x)
+{
+    const uint32_t b = q->cfg.baseline_window / BB_BLOCKS;
+    float *blk = q->bb_blk + (size_t)c * b, *med = q->bb_med + (size_t)c * BB_BLOCKS;
+    if (q->bb_have[c] == 0 && isfinite(x)) { /* warm-up: the first finite sample */
+        q->bb_base[c] = x;
+        q->bb_have[c] = 2;
+    }
+    const float base = q->bb_have[c] ? q->bb_base[c] : 0.0f;
+    if (isfinite(x)) blk[q->bb_n[c]++] = x;
+    if (bend) { /* block complete: its median, then the new baseline */
+        med[(p / b) % BB_BLOCKS] = q->bb_n[c] ? median_select(blk, q->bb_n[c]) : NAN;
+        q->bb_n[c] = 0;
+        float tmp[BB_BLOCKS];
+        uint32_t m = 0;
+        for (uint32_t i = 0; i < BB_BLOCKS; i++)
+            if (isfinite(med[i])) tmp[m++] = med[i];
+        if (m) {
+            q->bb_base[c] = median_select(tmp, m);
+            q->bb_have[c] = 1;
+        }
+    }
+    return base;
+}
+
 tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, float *y)
 {
     if (!q) return TR_ERR_INVALID;
@@ -748,11 +851,16 @@ tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, fl
         float *yk = y + k * C;
         float *bk = q->measure ? q->buf + p % W : NULL; /* channel c at bk[c * S] */
         const size_t S = BUF_STRIDE(W);
+        /* block-median baseline: p ends a block */
+        const int bend = q->bb_n && (p + 1) % (q->cfg.baseline_window / BB_BLOCKS) == 0;
         for (uint32_t c = 0; c < C; c++) {
             float v = xk[c];
             const int fin = isfinite(v);
             if (q->bl_n) {
                 const float b = baseline_push(q, c, p, fin ? v : NAN);
+                if (fin) v = v - b;
+            } else if (q->bb_n) {
+                const float b = block_baseline_push(q, c, p, bend, fin ? v : NAN);
                 if (fin) v = v - b;
             }
             if (fin) {

@@ -519,6 +519,91 @@ static void test_baseline(void)
     free(tmp);
 }
 
+/* Median of n floats as the library defines it (even: mean of the middle two). */
+static float med_ref(float *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmpf);
+    return (n & 1) ? v[n / 2] : (float)(0.5 * ((double)v[n / 2 - 1] + (double)v[n / 2]));
+}
+
+/* Block-median baseline against its definition, brute force. */
+static void test_block_baseline(void)
+{
+    tu_rng r = {61};
+    const size_t n = 5000;
+    const uint32_t M = 160, b = M / 16, C = 2;
+    float *x = malloc(n * C * sizeof *x), *y = malloc(n * C * sizeof *y);
+    float *y1 = malloc(n * C * sizeof *y1), *tmp = malloc((M + 16) * sizeof *tmp);
+    for (size_t i = 0; i < n * C; i++) {
+        x[i] = (float)(50.0 + 0.01 * (double)(i / C) + tu_gauss(&r));
+        if (i % 7 == 0) x[i] = (float)tu_range(&r, 48, 52); /* ties */
+        if (tu_uniform(&r) < 0.03) x[i] = NAN;
+    }
+    for (size_t i = 0; i < 3 * b; i++)
+        x[(100 + i) * C] = NAN; /* whole blocks */
+    x[1] = INFINITY;            /* channel 1 starts with a non-finite sample */
+    tr_boxcar_norm_config cfg = tr_boxcar_norm_config_default();
+    cfg.mode = TR_BOXCAR_NORM_FIXED;
+    cfg.fixed_mean = 0.25;
+    cfg.baseline = TR_BOXCAR_BASELINE_BLOCK_MEDIAN;
+    cfg.baseline_window = M;
+    tr_error err;
+    tr_boxcar_norm *q = tr_boxcar_norm_create(&cfg, C, 8, 0, &err);
+    CHECK(q != NULL, "block baseline: %s", err.message);
+    if (!q) return;
+    run_chunks(q, x, n, C, y, &r, 0);
+    tr_boxcar_norm_reset(q);
+    run_chunks(q, x, n, C, y1, &r, 37);
+    CHECK(memcmp(y, y1, n * C * sizeof *y) == 0, "block baseline: chunking");
+    int bad = 0;
+    for (uint32_t c = 0; c < C; c++)
+        for (size_t p = 0; p < n; p++) {
+            const float v = x[p * C + c];
+            float expect;
+            if (!isfinite(v)) {
+                expect = 0.25f; /* the fixed mean */
+            } else {
+                const size_t j = p / b;
+                float meds[16];
+                size_t nm = 0;
+                for (size_t jj = j >= 16 ? j - 16 : 0; jj < j; jj++) {
+                    size_t m = 0;
+                    for (size_t t = jj * b; t < (jj + 1) * b; t++)
+                        if (isfinite(x[t * C + c])) tmp[m++] = x[t * C + c];
+                    if (m) meds[nm++] = med_ref(tmp, m);
+                }
+                float base = 0.0f;
+                if (nm) {
+                    base = med_ref(meds, nm);
+                } else {
+                    for (size_t t = 0; t <= p; t++)
+                        if (isfinite(x[t * C + c])) {
+                            base = x[t * C + c];
+                            break;
+                        }
+                }
+                expect = v - base;
+            }
+            if (y[p * C + c] != expect) {
+                if (bad < 5)
+                    fprintf(stderr, "chan %u p %zu: %g vs %g\n", c, p, y[p * C + c],
+                            expect);
+                bad++;
+            }
+        }
+    CHECK(bad == 0, "block-median baseline differs at %d samples", bad);
+    tr_boxcar_norm_destroy(q);
+    /* M below 16 is refused for the block median */
+    cfg.baseline_window = 8;
+    CHECK(tr_boxcar_norm_create(&cfg, 1, 8, 0, &err) == NULL &&
+              err.code == TR_ERR_INVALID,
+          "block median with M = 8");
+    free(x);
+    free(y);
+    free(y1);
+    free(tmp);
+}
+
 static void test_invalid(void)
 {
     tr_error err;
@@ -548,7 +633,7 @@ static void test_invalid(void)
     BAD(reject_correct, 2);
     BAD(init_sigma, 0.0);
     BAD(init_mean, INFINITY);
-    BAD(baseline, (tr_boxcar_baseline_mode)3);
+    BAD(baseline, (tr_boxcar_baseline_mode)5);
     {
         tr_boxcar_norm_config b = tr_boxcar_norm_config_default();
         b.baseline = TR_BOXCAR_BASELINE_MEDIAN;
@@ -594,6 +679,7 @@ int main(void)
     test_levels();
     test_fixed();
     test_baseline();
+    test_block_baseline();
     test_invalid();
     return tu_finish("test_boxcar_norm");
 }
