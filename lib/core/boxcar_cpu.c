@@ -141,10 +141,9 @@ struct tr_boxcar_cpu {
     uint64_t pos;   /* samples per channel received */
     float *scratch; /* end values of one evaluation range */
     size_t scratch_cap;
-    float *yo;          /* outputs of GROUP channels of a call: yo[g * ocap + k] */
-    int32_t *wo;        /* their widths */
-    size_t ocap;        /* positions per channel in yo, wo */
-    float *tabm, *tabs; /* norm table scratch */
+    float *yo;   /* outputs of GROUP channels of a call: yo[g * ocap + k] */
+    int32_t *wo; /* their widths */
+    size_t ocap; /* positions per channel in yo, wo */
     int oom;
 };
 
@@ -364,13 +363,7 @@ tr_boxcar_cpu *tr_boxcar_cpu_create(const tr_boxcar_plan *plan, uint32_t nchan,
     q->ocap = (size_t)q->latency + TR_BOXCAR_SUBCHUNK;
     q->yo = malloc(q->ocap * GROUP * sizeof(float));
     q->wo = malloc(q->ocap * GROUP * sizeof(int32_t));
-    uint32_t maxw = 1;
-    for (uint32_t i = 0; i < q->nst; i++)
-        if (plan->stages[i].nwidths > maxw) maxw = plan->stages[i].nwidths;
-    q->tabm = malloc(maxw * sizeof(float));
-    q->tabs = malloc(maxw * sizeof(float));
-    if (!q->sk || !q->ch || !q->scratch || !q->yo || !q->wo || !q->tabm || !q->tabs)
-        goto fail;
+    if (!q->sk || !q->ch || !q->scratch || !q->yo || !q->wo) goto fail;
     const uint32_t d = plan->depth;
     for (uint32_t i = 0; i < q->nst; i++) {
         const tr_boxcar_stage *s = &plan->stages[i];
@@ -469,8 +462,6 @@ void tr_boxcar_cpu_destroy(tr_boxcar_cpu *q)
     free(q->scratch);
     free(q->yo);
     free(q->wo);
-    free(q->tabm);
-    free(q->tabs);
     free(q);
 }
 
@@ -619,10 +610,12 @@ static void load_table(tr_boxcar_cpu *q, stage_st *t, uint32_t i, uint32_t c, ui
     const uint64_t w = tr_boxcar_norm_window_of(q->norm, p);
     if (t->have_win && t->win == w) return;
     const stage_k *k = &q->sk[i];
-    tr_boxcar_norm_table(q->norm, p, c, k->widths, k->nw, q->tabm, q->tabs);
+    /* in double, each coefficient rounded to float once */
     for (uint32_t m = 0; m < k->nw; m++) {
-        t->A[m] = (float)(1.0 / (double)q->tabs[m]);
-        t->B[m] = (float)((double)q->tabm[m] / (double)q->tabs[m]);
+        double mu = 0.0, sigma = 1.0;
+        tr_boxcar_norm_stats(q->norm, p, c, k->widths[m], &mu, &sigma);
+        t->A[m] = (float)(1.0 / sigma);
+        t->B[m] = (float)(mu / sigma);
     }
     t->win = w;
     t->have_win = 1;
