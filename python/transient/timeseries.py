@@ -36,10 +36,12 @@ Period helpers (numpy only):
 * :func:`period_from_arrivals` fits a period to single-pulse arrival times
   (e.g. the candidates of a boxcar search) given an approximate period.
 
-Command line: ``python3 -m gnuradio.transient.timeseries FILE [--period]``
-(or ``python3 timeseries.py FILE``) prints the metadata and, with
-``--period``, the folded period. This module needs numpy and nothing of GNU
-Radio; it can be imported by file path.
+Command line: ``python3 -m gnuradio.transient.timeseries FILE [--period]
+[--search]`` (or ``python3 timeseries.py FILE``) prints the metadata, with
+``--period`` the folded period and with ``--search`` the single pulses found
+by the boxcar search of libtransient (needs the gnuradio.transient bindings)
+and their fit to the period. The readers and the period helpers need numpy
+and nothing of GNU Radio; this module can be imported by file path.
 """
 
 import math
@@ -481,16 +483,50 @@ def period_from_arrivals(times, period_guess, max_phase=0.25):
 # ---- command line -------------------------------------------------------------
 
 
+def search_pulses(x, threshold=8.0, max_width=256, algorithm="boxdit",
+                  widths=(32, 16, 16, 16, 8), window=4096, baseline_window=2049,
+                  backend="cpu"):
+    """Single pulses of a 1-D series by the boxcar search of libtransient
+    (gnuradio.transient.boxcar_search, white statistics over `window` samples
+    after a running-median baseline of `baseline_window` samples) and its
+    friends-of-friends candidates (boxcar_candidates) at `threshold`, events
+    closed after 4 L_end samples like the block boxcar_search_ff. The first
+    statistics window warms up and gives no candidates. Returns the
+    candidates' structured array (see boxcar_candidates), ordered by start."""
+    from gnuradio import transient
+    y = np.ascontiguousarray(x, dtype=np.float32)
+    snr, width = transient.boxcar_search(y, algorithm, int(max_width), list(widths),
+                                         norm_mode="white", window=int(window),
+                                         baseline_window=int(baseline_window),
+                                         backend=backend)
+    snr[:min(len(snr), int(window))] = -np.inf  # warm-up: initial statistics
+    # Events span at most 4 L_end samples, as in the block boxcar_search_ff.
+    lend = transient.boxcar_plan(algorithm, int(max_width), list(widths))["lend"]
+    c = transient.boxcar_candidates(snr, width, float(threshold), max_span=4 * lend)
+    return c[np.argsort(c["start"], kind="stable")]
+
+
 def main(argv=None):
     import argparse
     ap = argparse.ArgumentParser(
         description="Print the metadata of a SIGPROC .tim/.fil or PRESTO .dat/.inf time "
-        "series and, with --period, its folded period.")
+        "series and, with --period, its folded period; with --search, its single "
+        "pulses (boxcar search) and how they fit the period.")
     ap.add_argument("path")
     ap.add_argument("--period", action="store_true",
                     help="estimate the strongest period (FFT, then folding)")
     ap.add_argument("--pmin", type=float, default=0.01, help="shortest period (s)")
     ap.add_argument("--pmax", type=float, default=2.0, help="longest period (s)")
+    ap.add_argument("--search", action="store_true",
+                    help="boxcar single-pulse search (BoxDIT 32,16,16,16,8)")
+    ap.add_argument("--threshold", type=float, default=8.0, help="search: S/N threshold")
+    ap.add_argument("--max-width", type=int, default=256,
+                    help="search: widest pulse in samples")
+    ap.add_argument("--baseline", type=int, default=2049,
+                    help="search: running-median baseline window (0 = none)")
+    ap.add_argument("--window", type=int, default=4096,
+                    help="search: statistics window in samples")
+    ap.add_argument("--rows", type=int, default=10, help="search: pulses listed")
     args = ap.parse_args(argv)
     try:
         ts = read_timeseries(args.path)
@@ -506,10 +542,34 @@ def main(argv=None):
     d = ts.data if ts.nchans == 1 else ts.data.mean(axis=1)
     print("values    mean %.6g, std %.6g, min %.6g, max %.6g" %
           (d.mean(), d.std(), d.min(), d.max()))
-    if args.period:
+    p = None
+    if args.period or args.search:
         p = estimate_period(d, ts.tsamp, args.pmin, args.pmax)
         print("period    %.6f s +- %.6f (folded chi2 %.0f, %d harmonics)" %
               (p["period"], p["sigma"], p["chi2"], p["harmonics_used"]))
+    if args.search:
+        try:
+            c = search_pulses(d, args.threshold, args.max_width, window=args.window,
+                              baseline_window=args.baseline)
+        except ImportError as e:
+            sys.stderr.write("timeseries: --search needs gnuradio.transient (%s)\n" % e)
+            return 2
+        except ValueError as e:
+            sys.stderr.write("timeseries: %s\n" % e)
+            return 2
+        print("pulses    %d at S/N >= %g (the first %d samples warm up the statistics)" %
+              (len(c), args.threshold, args.window))
+        for r in c[:args.rows]:
+            print("          start %9d (%10.4f s)  width %5d  S/N %6.1f  members %d" %
+                  (r["start"], r["start"] * ts.tsamp, r["width"], r["snr"], r["members"]))
+        if len(c) >= 2:
+            try:
+                fit = period_from_arrivals(c["start"] * ts.tsamp, p["period"])
+                print("          on the period: %d, off: %d; period from the pulses "
+                      "%.6f s (phase rms %.3f)" %
+                      (fit["n_used"], fit["n_off"], fit["period"], fit["rms_phase"]))
+            except ValueError as e:
+                print("          no period fit: %s" % e)
     return 0
 
 

@@ -356,6 +356,16 @@ class qa_boxcar_search_ff(gr_unittest.TestCase):
         self.assertEqual(fit["distinct_pulses"], fit["n_used"])
         self.assertLessEqual(fit["n_off"], 2)
         self.assertAlmostEqual(fit["period"], period, delta=2e-5)
+        # The same search on the whole array (boxcar_search, boxcar_candidates)
+        # finds the same pulses.
+        c = timeseries.search_pulses(x, threshold=8.0, window=4096, baseline_window=2049)
+        np.testing.assert_array_equal(c["start"], starts)
+        cands = transient.boxcar_candidates(snr, None, 1e9)
+        self.assertEqual(len(cands), 0)
+        self.assertRaises(ValueError, transient.boxcar_candidates, snr, None,
+                          float("nan"))
+        self.assertRaises(ValueError, transient.boxcar_candidates, snr,
+                          np.zeros(3, dtype=np.int32), 8.0)
 
     # ---- helpers on arrays --------------------------------------------------
 

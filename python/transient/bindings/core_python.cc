@@ -13,7 +13,8 @@
  *   boxcar_plan(algorithm, max_width, widths, depth, layers)
  *   boxcar_predict(algorithm, max_width, widths, depth, layers, smax, exact)
  *   boxcar_predict_list(widths, separations, smax, exact)
- *   boxcar_search(x, nchan, algorithm, max_width, ..., flush=True)
+ *   boxcar_search(x, algorithm, max_width, ...)
+ *   boxcar_candidates(snr, width, threshold, link_time, link_chan, ...)
  */
 
 #include <pybind11/numpy.h>
@@ -22,6 +23,7 @@
 
 #include <transient/transient.h>
 #include <transient/boxcar_predict.h>
+#include <transient/candidates.h>
 
 #include <algorithm>
 #include <cctype>
@@ -524,6 +526,110 @@ py::tuple boxcar_search_array(const float_array &x, const std::string &algorithm
     return py::make_tuple(snr, width);
 }
 
+struct candidates_deleter {
+    void operator()(tr_candidates *q) const { tr_candidates_destroy(q); }
+};
+
+py::dtype candidate_dtype()
+{
+    return make_dtype({{"start", "<i8"},
+                       {"peak", "<i8"},
+                       {"first", "<i8"},
+                       {"end", "<i8"},
+                       {"members", "<u8"},
+                       {"snr", "<f4"},
+                       {"width", "<u4"},
+                       {"channel", "<u4"},
+                       {"chan_lo", "<u4"},
+                       {"chan_hi", "<u4"},
+                       {"width_lo", "<u4"},
+                       {"width_hi", "<u4"},
+                       {"truncated", "<i4"}});
+}
+
+// Friends-of-friends clustering of whole search outputs (include/transient/candidates.h).
+py::array boxcar_candidates(const float_array &snr, const py::object &width,
+                            float threshold, uint32_t link_time, uint32_t link_chan,
+                            double link_width, int64_t start_position, uint64_t max_span)
+{
+    using i4_array = py::array_t<int32_t, py::array::c_style | py::array::forcecast>;
+    if (snr.ndim() != 1 && snr.ndim() != 2)
+        throw py::value_error("snr must have shape (n,) or (n, nchan)");
+    const size_t n = static_cast<size_t>(snr.shape(0));
+    const uint32_t nchan = snr.ndim() == 2 ? static_cast<uint32_t>(snr.shape(1)) : 1;
+    i4_array w;
+    if (!width.is_none()) {
+        w = i4_array::ensure(width);
+        if (!w) throw py::value_error("width must be an integer array");
+        if (w.ndim() != snr.ndim() || w.size() != snr.size() ||
+            (w.ndim() >= 1 && w.shape(0) != snr.shape(0)))
+            throw py::value_error("width must have the shape of snr");
+    }
+    tr_candidates_config cfg = tr_candidates_config_default();
+    cfg.nchan = nchan;
+    cfg.threshold = threshold;
+    cfg.link_time = link_time;
+    cfg.link_chan = link_chan;
+    cfg.link_width = link_width;
+    cfg.start_position = start_position;
+    cfg.max_span = max_span;
+    tr_error err;
+    err.code = TR_OK;
+    err.message[0] = '\0';
+    std::unique_ptr<tr_candidates, candidates_deleter> q(
+        tr_candidates_create(&cfg, &err));
+    if (!q) raise_status(err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);
+
+    std::vector<tr_candidate> all;
+    tr_status st;
+    std::string message;
+    {
+        py::gil_scoped_release release;
+        st = tr_candidates_process(q.get(), snr.data(), w ? w.data() : nullptr, n);
+        if (st == TR_OK) st = tr_candidates_flush(q.get());
+        if (st == TR_OK) {
+            std::vector<tr_candidate> chunk(4096);
+            size_t k;
+            while ((k = tr_candidates_read(q.get(), chunk.data(), chunk.size())) > 0)
+                all.insert(all.end(), chunk.begin(), chunk.begin() + k);
+        } else {
+            message = tr_candidates_last_error(q.get());
+        }
+    }
+    if (st != TR_OK) raise_status(st, message);
+
+    const py::dtype dt = candidate_dtype();
+    py::array out(dt, std::vector<py::ssize_t>{static_cast<py::ssize_t>(all.size())});
+    char *base = static_cast<char *>(out.mutable_data());
+    const size_t itemsize = static_cast<size_t>(dt.itemsize());
+    const size_t o_start = field_offset(dt, "start"), o_peak = field_offset(dt, "peak"),
+                 o_first = field_offset(dt, "first"), o_end = field_offset(dt, "end"),
+                 o_members = field_offset(dt, "members"), o_snr = field_offset(dt, "snr"),
+                 o_width = field_offset(dt, "width"),
+                 o_chan = field_offset(dt, "channel"),
+                 o_clo = field_offset(dt, "chan_lo"), o_chi = field_offset(dt, "chan_hi"),
+                 o_wlo = field_offset(dt, "width_lo"),
+                 o_whi = field_offset(dt, "width_hi"),
+                 o_trunc = field_offset(dt, "truncated");
+    for (size_t i = 0; i < all.size(); i++) {
+        const tr_candidate &e = all[i];
+        put<int64_t>(base, itemsize, i, o_start, e.start);
+        put<int64_t>(base, itemsize, i, o_peak, e.peak);
+        put<int64_t>(base, itemsize, i, o_first, e.first);
+        put<int64_t>(base, itemsize, i, o_end, e.end);
+        put<uint64_t>(base, itemsize, i, o_members, e.members);
+        put<float>(base, itemsize, i, o_snr, e.snr);
+        put<uint32_t>(base, itemsize, i, o_width, e.width);
+        put<uint32_t>(base, itemsize, i, o_chan, e.channel);
+        put<uint32_t>(base, itemsize, i, o_clo, e.chan_lo);
+        put<uint32_t>(base, itemsize, i, o_chi, e.chan_hi);
+        put<uint32_t>(base, itemsize, i, o_wlo, e.width_lo);
+        put<uint32_t>(base, itemsize, i, o_whi, e.width_hi);
+        put<int32_t>(base, itemsize, i, o_trunc, e.truncated);
+    }
+    return out;
+}
+
 } // namespace
 
 void bind_core(py::module &m)
@@ -626,6 +732,26 @@ last samples are evaluated with the boxcars that fit inside the data.
 Parameters as in the block boxcar_search_ff; baseline_window 0 = no baseline
 removal; variant 'fast', 'reference' (CPU) or 'paper' (CUDA). ValueError on
 invalid arguments, RuntimeError if the backend fails.)doc");
+
+    m.def("boxcar_candidates", &boxcar_candidates, py::arg("snr"),
+          py::arg("width") = py::none(), py::arg("threshold") = 6.0f,
+          py::arg("link_time") = 0, py::arg("link_chan") = 1, py::arg("link_width") = 0.0,
+          py::arg("start_position") = 0, py::arg("max_span") = 0,
+          R"doc(
+Candidates of a whole search output (include/transient/candidates.h): the
+values of snr (shape (n,) or (n, nchan), e.g. from boxcar_search) at or above
+threshold, clustered by friends-of-friends into events. Two peaks are friends
+when the gap between their boxcars [p, p + width) is at most link_time
+samples, their channels are at most link_chan apart and (link_width > 0) the
+ratio of their widths is at most link_width. width: int array of the shape of
+snr (None: width 1). start_position: position of snr[0]; max_span > 0 closes
+events that span more samples (marked truncated).
+
+Returns a numpy structured array, one record per event in the order the events
+closed: start, peak (start + (width - 1) // 2), first, end (int64), members
+(uint64), snr (float32), width, channel, chan_lo, chan_hi, width_lo, width_hi
+(uint32) and truncated (int32); start, width, snr and channel are those of
+the member with the highest S/N. ValueError on invalid arguments.)doc");
 
     m.def("version", &tr_version, "Version of libtransient as 'major.minor.patch'.");
     m.def(
