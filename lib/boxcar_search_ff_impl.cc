@@ -312,11 +312,16 @@ template <class T> void boxcar_search_impl<T>::reset_stream()
 template <class T> bool boxcar_search_impl<T>::start()
 {
     gr::thread::scoped_lock guard(this->d_setlock);
-    // A restarted flow graph starts a new stream: forget the old one.
-    if (d_fed > 0 || d_flushed || d_core_base > 0) {
-        tr_status st = tr_boxcar_reset(d_q);
+    // A restarted flow graph starts a new stream: forget the old one (with
+    // the statistics settings changed since, if any).
+    if (d_restart_pending) {
+        create_search();
+    } else if (d_fed > 0 || d_flushed || d_core_base > 0) {
+        const tr_status st = tr_boxcar_reset(d_q);
         if (st != TR_OK) throw_status<T>(st, tr_boxcar_last_error(d_q));
-        st = tr_candidates_reset(d_cands);
+    }
+    if (d_fed > 0 || d_flushed || d_core_base > 0) {
+        const tr_status st = tr_candidates_reset(d_cands);
         if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
     }
     reset_stream();

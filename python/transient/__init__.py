@@ -18,6 +18,7 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     estimate_state_levels(x, bins=100, tolerance_pct=10, mid_pct=50)
     edges_to_pulses(edges)
     boxcar_search(x, algorithm='boxdit', max_width=256, ...)
+    boxcar_candidates(snr, width=None, threshold=6, link_time=0, link_chan=1, ...)
     boxcar_plan(algorithm, max_width, widths, depth, layers)
     boxcar_predict(algorithm, max_width, widths, depth, layers, smax=0, exact=False)
     boxcar_predict_list(widths, separations, smax, exact=False)

@@ -241,6 +241,25 @@ class qa_boxcar_search_ff(gr_unittest.TestCase):
         self.assertEqual(len(snr), n)
         self.assertEqual(len(pulse_tags(snk)), 2)
 
+    def test_007a_setter_between_runs(self):
+        # Settings changed after a flow graph ran apply to the next run.
+        n = 20000
+        x = inject(100.0 + noise(n, seed=11), [(12000, 8, 0)], 25.0)
+        blk = transient.boxcar_search_ff(1, "boxdit", [16], max_width=64, threshold=8.0,
+                                         norm_mode="fixed", backend="cpu")
+        snr1, _, snk1, _ = self.run_block(x, blk)
+        # mean 100 taken as 0: every position is far above the threshold
+        self.assertGreater(float(np.min(snr1[:n - 64])), 50.0)
+        blk.set_fixed_stats(100.0, 1.0)
+        self.tb = gr.top_block()
+        snr2, _, snk2, _ = self.run_block(x, blk)
+        ref, _ = transient.boxcar_search(x, "boxdit", 64, [16], norm_mode="fixed",
+                                         fixed_mean=100.0)
+        np.testing.assert_array_equal(snr2, ref)
+        starts = [off for off, _ in pulse_tags(snk2)]
+        self.assertEqual(len(starts), 1, starts)
+        self.assertLessEqual(abs(starts[0] - 12000), 2)
+
     def test_007b_restart_while_running(self):
         # A source that changes the statistics window half-way through: the
         # search restarts there; nothing is lost and the pulses on both sides
