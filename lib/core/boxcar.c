@@ -370,9 +370,12 @@ tr_status tr_boxcar_process(tr_boxcar *q, const float *x, size_t n, float *snr,
 
 tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width)
 {
-    tr_status s = check_io(q, snr, 1, snr);
-    if (s != TR_OK) return s;
+    if (!q) return TR_ERR_INVALID;
     const uint32_t L = tr_boxcar_plan_latency(&q->plan);
+    tr_status s = check_io(q, snr, 0, snr);
+    if (s != TR_OK) return s;
+    if (L > 0 && !snr)
+        return tr_fail(&q->err, TR_ERR_INVALID, "boxcar: NULL S/N output for the flush");
     if ((s = stage_prepare(q, L)) != TR_OK) return s;
     q->flushed = 1;
     if (L == 0) return TR_OK;

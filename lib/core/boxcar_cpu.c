@@ -468,6 +468,7 @@ void tr_boxcar_cpu_destroy(tr_boxcar_cpu *q)
 void tr_boxcar_cpu_reset(tr_boxcar_cpu *q)
 {
     q->pos = 0;
+    q->oom = 0;
     for (uint32_t c = 0; c < q->nchan; c++) {
         chan_st *h = &q->ch[c];
         ser_clear(&h->x);

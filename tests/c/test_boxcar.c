@@ -728,6 +728,8 @@ static void test_edges_and_state(void)
         /* flush of an empty stream: all zero */
         float *y = malloc(((size_t)L + 400) * 3 * sizeof(float));
         int32_t *w = malloc(((size_t)L + 400) * 3 * sizeof(int32_t));
+        CHECK(tr_boxcar_flush(q, NULL, w) == TR_ERR_INVALID && !tr_boxcar_flushed(q),
+              "flush into NULL rejected");
         CHECK(tr_boxcar_flush(q, y, w) == TR_OK, "flush of nothing");
         int zero = 1;
         for (size_t i = 0; i < (size_t)L * 3; i++)
