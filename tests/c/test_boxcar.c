@@ -459,7 +459,7 @@ static void compare(const tr_boxcar_plan *plan, const float *x, size_t n, uint32
 static void test_fast_vs_reference(void)
 {
     tu_rng r = {2024};
-    tr_boxcar_config cfgs[16];
+    tr_boxcar_config cfgs[20];
     size_t nc = 0;
     cfgs[nc++] = boxdit(32, 1500);
     cfgs[nc++] = boxdit(16, 2000);
@@ -473,6 +473,8 @@ static void test_fast_vs_reference(void)
     cfgs[nc++] = igrid(1, 64, 800); /* more layers */
     cfgs[nc++] = ideal(90);
     cfgs[nc++] = boxdit(6, 5);
+    cfgs[nc++] = igrid(2, 1, 300); /* one layer: stride 2^i, strided blocks */
+    cfgs[nc++] = igrid(1, 2, 700);
     const size_t nsmall = nc;
     /* the documented precision limit: mean 16 sigma, L_end 8192 */
     cfgs[nc++] = boxdit(16, 8192);
