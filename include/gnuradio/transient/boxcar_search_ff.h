@@ -40,7 +40,8 @@ namespace transient
  * (volk_32fc_magnitude_squared_32f) as if it had been given as float.
  *
  * Input: one vector stream of \p nchan items per sample (nchan = 1: a plain
- * stream), channels independent (e.g. dispersion-measure trials).
+ * stream); every channel (e.g. a dispersion-measure trial) is searched on its
+ * own, the clustering may join neighbouring channels (cluster_chan).
  *
  * Outputs, time-aligned with the input (output item k belongs to input item
  * k, whatever the latency):
@@ -50,20 +51,22 @@ namespace transient
  * Y[p] needs the samples up to p + L_end - 1, so the block holds its output
  * back by the core's fixed latency L_end - 1 samples (latency(); L_end is
  * the first evaluated width >= max_width) plus the candidate clustering
- * horizon (hold()), and releases it once every candidate that starts at or
- * before it is known. At the end of a finite stream the last samples are
- * evaluated with the boxcars that fit inside the data and released: the
- * outputs have exactly as many items as the input. Input stream tags
+ * horizon, hold() = latency() + max(64, 4 L_end) + 1 samples, and releases it
+ * once every candidate that starts at or before it is known. At the end of a finite
+ * stream the last samples are evaluated with the boxcars that fit inside the data and
+ * released: the outputs have exactly as many items as the input. Input stream tags
  * propagate unchanged (item k to item k).
  *
- * Candidates: S/N values above \p threshold are clustered by
- * friends-of-friends across width, time and channel into events. Each event
- * becomes
+ * Candidates: S/N values at or above \p threshold ("peaks") are clustered by
+ * friends-of-friends across time, width and channel into events
+ * (transient/candidates.h). An event spans at most max(64, 4 L_end) samples
+ * (a longer one is closed and continued as a new event), which bounds the
+ * hold. Each event becomes
  *   - a stream tag on output 0 at the absolute offset of its START sample,
  *     key "pulse", value dict {"start": uint64 absolute start sample of the
  *     best member's boxcar (the highest S/N of the event), "width": long its
  *     width, "snr": double its S/N, "channel": long its channel, "sample":
- *     uint64 start + (width - 1) / 2, the sample index of the pulse centre,
+ *     uint64 absolute start + (width - 1) / 2, the pulse centre,
  *     "members": long number of peaks clustered};
  *   - an entry of a message on port "detects": for every work call that
  *     closed events, dict {"pulses": vector of the per-event dicts above,
@@ -94,20 +97,20 @@ namespace transient
  *   cluster_chan friends-of-friends: largest channel distance of two peaks
  *                of one event (1: neighbouring channels such as DM trials
  *                merge; 0: channels are independent)
- * An event stays open at most 4 L_end samples (longer ones are closed and
- * continued as new events), which bounds the hold.
  *   backend      "auto", "cpu" or "cuda"; device: CUDA device index;
  *   batch        CUDA: samples per channel per batch (the block then works in
  *                multiples of it)
  *
  * Run-time settings (GRC callbacks): set_threshold() applies from the next
- * position given to the clustering (those not yet searched). The statistics settings
- * (set_norm_mode, set_reject_sigma, set_window, set_baseline_window, set_fixed_stats)
- * restart the search at the next input sample: the running search is ended as at the end
- * of a stream (its last latency() samples are evaluated with the boxcars that fit before
- * the change) and a new one starts with the new settings (WHITE and LEVELS modes warm up
- * again). Invalid values throw std::invalid_argument (ValueError in Python) and change
- * nothing.
+ * position given to the clustering (those not searched yet). The statistics
+ * settings (set_norm_mode, set_reject_sigma, set_window, set_baseline_window,
+ * set_fixed_stats) restart the search at the next input sample: the running
+ * search is ended as at the end of a stream (its last latency() samples are
+ * evaluated with the boxcars that fit before the change) and a new one starts
+ * with the new settings (WHITE and LEVELS modes warm up again: no candidates
+ * in its first statistics window); set between two runs of a flow graph, they
+ * apply from the start of the next run. Invalid values throw
+ * std::invalid_argument (ValueError in Python) and change nothing.
  */
 template <class T> class TRANSIENT_API boxcar_search : virtual public gr::block
 {

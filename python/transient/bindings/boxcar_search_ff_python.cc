@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(boxcar_search_ff.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(1f5371092066579eca28746f4213c721)                     */
+/* BINDTOOL_HEADER_FILE_HASH(1e22392d00d0eb58af7cba8b7f875bc6)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
