@@ -195,6 +195,14 @@ static void test_plans(void)
         uint32_t wl[16], sl[16];
         CHECK(tr_boxcar_plan_list(p, wl, sl, 16) == 12, "list size");
         CHECK(wl[4] == 6 && sl[4] == 2 && wl[11] == 28 && sl[11] == 4, "list content");
+        CHECK(tr_boxcar_plan_list(p, wl, NULL, 3) == 12 && wl[2] == 3, "list with cap");
+        CHECK(tr_boxcar_plan_total_widths(p) == 12, "total widths");
+        CHECK(tr_boxcar_plan_stage(p, 3) == NULL && tr_boxcar_plan_width(p, 0, 4) == 0 &&
+                  tr_boxcar_plan_width(p, 7, 0) == 0,
+              "out-of-range accessors");
+        CHECK(tr_boxcar_plan_algorithm(p) == TR_BOXCAR_BOXDIT &&
+                  tr_boxcar_plan_depth(p) == 0 && tr_boxcar_plan_layers(p) == 0,
+              "BoxDIT has no depth or layers");
         tr_boxcar_plan_destroy(p);
     }
     /* Cut after the first width >= max_width: 13 -> L_end 16. */
