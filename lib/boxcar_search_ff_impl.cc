@@ -38,7 +38,10 @@ namespace transient
 namespace
 {
 
-constexpr size_t k_min_chunk = 8192; // samples per channel per core call (CPU)
+// Samples per channel per core call on the CPU: 8192, fewer with many channels
+// (k_chunk_values floats per scratch array at most, 64 samples at least).
+constexpr size_t k_chunk = 8192;
+constexpr size_t k_chunk_values = size_t(1) << 22;
 
 template <class T> const char *block_name();
 template <> const char *block_name<float>()
@@ -148,7 +151,9 @@ boxcar_search_impl<T>::boxcar_search_impl(
                 gr::io_signature::make(1, 1, sizeof(T) * std::max(nchan, 1u)),
                 gr::io_signature::make(2, 2, sizeof(float) * std::max(nchan, 1u))),
       d_nchan(nchan), d_q(nullptr), d_cands(nullptr), d_backend(TR_BACKEND_CPU),
-      d_threshold(threshold), d_latency(0), d_hold(0), d_chunk(k_min_chunk),
+      d_threshold(threshold), d_latency(0), d_hold(0),
+      d_chunk(
+          std::max<size_t>(64, std::min(k_chunk, k_chunk_values / std::max(nchan, 1u)))),
       d_need_base(true), d_out_base(0), d_core_base(0), d_fed(0), d_ready(0),
       d_released(0), d_flushed(false), d_restart_pending(false), d_ncands(0),
       d_nonfinite_before(0), d_fifo_head(0), d_fifo_tail(0), d_span(0), d_tags_head(0),

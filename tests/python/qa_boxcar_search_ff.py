@@ -170,6 +170,20 @@ class qa_boxcar_search_ff(gr_unittest.TestCase):
             self.assertEqual(off, v["start"])
         self.assertEqual(len(detect_dicts(dbg)), len(tags))
 
+    def test_003b_many_channels(self):
+        # 700 channels: the block calls the search in pieces of fewer samples.
+        n, nchan = 5000, 700
+        x = inject(noise(n, nchan, seed=12), [(2500, 20, 350)], 30.0)
+        blk = transient.boxcar_search_ff(nchan, "igrid", [], 1, 0, max_width=64,
+                                         threshold=9.0, norm_mode="fixed", backend="cpu")
+        snr, width, snk, _ = self.run_block(x, blk, nchan=nchan)
+        ref_s, ref_w = transient.boxcar_search(x, "igrid", 64, [], 1, 0, norm_mode="fixed")
+        np.testing.assert_array_equal(snr, ref_s)
+        np.testing.assert_array_equal(width, ref_w.astype(np.float32))
+        tags = [v for _, v in pulse_tags(snk) if v["snr"] > 20]
+        self.assertEqual(len(tags), 1, tags)
+        self.assertEqual(tags[0]["channel"], 350)
+
     def test_004_complex_input_searches_power(self):
         n = 20000
         rng = np.random.default_rng(5)
