@@ -61,10 +61,45 @@
  * stay in shared memory across stages; only Y and W are written.
  */
 #include "boxcar_cuda.h"
+
+#ifdef TR_BOXCAR_HOST_EMU
+#include "boxcar_emu.h" /* host emulation (tests/c/test_boxcar_cuda_host.cpp) */
+#else
 #include "cuda_check.h"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+
+/* Block-wide sums through CUB (results valid in thread 0 for the sums). */
+template <int NT> struct block_ops {
+    using scan_t = cub::BlockScan<float, NT>;
+    using reduce_t = cub::BlockReduce<float, NT>;
+    using ureduce_t = cub::BlockReduce<unsigned, NT>;
+    union storage {
+        typename scan_t::TempStorage scan;
+        typename reduce_t::TempStorage reduce;
+        typename ureduce_t::TempStorage ureduce;
+    };
+    static __device__ __forceinline__ float sum(storage &s, float v)
+    {
+        return reduce_t(s.reduce).Sum(v);
+    }
+    static __device__ __forceinline__ unsigned usum(storage &s, unsigned v)
+    {
+        return ureduce_t(s.ureduce).Sum(v);
+    }
+    static __device__ __forceinline__ float exclusive_sum(storage &s, float v)
+    {
+        float p;
+        scan_t(s.scan).ExclusiveSum(v, p);
+        return p;
+    }
+};
+
+#define TR_DYN_SHARED(type, name) extern __shared__ type name[]
+#define TR_LAUNCH(kern, grid, block, smem, stream, ...)                                  \
+    kern<<<(grid), (block), (smem), (stream)>>>(__VA_ARGS__)
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -323,17 +358,11 @@ __global__ void __launch_bounds__(kFastThreads)
     fast_kernel(const fast_args a, const fplan pl)
 {
     constexpr int NT = kFastThreads;
-    using scan_t = cub::BlockScan<float, NT>;
-    using reduce_t = cub::BlockReduce<float, NT>;
-    using ureduce_t = cub::BlockReduce<unsigned, NT>;
-    __shared__ union {
-        typename scan_t::TempStorage scan;
-        typename reduce_t::TempStorage reduce;
-        typename ureduce_t::TempStorage ureduce;
-    } tmp;
+    using ops = block_ops<NT>;
+    __shared__ typename ops::storage tmp;
     __shared__ float s_m;
 
-    extern __shared__ float4 smem4[];
+    TR_DYN_SHARED(float4, smem4);
     float2 *C = reinterpret_cast<float2 *>(smem4);
     float *Qp = reinterpret_cast<float *>(C + a.totpad); /* M + 1 prefix entries */
     float *Pc = Qp + ((a.M + 1 + 3) & ~3);               /* nc coarse entries */
@@ -347,9 +376,9 @@ __global__ void __launch_bounds__(kFastThreads)
     const source &s = a.src;
     const int64_t cnt_lo = max(t0 + a.lat, s.pos);
     const int64_t cnt_hi = min(t0 + a.lat + T, s.end);
-    unsigned cnt = 0;
-
-    /* 1. Fine items: one sample each. */
+    unsigned cnt =
+        0; /* 1. Fine items: one sample each (several loads in flight per thread). */
+#pragma unroll 4
     for (int j = tid; j < F; j += NT) {
         const int64_t g = t0 + j;
         bool bad;
@@ -377,7 +406,7 @@ __global__ void __launch_bounds__(kFastThreads)
         __syncthreads();
         for (int j = tid; j < ahead; j += NT)
             part = __fadd_rn(part, Qp[1 + j]);
-        const float sum = reduce_t(tmp.reduce).Sum(part);
+        const float sum = ops::sum(tmp, part);
         if (tid == 0) {
             const int64_t lo = max((int64_t)0, t0 - kMeanBack);
             const int64_t hi = min(t0 + ahead, s.end);
@@ -400,8 +429,7 @@ __global__ void __launch_bounds__(kFastThreads)
             Qp[1 + j] = v;
             tot = __fadd_rn(tot, v);
         }
-        float pre;
-        scan_t(tmp.scan).ExclusiveSum(tot, pre);
+        float pre = ops::exclusive_sum(tmp, tot);
         for (int j = j0; j < j1; j++) {
             pre = __fadd_rn(pre, Qp[1 + j]);
             Qp[1 + j] = pre;
@@ -446,7 +474,7 @@ __global__ void __launch_bounds__(kFastThreads)
         if (a.w) a.w[o] = p < 0 ? 0 : Ws[u];
     }
     if (a.count) {
-        const unsigned tot = ureduce_t(tmp.ureduce).Sum(cnt);
+        const unsigned tot = ops::usum(tmp, cnt);
         if (tid == 0 && tot) atomicAdd(a.count, (unsigned long long)tot);
     }
 }
@@ -659,7 +687,7 @@ __global__ void __launch_bounds__(kPaperIgThreads)
 {
     constexpr int NT = kPaperIgThreads;
     constexpr int NB = DEPTH + 1;
-    extern __shared__ float sbuf[]; /* NB arrays of NT floats */
+    TR_DYN_SHARED(float, sbuf); /* NB arrays of NT floats */
     const int c = blockIdx.y, t = threadIdx.x;
     const int64_t n0 = (int64_t)blockIdx.x * nout;
     const int64_t n = n0 + t;
@@ -762,6 +790,8 @@ struct tr_cuda_boxcar {
     float *mu = nullptr, *sigma = nullptr, *fill = nullptr;
     float2 *coef = nullptr;
     int has_fill = 0;
+    int tables_set = 0; /* last_* hold what the device has */
+    std::vector<float> last_mu, last_sg, last_fill;
     int32_t *widths = nullptr;
     std::vector<uint32_t> hwidths;
     float *in = nullptr;  /* nchan * nmax: channel-major new samples */
@@ -854,6 +884,15 @@ static tr_status upload_norm(tr_cuda_boxcar *q, const std::vector<float> &mu,
                              tr_error *err)
 {
     const size_t nt = (size_t)q->nchan * q->total;
+    /* The same tables again (a stream that resets, one window): nothing to do. */
+    if (q->tables_set && mu == q->last_mu && sg == q->last_sg &&
+        (fill != nullptr) == (q->has_fill != 0) &&
+        (!fill ||
+         std::memcmp(fill, q->last_fill.data(), q->nchan * sizeof(float)) == 0)) {
+        tr_clear(err);
+        return TR_OK;
+    }
+    q->tables_set = 0;
     std::vector<float2> coef(nt);
     for (size_t k = 0; k < nt; k++) {
         if (!(sg[k] > 0.0f) || !std::isfinite(sg[k]) || !std::isfinite(mu[k]))
@@ -881,6 +920,13 @@ static tr_status upload_norm(tr_cuda_boxcar *q, const std::vector<float> &mu,
                     err, "boxcar/cuda: upload fill values", fail);
     TR_CUDA_TRY(cudaStreamSynchronize(q->stream), err, "boxcar/cuda: upload tables",
                 fail);
+    q->last_mu = mu;
+    q->last_sg = sg;
+    if (fill)
+        q->last_fill.assign(fill, fill + q->nchan);
+    else
+        q->last_fill.clear();
+    q->tables_set = 1;
     tr_clear(err);
     return TR_OK;
 fail:
@@ -929,7 +975,7 @@ static tr_status compute_fast(tr_cuda_boxcar *q, const source &src, int64_t q0,
         a.total = (int)q->total;
         a.totpad = (int)((q->total + 1) & ~1u);
         a.widths = q->widths;
-        a.count = q->count;
+        a.count = src.fill ? q->count : nullptr;
         const int64_t ntiles = floor_div(q0 + n_out - 1, q->T) - floor_div(q0, q->T) + 1;
         const bool clip = src.end < q0 + n_out + q->lat;
         for (uint32_t c0 = 0; c0 < q->nchan; c0 += kMaxGridY) {
@@ -943,9 +989,11 @@ static tr_status compute_fast(tr_cuda_boxcar *q, const source &src, int64_t q0,
             a.sigma = q->sigma + (size_t)c0 * q->total;
             const dim3 grid((unsigned)ntiles, nc);
             if (clip)
-                fast_kernel<true><<<grid, kFastThreads, q->fast_smem, st>>>(a, q->fp);
+                TR_LAUNCH(fast_kernel<true>, grid, kFastThreads, q->fast_smem, st, a,
+                          q->fp);
             else
-                fast_kernel<false><<<grid, kFastThreads, q->fast_smem, st>>>(a, q->fp);
+                TR_LAUNCH(fast_kernel<false>, grid, kFastThreads, q->fast_smem, st, a,
+                          q->fp);
             TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: FAST kernel launch", fail);
         }
     }
@@ -980,8 +1028,8 @@ static tr_status compute_paper(tr_cuda_boxcar *q, const source &src, int64_t q0,
         int32_t *wc = w ? w + (int64_t)c0 * ldy : nullptr;
         {
             const dim3 grid((unsigned)std::min<int64_t>((nl + 255) / 256, 4096), nc);
-            line_kernel<<<grid, 256, 0, st>>>(s, q->line[0] + off, q->ldl, a0, nl,
-                                              q->count);
+            TR_LAUNCH(line_kernel, grid, 256, 0, st, s, q->line[0] + off, q->ldl, a0, nl,
+                      src.fill ? q->count : nullptr);
             TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: line kernel launch", fail);
         }
         if (p.algorithm != TR_BOXCAR_IGRID) {
@@ -1028,17 +1076,20 @@ static tr_status compute_paper(tr_cuda_boxcar *q, const source &src, int64_t q0,
                 a.widx = (int)widx;
                 const dim3 grid((unsigned)((a.ncov + nout - 1) / nout), nc);
                 if (wm == 4)
-                    paper_dit_kernel<4><<<grid, kPaperDitThreads, 0, st>>>(a, nout);
+                    TR_LAUNCH(paper_dit_kernel<4>, grid, kPaperDitThreads, 0, st, a,
+                              nout);
                 else if (wm == 2)
-                    paper_dit_kernel<2><<<grid, kPaperDitThreads, 0, st>>>(a, nout);
+                    TR_LAUNCH(paper_dit_kernel<2>, grid, kPaperDitThreads, 0, st, a,
+                              nout);
                 else
-                    paper_dit_kernel<1><<<grid, kPaperDitThreads, 0, st>>>(a, nout);
+                    TR_LAUNCH(paper_dit_kernel<1>, grid, kPaperDitThreads, 0, st, a,
+                              nout);
                 TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: BoxDIT kernel launch",
                             fail);
             }
             const dim3 grid((unsigned)std::min<int64_t>((n_out + 255) / 256, 4096), nc);
-            paper_combine_kernel<<<grid, 256, 0, st>>>(q->Yl, q->Wl, lv, u0, q0, n_out,
-                                                       yc, wc, ldy);
+            TR_LAUNCH(paper_combine_kernel, grid, 256, 0, st, q->Yl, q->Wl, lv, u0, q0,
+                      n_out, yc, wc, ldy);
             TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: combine kernel launch",
                         fail);
         } else {
@@ -1091,11 +1142,11 @@ static tr_status compute_paper(tr_cuda_boxcar *q, const source &src, int64_t q0,
                 const dim3 grid((unsigned)((a.ncov + nout - 1) / nout), nc);
                 const size_t sm = (size_t)(d + 1) * kPaperIgThreads * 4;
                 if (d == 1)
-                    paper_ig_kernel<1><<<grid, kPaperIgThreads, sm, st>>>(a, nout);
+                    TR_LAUNCH(paper_ig_kernel<1>, grid, kPaperIgThreads, sm, st, a, nout);
                 else if (d == 2)
-                    paper_ig_kernel<2><<<grid, kPaperIgThreads, sm, st>>>(a, nout);
+                    TR_LAUNCH(paper_ig_kernel<2>, grid, kPaperIgThreads, sm, st, a, nout);
                 else
-                    paper_ig_kernel<3><<<grid, kPaperIgThreads, sm, st>>>(a, nout);
+                    TR_LAUNCH(paper_ig_kernel<3>, grid, kPaperIgThreads, sm, st, a, nout);
                 TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: IGRID kernel launch",
                             fail);
                 if (a.dout) {
@@ -1104,8 +1155,8 @@ static tr_status compute_paper(tr_cuda_boxcar *q, const source &src, int64_t q0,
                 }
             }
             const dim3 grid((unsigned)std::min<int64_t>((n_out + 255) / 256, 4096), nc);
-            paper_store_kernel<<<grid, 256, 0, st>>>(a.Y, a.W, q->ldl, u0, q0, n_out, yc,
-                                                     wc, ldy);
+            TR_LAUNCH(paper_store_kernel, grid, 256, 0, st, a.Y, a.W, q->ldl, u0, q0,
+                      n_out, yc, wc, ldy);
             TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: store kernel launch",
                         fail);
         }
@@ -1150,12 +1201,12 @@ static tr_status deliver(tr_cuda_boxcar *q, size_t nb, size_t n, size_t k0,
     const dim3 tb(32, 8);
     const dim3 grid((unsigned)((nb + 31) / 32), (q->nchan + 31) / 32);
     if (on_device) { /* TIME_MAJOR (CHANNEL_MAJOR was written in place) */
-        to_time_major<float><<<grid, tb, 0, st>>>(
-            q->y, snr + k0 * q->nchan, (int)q->nchan, (int64_t)nb, (int64_t)nb);
+        TR_LAUNCH(to_time_major<float>, grid, tb, 0, st, q->y, snr + k0 * q->nchan,
+                  (int)q->nchan, (int64_t)nb, (int64_t)nb);
         TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch", fail);
         if (width) {
-            to_time_major<int32_t><<<grid, tb, 0, st>>>(
-                q->w, width + k0 * q->nchan, (int)q->nchan, (int64_t)nb, (int64_t)nb);
+            TR_LAUNCH(to_time_major<int32_t>, grid, tb, 0, st, q->w,
+                      width + k0 * q->nchan, (int)q->nchan, (int64_t)nb, (int64_t)nb);
             TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch", fail);
         }
     } else if (layout == TR_BOXCAR_CHANNEL_MAJOR) {
@@ -1167,15 +1218,15 @@ static tr_status deliver(tr_cuda_boxcar *q, size_t nb, size_t n, size_t k0,
                                           q->nchan, cudaMemcpyDeviceToHost, st),
                         err, "boxcar/cuda: download widths", fail);
     } else {
-        to_time_major<float>
-            <<<grid, tb, 0, st>>>(q->y, q->tmp, (int)q->nchan, (int64_t)nb, (int64_t)nb);
+        TR_LAUNCH(to_time_major<float>, grid, tb, 0, st, q->y, q->tmp, (int)q->nchan,
+                  (int64_t)nb, (int64_t)nb);
         TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch", fail);
         TR_CUDA_TRY(cudaMemcpyAsync(snr + k0 * q->nchan, q->tmp, nb * q->nchan * 4,
                                     cudaMemcpyDeviceToHost, st),
                     err, "boxcar/cuda: download S/N", fail);
         if (width) {
-            to_time_major<int32_t><<<grid, tb, 0, st>>>(
-                q->w, (int32_t *)q->tmp, (int)q->nchan, (int64_t)nb, (int64_t)nb);
+            TR_LAUNCH(to_time_major<int32_t>, grid, tb, 0, st, q->w, (int32_t *)q->tmp,
+                      (int)q->nchan, (int64_t)nb, (int64_t)nb);
             TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch", fail);
             TR_CUDA_TRY(cudaMemcpyAsync(width + k0 * q->nchan, q->tmp, nb * q->nchan * 4,
                                         cudaMemcpyDeviceToHost, st),
@@ -1264,17 +1315,34 @@ extern "C" tr_status tr_cuda_boxcar_create(int device, const tr_boxcar_plan *pla
     TR_CUDA_TRY(cudaDeviceGetAttribute(&smem_optin,
                                        cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
                 err, "boxcar/cuda: query shared memory", fail);
-    q->smem_max = (size_t)smem_optin - 2048; /* room for the static CUB storage */
+    {
+        /* dynamic shared memory = the opt-in limit less the static (CUB) part */
+        cudaFuncAttributes fa0, fa1;
+        TR_CUDA_TRY(cudaFuncGetAttributes(&fa0, fast_kernel<false>), err,
+                    "boxcar/cuda: kernel attributes", fail);
+        TR_CUDA_TRY(cudaFuncGetAttributes(&fa1, fast_kernel<true>), err,
+                    "boxcar/cuda: kernel attributes", fail);
+        q->smem_max =
+            (size_t)smem_optin - std::max(fa0.sharedSizeBytes, fa1.sharedSizeBytes);
+    }
     TR_CUDA_TRY(cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking), err,
                 "boxcar/cuda: create stream", fail);
 
     if (variant == TR_VARIANT_FAST) {
         /* Tile: 2048 .. 8192 positions (at least the largest stride); smaller
          * when the shared memory does not hold it. */
-        int64_t T = 2048;
+        /* The float prefix sums of a tile carry an absolute error that grows
+         * with the tile (about 10 ulp of a random walk over T samples); a
+         * small L_end has a tight tolerance (TR_BOXCAR_FAST_TOL), so its tile
+         * is at most 32 (8 + sqrt(L_end)) positions; a large L_end takes the
+         * next power of two >= L_end (less halo per output), up to 8192. */
+        int64_t Tp = 256;
+        while (2 * Tp <= 32.0 * (8.0 + std::sqrt((double)q->lend)) && 2 * Tp <= kTileMax)
+            Tp *= 2;
+        int64_t T = 256;
         while (T < q->lat + 1 && T < kTileMax)
             T *= 2;
-        T = std::max<int64_t>(T, q->A);
+        T = std::max<int64_t>(std::max(T, Tp), q->A);
         fast_layout(q, (int)T);
         while (q->fast_smem > q->smem_max && T > q->A && T > 64) {
             T /= 2;
@@ -1346,6 +1414,7 @@ extern "C" tr_status tr_cuda_boxcar_create(int device, const tr_boxcar_plan *pla
 fail_mem:
     if (err) err->code = TR_ERR_NOMEM;
 fail : {
+    (void)cudaGetLastError(); /* leave no error behind for later calls */
     const tr_status s = err ? err->code : TR_ERR_CUDA;
     release(q);
     q->~tr_cuda_boxcar();
@@ -1444,8 +1513,10 @@ static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool 
     if ((!flush && !x) || !snr)
         return tr_fail(err, TR_ERR_INVALID, "boxcar/cuda: NULL buffer");
     TR_CUDA_TRY(cudaSetDevice(q->device), err, "boxcar/cuda: select device", fail);
-    TR_CUDA_TRY(cudaMemsetAsync(q->count, 0, sizeof(unsigned long long), st), err,
-                "boxcar/cuda: clear counter", fail);
+    (void)cudaGetLastError(); /* an earlier failure elsewhere is not this call's */
+    if (q->has_fill)
+        TR_CUDA_TRY(cudaMemsetAsync(q->count, 0, sizeof(unsigned long long), st), err,
+                    "boxcar/cuda: clear counter", fail);
     for (size_t k0 = 0; k0 < total;) {
         const size_t nb = flush ? total : std::min<size_t>((size_t)q->batch, total - k0);
         const dim3 tb(32, 8);
@@ -1458,8 +1529,8 @@ static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool 
                 xin = x + k0;
                 ldx = (int64_t)n;
             } else if (on_device) {
-                to_channel_major<float><<<tgrid, tb, 0, st>>>(
-                    x + k0 * q->nchan, q->in, (int)q->nchan, (int64_t)nb, (int64_t)nb);
+                TR_LAUNCH(to_channel_major<float>, tgrid, tb, 0, st, x + k0 * q->nchan,
+                          q->in, (int)q->nchan, (int64_t)nb, (int64_t)nb);
                 TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch",
                             fail);
                 xin = q->in;
@@ -1472,8 +1543,8 @@ static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool 
                 TR_CUDA_TRY(cudaMemcpyAsync(q->tmp, x + k0 * q->nchan, nb * q->nchan * 4,
                                             cudaMemcpyHostToDevice, st),
                             err, "boxcar/cuda: upload samples", fail);
-                to_channel_major<float><<<tgrid, tb, 0, st>>>(
-                    q->tmp, q->in, (int)q->nchan, (int64_t)nb, (int64_t)nb);
+                TR_LAUNCH(to_channel_major<float>, tgrid, tb, 0, st, q->tmp, q->in,
+                          (int)q->nchan, (int64_t)nb, (int64_t)nb);
                 TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch",
                             fail);
                 xin = q->in;
@@ -1503,8 +1574,8 @@ static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool 
                 s.x = src.x + (int64_t)c0 * src.ldx;
                 s.fill = src.fill ? src.fill + c0 : nullptr;
                 const dim3 g(hgrid.x, std::min(kMaxGridY, q->nchan - c0));
-                history_kernel<<<g, 256, 0, st>>>(
-                    s, q->hist[1 - q->cur] + (int64_t)c0 * q->H, src.end - q->H);
+                TR_LAUNCH(history_kernel, g, 256, 0, st, s,
+                          q->hist[1 - q->cur] + (int64_t)c0 * q->H, src.end - q->H);
                 TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: history launch", fail);
             }
             q->cur = 1 - q->cur;
@@ -1515,8 +1586,10 @@ static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool 
             return err->code;
         k0 += nb;
     }
-    TR_CUDA_TRY(cudaMemcpyAsync(&cnt, q->count, sizeof cnt, cudaMemcpyDeviceToHost, st),
-                err, "boxcar/cuda: read counter", fail);
+    if (q->has_fill)
+        TR_CUDA_TRY(
+            cudaMemcpyAsync(&cnt, q->count, sizeof cnt, cudaMemcpyDeviceToHost, st), err,
+            "boxcar/cuda: read counter", fail);
     TR_CUDA_TRY(cudaStreamSynchronize(st), err, "boxcar/cuda: run", fail);
     if (nonfinite) *nonfinite += cnt;
     tr_clear(err);
