@@ -82,6 +82,11 @@ else()
                  "pulses: 12[5-9] \\(tags 12[5-9]\\), on the period: 12[5-9], off: [0-2], period 0\\.1637[0-4]"
                  --recording ${PROJECT_SOURCE_DIR}/examples/data/GBT_J1807-0847.dat)
 
+  # Complex input (the power of a synthetic SDR capture): the 21 tone bursts,
+  # one every 9100 samples, and nothing else.
+  tr_grc_example(boxcar_search_sdr_synthetic
+                 "pulses: 21 \\(tags 21\\), on the period: 21, off: 0, period 0\\.0091")
+
   # The threshold parameter's callback reaches the block: a threshold above
   # every pulse leaves none; a NaN threshold is refused (ValueError).
   file(WRITE ${_tr_grc_out}/check_pulsar_setters.py [=[
