@@ -102,6 +102,21 @@ template <class T> tr_boxcar_norm_mode parse_norm_mode(const std::string &name)
                "\"");
 }
 
+// true: "block" (median of block medians), false: "median" (running median)
+template <class T> bool parse_baseline_mode(const std::string &name)
+{
+    const std::string s = lower(name);
+    if (s == "median") return false;
+    if (s == "block") return true;
+    invalid<T>("baseline_mode must be \"median\" or \"block\", not \"" + name + "\"");
+}
+
+tr_boxcar_baseline_mode baseline_of(unsigned int window, bool block)
+{
+    if (!window) return TR_BOXCAR_BASELINE_NONE;
+    return block ? TR_BOXCAR_BASELINE_BLOCK_MEDIAN : TR_BOXCAR_BASELINE_MEDIAN;
+}
+
 const char *norm_mode_name(tr_boxcar_norm_mode m)
 {
     switch (m) {
@@ -129,14 +144,15 @@ typename boxcar_search<T>::sptr boxcar_search<T>::make(
     unsigned int nchan, const std::string &algorithm, const std::vector<int> &widths,
     unsigned int depth, unsigned int layers, unsigned int max_width, float threshold,
     const std::string &norm_mode, double reject_sigma, unsigned int window,
-    unsigned int norm_history, unsigned int baseline_window, double fixed_mean,
-    double fixed_sigma, unsigned int cluster_time, unsigned int cluster_chan,
-    const std::string &backend, int device, size_t batch)
+    unsigned int norm_history, unsigned int baseline_window,
+    const std::string &baseline_mode, double fixed_mean, double fixed_sigma,
+    unsigned int cluster_time, unsigned int cluster_chan, const std::string &backend,
+    int device, size_t batch)
 {
     return gnuradio::make_block_sptr<boxcar_search_impl<T>>(
         nchan, algorithm, widths, depth, layers, max_width, threshold, norm_mode,
-        reject_sigma, window, norm_history, baseline_window, fixed_mean, fixed_sigma,
-        cluster_time, cluster_chan, backend, device, batch);
+        reject_sigma, window, norm_history, baseline_window, baseline_mode, fixed_mean,
+        fixed_sigma, cluster_time, cluster_chan, backend, device, batch);
 }
 
 template <class T>
@@ -144,9 +160,10 @@ boxcar_search_impl<T>::boxcar_search_impl(
     unsigned int nchan, const std::string &algorithm, const std::vector<int> &widths,
     unsigned int depth, unsigned int layers, unsigned int max_width, float threshold,
     const std::string &norm_mode, double reject_sigma, unsigned int window,
-    unsigned int norm_history, unsigned int baseline_window, double fixed_mean,
-    double fixed_sigma, unsigned int cluster_time, unsigned int cluster_chan,
-    const std::string &backend, int device, size_t batch)
+    unsigned int norm_history, unsigned int baseline_window,
+    const std::string &baseline_mode, double fixed_mean, double fixed_sigma,
+    unsigned int cluster_time, unsigned int cluster_chan, const std::string &backend,
+    int device, size_t batch)
     : gr::block(block_name<T>(),
                 gr::io_signature::make(1, 1, sizeof(T) * std::max(nchan, 1u)),
                 gr::io_signature::make(2, 2, sizeof(float) * std::max(nchan, 1u))),
@@ -156,7 +173,8 @@ boxcar_search_impl<T>::boxcar_search_impl(
           std::max<size_t>(64, std::min(k_chunk, k_chunk_values / std::max(nchan, 1u)))),
       d_need_base(true), d_out_base(0), d_core_base(0), d_fed(0), d_ready(0),
       d_released(0), d_flushed(false), d_restart_pending(false), d_ncands(0),
-      d_nonfinite_before(0), d_fifo_head(0), d_fifo_tail(0), d_span(0), d_tags_head(0),
+      d_nonfinite_before(0), d_fifo_head(0), d_fifo_tail(0), d_span(0),
+      d_block_baseline(parse_baseline_mode<T>(baseline_mode)), d_tags_head(0),
       d_port(pmt::mp("detects")), d_key_pulse(pmt::mp("pulse")),
       d_key_pulses(pmt::mp("pulses")), d_key_start(pmt::mp("start")),
       d_key_width(pmt::mp("width")), d_key_snr(pmt::mp("snr")),
@@ -191,8 +209,7 @@ boxcar_search_impl<T>::boxcar_search_impl(
     d_cfg.norm.reject_sigma = reject_sigma;
     d_cfg.norm.window = window;
     d_cfg.norm.history = norm_history;
-    d_cfg.norm.baseline =
-        baseline_window ? TR_BOXCAR_BASELINE_MEDIAN : TR_BOXCAR_BASELINE_NONE;
+    d_cfg.norm.baseline = baseline_of(baseline_window, d_block_baseline);
     if (baseline_window) d_cfg.norm.baseline_window = baseline_window;
     d_cfg.norm.fixed_mean = fixed_mean;
     d_cfg.norm.fixed_sigma = fixed_sigma;
@@ -730,7 +747,7 @@ void boxcar_search_impl<T>::set_baseline_window(unsigned int baseline_window)
     gr::thread::scoped_lock guard(this->d_setlock);
     if (baseline_window == this->baseline_window()) return;
     tr_boxcar_norm_config n = d_cfg.norm;
-    n.baseline = baseline_window ? TR_BOXCAR_BASELINE_MEDIAN : TR_BOXCAR_BASELINE_NONE;
+    n.baseline = baseline_of(baseline_window, d_block_baseline);
     if (baseline_window) n.baseline_window = baseline_window;
     set_norm(n);
 }
@@ -739,6 +756,26 @@ template <class T> unsigned int boxcar_search_impl<T>::baseline_window() const
 {
     return d_cfg.norm.baseline == TR_BOXCAR_BASELINE_NONE ? 0
                                                           : d_cfg.norm.baseline_window;
+}
+
+template <class T> void boxcar_search_impl<T>::set_baseline_mode(const std::string &mode)
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+    const bool block = parse_baseline_mode<T>(mode);
+    if (block == d_block_baseline) return;
+    tr_boxcar_norm_config n = d_cfg.norm;
+    if (n.baseline == TR_BOXCAR_BASELINE_NONE) {
+        d_block_baseline = block; // used once a baseline window is set
+        return;
+    }
+    n.baseline = baseline_of(n.baseline_window, block);
+    set_norm(n);
+    d_block_baseline = block;
+}
+
+template <class T> std::string boxcar_search_impl<T>::baseline_mode() const
+{
+    return d_block_baseline ? "block" : "median";
 }
 
 template <class T> void boxcar_search_impl<T>::set_fixed_stats(double mean, double sigma)

@@ -66,6 +66,7 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>
     std::vector<int32_t> d_width;
     std::vector<float> d_cand_snr; // S/N given to the clustering (warm-up masked)
     uint64_t d_span;               // clustering max_span
+    bool d_block_baseline;         // baseline mode "block" (else "median")
     std::vector<tr_candidate> d_events;
 
     std::vector<pending_tag> d_tags;
@@ -108,8 +109,8 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>
                        unsigned int layers, unsigned int max_width, float threshold,
                        const std::string &norm_mode, double reject_sigma,
                        unsigned int window, unsigned int norm_history,
-                       unsigned int baseline_window, double fixed_mean,
-                       double fixed_sigma, unsigned int cluster_time,
+                       unsigned int baseline_window, const std::string &baseline_mode,
+                       double fixed_mean, double fixed_sigma, unsigned int cluster_time,
                        unsigned int cluster_chan, const std::string &backend, int device,
                        size_t batch);
     ~boxcar_search_impl() override;
@@ -136,6 +137,8 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>
     unsigned int window() const override;
     void set_baseline_window(unsigned int baseline_window) override;
     unsigned int baseline_window() const override;
+    void set_baseline_mode(const std::string &mode) override;
+    std::string baseline_mode() const override;
     void set_fixed_stats(double mean, double sigma) override;
 
     unsigned int latency() const override { return d_latency; }

@@ -128,7 +128,9 @@ class qa_boxcar_search_ff(gr_unittest.TestCase):
         n = 40000
         x = inject(noise(n, seed=3), PULSES[:5], 12.0)
         configs = [
-            dict(algorithm="boxdit", widths=[16], max_width=200),
+            dict(algorithm="boxdit", widths=[16], max_width=200, baseline_window=1001,
+                 baseline_mode="block"),
+            dict(algorithm="boxdit", widths=[16], max_width=200, baseline_window=1001),
             dict(algorithm="boxdit", widths=[32, 16, 16, 16, 8], max_width=300),
             dict(algorithm="igrid", depth=2, max_width=256),
             dict(algorithm="ideal", max_width=40),
@@ -240,8 +242,14 @@ class qa_boxcar_search_ff(gr_unittest.TestCase):
         self.assertEqual(blk.reject_sigma(), 2.5)
         self.assertEqual(blk.window(), 4096)
         self.assertEqual(blk.baseline_window(), 1025)
+        self.assertEqual(blk.baseline_mode(), "median")
+        blk.set_baseline_mode("block")
+        self.assertEqual(blk.baseline_mode(), "block")
+        self.assertRaises(ValueError, blk.set_baseline_window, 8)  # block needs >= 16
+        self.assertEqual(blk.baseline_window(), 1025)
         blk.set_baseline_window(0)
         self.assertEqual(blk.baseline_window(), 0)
+        self.assertRaises(ValueError, blk.set_baseline_mode, "mean")
         self.assertRaises(ValueError, blk.set_norm_mode, "pink")
         self.assertRaises(ValueError, blk.set_reject_sigma, -1.0)
         self.assertRaises(ValueError, blk.set_window, 1)
@@ -358,6 +366,9 @@ class qa_boxcar_search_ff(gr_unittest.TestCase):
             dict(window=4),
             dict(norm_mode="fixed", window=4),
             dict(norm_mode="fixed", fixed_sigma=0.0),
+            dict(baseline_window=2),
+            dict(baseline_window=8, baseline_mode="block"),
+            dict(baseline_window=1025, baseline_mode="mean"),
             dict(backend="fpga"),
         ]
         for kw in cases:

@@ -88,8 +88,10 @@ namespace transient
  *                (measured at widths 2^k, interpolated) or "fixed"
  *   reject_sigma outlier rejection of the statistics (0 = none)
  *   window       samples per statistics window; norm_history: windows merged
- *   baseline_window  running-median baseline removal over that many samples
- *                (0 = none)
+ *   baseline_window  baseline removal over that many samples (0 = none)
+ *   baseline_mode "median": causal running median of the window; "block":
+ *                median of the medians of its 16 blocks (cheaper, piecewise
+ *                constant, lags by about half the window; window >= 16)
  *   fixed_mean, fixed_sigma  input mean and sigma of the "fixed" mode
  *   cluster_time friends-of-friends: largest gap in samples between the
  *                boxcars of two peaks of one event (0: they must overlap or
@@ -104,6 +106,7 @@ namespace transient
  * Run-time settings (GRC callbacks): set_threshold() applies from the next
  * position given to the clustering (those not searched yet). The statistics
  * settings (set_norm_mode, set_reject_sigma, set_window, set_baseline_window,
+ * set_baseline_mode,
  * set_fixed_stats) restart the search at the next input sample: the running
  * search is ended as at the end of a stream (its last latency() samples are
  * evaluated with the boxcars that fit before the change) and a new one starts
@@ -130,7 +133,8 @@ template <class T> class TRANSIENT_API boxcar_search : virtual public gr::block
                      unsigned int max_width = 256, float threshold = 7.0f,
                      const std::string &norm_mode = "white", double reject_sigma = 3.0,
                      unsigned int window = 16384, unsigned int norm_history = 4,
-                     unsigned int baseline_window = 0, double fixed_mean = 0.0,
+                     unsigned int baseline_window = 0,
+                     const std::string &baseline_mode = "median", double fixed_mean = 0.0,
                      double fixed_sigma = 1.0, unsigned int cluster_time = 0,
                      unsigned int cluster_chan = 1, const std::string &backend = "auto",
                      int device = 0, size_t batch = 65536);
@@ -176,6 +180,15 @@ template <class T> class TRANSIENT_API boxcar_search : virtual public gr::block
     virtual void set_baseline_window(unsigned int baseline_window) = 0;
     //! Baseline window in use (0 = none)
     virtual unsigned int baseline_window() const = 0;
+
+    /*!
+     * \brief Baseline removal "median" (running) or "block" (median of 16 block
+     * medians); restarts the search when a baseline window is set.
+     * \throws std::invalid_argument for another name or a window the mode refuses
+     */
+    virtual void set_baseline_mode(const std::string &mode) = 0;
+    //! Baseline mode in use ("median" or "block", also while the window is 0)
+    virtual std::string baseline_mode() const = 0;
 
     /*!
      * \brief Input mean and sigma of the "fixed" mode (restarts the search

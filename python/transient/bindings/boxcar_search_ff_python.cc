@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(boxcar_search_ff.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(1e22392d00d0eb58af7cba8b7f875bc6)                     */
+/* BINDTOOL_HEADER_FILE_HASH(4e757bc4c6a4434f5838db656a63b751)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -40,10 +40,10 @@ template <class T> void bind_boxcar_search_template(py::module &m, const char *c
              py::arg("threshold") = 7.0f, py::arg("norm_mode") = "white",
              py::arg("reject_sigma") = 3.0, py::arg("window") = 16384,
              py::arg("norm_history") = 4, py::arg("baseline_window") = 0,
-             py::arg("fixed_mean") = 0.0, py::arg("fixed_sigma") = 1.0,
-             py::arg("cluster_time") = 0, py::arg("cluster_chan") = 1,
-             py::arg("backend") = "auto", py::arg("device") = 0, py::arg("batch") = 65536,
-             D(boxcar_search, make))
+             py::arg("baseline_mode") = "median", py::arg("fixed_mean") = 0.0,
+             py::arg("fixed_sigma") = 1.0, py::arg("cluster_time") = 0,
+             py::arg("cluster_chan") = 1, py::arg("backend") = "auto",
+             py::arg("device") = 0, py::arg("batch") = 65536, D(boxcar_search, make))
 
         .def("set_threshold", &boxcar_search::set_threshold, py::arg("threshold"),
              D(boxcar_search, set_threshold))
@@ -65,6 +65,11 @@ template <class T> void bind_boxcar_search_template(py::module &m, const char *c
              py::arg("baseline_window"), D(boxcar_search, set_baseline_window))
         .def("baseline_window", &boxcar_search::baseline_window,
              D(boxcar_search, baseline_window))
+
+        .def("set_baseline_mode", &boxcar_search::set_baseline_mode, py::arg("mode"),
+             D(boxcar_search, set_baseline_mode))
+        .def("baseline_mode", &boxcar_search::baseline_mode,
+             D(boxcar_search, baseline_mode))
 
         .def("set_fixed_stats", &boxcar_search::set_fixed_stats, py::arg("mean"),
              py::arg("sigma"), D(boxcar_search, set_fixed_stats))

@@ -461,8 +461,9 @@ py::tuple boxcar_search_array(const float_array &x, const std::string &algorithm
                               uint32_t depth, uint32_t layers,
                               const std::string &norm_mode, double reject_sigma,
                               uint32_t window, uint32_t history, uint32_t baseline_window,
-                              double fixed_mean, double fixed_sigma,
-                              const std::string &backend, const std::string &variant)
+                              const std::string &baseline_mode, double fixed_mean,
+                              double fixed_sigma, const std::string &backend,
+                              const std::string &variant)
 {
     if (x.ndim() != 1 && x.ndim() != 2)
         throw py::value_error("x must have shape (n,) or (n, nchan)");
@@ -474,8 +475,13 @@ py::tuple boxcar_search_array(const float_array &x, const std::string &algorithm
     cfg.norm.reject_sigma = reject_sigma;
     cfg.norm.window = window;
     cfg.norm.history = history;
-    cfg.norm.baseline =
-        baseline_window ? TR_BOXCAR_BASELINE_MEDIAN : TR_BOXCAR_BASELINE_NONE;
+    const std::string bm = lower(baseline_mode);
+    if (bm != "median" && bm != "block")
+        throw py::value_error("baseline_mode must be 'median' or 'block', not '" +
+                              baseline_mode + "'");
+    cfg.norm.baseline = !baseline_window ? TR_BOXCAR_BASELINE_NONE
+                        : bm == "block"  ? TR_BOXCAR_BASELINE_BLOCK_MEDIAN
+                                         : TR_BOXCAR_BASELINE_MEDIAN;
     if (baseline_window) cfg.norm.baseline_window = baseline_window;
     cfg.norm.fixed_mean = fixed_mean;
     cfg.norm.fixed_sigma = fixed_sigma;
@@ -720,8 +726,9 @@ powers of two).)doc");
           py::arg("layers") = 0, py::arg("norm_mode") = "white",
           py::arg("reject_sigma") = 3.0, py::arg("window") = 16384,
           py::arg("norm_history") = 4, py::arg("baseline_window") = 0,
-          py::arg("fixed_mean") = 0.0, py::arg("fixed_sigma") = 1.0,
-          py::arg("backend") = "cpu", py::arg("variant") = "fast",
+          py::arg("baseline_mode") = "median", py::arg("fixed_mean") = 0.0,
+          py::arg("fixed_sigma") = 1.0, py::arg("backend") = "cpu",
+          py::arg("variant") = "fast",
           R"doc(
 Boxcar search of a whole array x of shape (n,) or (n, nchan) (float32,
 time-major: channels in the last axis). Returns (snr, width) of the same shape:
@@ -730,7 +737,8 @@ width[p] (int32) that boxcar's width; the core's latency is removed and the
 last samples are evaluated with the boxcars that fit inside the data.
 
 Parameters as in the block boxcar_search_ff; baseline_window 0 = no baseline
-removal; variant 'fast', 'reference' (CPU) or 'paper' (CUDA). ValueError on
+removal, baseline_mode 'median' (running) or 'block' (median of 16 block
+medians); variant 'fast', 'reference' (CPU) or 'paper' (CUDA). ValueError on
 invalid arguments, RuntimeError if the backend fails.)doc");
 
     m.def("boxcar_candidates", &boxcar_candidates, py::arg("snr"),

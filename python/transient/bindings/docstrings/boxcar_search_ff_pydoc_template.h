@@ -56,7 +56,9 @@ Args:
     reject_sigma: outlier rejection of the statistics in sigma (0 = none)
     window: samples per statistics window
     norm_history: statistics windows merged
-    baseline_window: running-median baseline removal window (0 = none)
+    baseline_window: baseline removal window in samples (0 = none)
+    baseline_mode: "median" (causal running median of the window) or "block"
+        (median of the medians of its 16 blocks: cheaper, piecewise constant)
     fixed_mean: input mean of the "fixed" mode
     fixed_sigma: input sigma of the "fixed" mode (> 0)
     cluster_time: friends-of-friends: largest gap in samples between the
@@ -104,6 +106,14 @@ the search at the next input sample. ValueError when out of range.)doc";
 
 static const char *__doc_gr_transient_boxcar_search_baseline_window = R"doc(
 Baseline window in use (0 = none).)doc";
+
+static const char *__doc_gr_transient_boxcar_search_set_baseline_mode = R"doc(
+Baseline removal "median" (running median) or "block" (median of 16 block
+medians); restarts the search when a baseline window is set. ValueError for
+another name.)doc";
+
+static const char *__doc_gr_transient_boxcar_search_baseline_mode = R"doc(
+Baseline mode in use: "median" or "block".)doc";
 
 static const char *__doc_gr_transient_boxcar_search_set_fixed_stats = R"doc(
 Input mean and sigma of the "fixed" mode (sigma > 0); restarts the search when
