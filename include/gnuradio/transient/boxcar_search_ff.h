@@ -173,7 +173,7 @@ template <class T> class TRANSIENT_API boxcar_search : virtual public gr::block
     virtual unsigned int window() const = 0;
 
     /*!
-     * \brief Running-median baseline window in samples, 0 = no baseline
+     * \brief Baseline window in samples (see set_baseline_mode), 0 = no baseline
      * removal (restarts the search).
      * \throws std::invalid_argument when the core refuses it
      */

@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(boxcar_search_ff.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(4e757bc4c6a4434f5838db656a63b751)                     */
+/* BINDTOOL_HEADER_FILE_HASH(861916b900d28fbc656db30a49ace9f9)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -101,7 +101,7 @@ static const char *__doc_gr_transient_boxcar_search_window = R"doc(
 Samples per statistics window in use.)doc";
 
 static const char *__doc_gr_transient_boxcar_search_set_baseline_window = R"doc(
-Running-median baseline window in samples (0 = no baseline removal); restarts
+Baseline window in samples (0 = no baseline removal, see set_baseline_mode); restarts
 the search at the next input sample. ValueError when out of range.)doc";
 
 static const char *__doc_gr_transient_boxcar_search_baseline_window = R"doc(
