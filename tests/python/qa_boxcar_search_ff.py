@@ -136,7 +136,7 @@ class qa_boxcar_search_ff(gr_unittest.TestCase):
             dict(algorithm="ideal", max_width=40),
         ]
         for cfg in configs:
-            for norm in ("fixed", "white"):
+            for norm in ("fixed", "white", "levels"):
                 ref_s, ref_w = transient.boxcar_search(x, norm_mode=norm, window=4096,
                                                        **cfg)
                 for max_items, src_items in ((None, None), (333, 1), (4096, 1000)):
