@@ -9,7 +9,7 @@
  *
  *   transient-bench --detector boxcar [--nchan C] [--samples N] [--max-width W]
  *       [--configs LIST] [--variants LIST] [--repeat R] [--ref-nchan C]
- *       [--ref-samples N] [--layout channel|time] [--batch B] [--device D]
+ *       [--ref-samples N] [--layout channel|time] [--batch B (default N)] [--device D]
  *       [--seed S] [--cuda-host] [--json]
  *
  * Configurations (--configs, comma separated): bd32, bd16, bd8 (constant
@@ -347,7 +347,8 @@ static tr_boxcar *bx_open(const bx_config *bc, uint32_t nchan, tr_backend b, tr_
     c.variant = v;
     c.device = o->device;
     c.device_layout = o->layout;
-    if (o->batch) c.batch = o->batch;
+    /* default: the whole block per launch, as the paper processes it */
+    c.batch = o->batch ? o->batch : o->samples;
     tr_error err;
     tr_boxcar *q = tr_boxcar_create(&c, &err);
     if (!q) bx_fail("create", err.message);

@@ -47,9 +47,10 @@ struct tr_boxcar {
     /* CUDA: tables of the window in effect */
     float *tmu, *tsig, *fill;
     uint32_t *widths; /* plan list */
-    uint64_t cur_win;
-    int have_win;
-    float *fl_snr; /* flush scratch (CUDA, several windows) */
+    uint64_t cur_win; /* window whose tables the CUDA context holds */
+    int have_win;     /* it holds some */
+    int cur_fill;     /* they were set with the fill values (device path) */
+    float *fl_snr;    /* flush scratch (CUDA, several windows) */
     int32_t *fl_width;
     tr_error err;
 };
@@ -218,7 +219,8 @@ tr_status tr_boxcar_reset(tr_boxcar *q)
     q->position = 0;
     q->dev_nonfinite = 0;
     q->flushed = 0;
-    q->have_win = 0;
+    /* FIXED values never change: the CUDA context keeps its tables over reset */
+    if (q->cfg.norm.mode != TR_BOXCAR_NORM_FIXED) q->have_win = 0;
     if (q->st)
         for (uint32_t i = 0; i < q->plan.nstages; i++)
             q->st[i].count = 0;
@@ -267,7 +269,7 @@ static tr_status stage_prepare(tr_boxcar *q, size_t n)
 static tr_status cuda_tables(tr_boxcar *q, uint64_t p, int with_fill)
 {
     const uint64_t w = tr_boxcar_norm_window_of(q->norm, p);
-    if (q->have_win && q->cur_win == w) return TR_OK;
+    if (q->have_win && q->cur_win == w && q->cur_fill == with_fill) return TR_OK;
     const uint32_t tw = tr_boxcar_plan_total_widths(&q->plan);
     for (uint32_t c = 0; c < q->cfg.nchan; c++) {
         tr_status s =
@@ -285,6 +287,7 @@ static tr_status cuda_tables(tr_boxcar *q, uint64_t p, int with_fill)
                                           with_fill ? q->fill : NULL, &q->err);
     if (s != TR_OK) return s;
     q->cur_win = w;
+    q->cur_fill = with_fill;
     q->have_win = 1;
     return TR_OK;
 }
