@@ -354,7 +354,12 @@ template <class T> bool boxcar_search_impl<T>::stop()
 {
     {
         gr::thread::scoped_lock guard(this->d_setlock);
-        // Events closed but not published yet (stream stopped mid-way).
+        // Stream stopped before its end: the events still open among the
+        // samples searched are closed and published on "detects" (their
+        // samples can no longer be released, so they get no tags).
+        if (!d_flushed && d_cands) {
+            if (tr_candidates_flush(d_cands) == TR_OK) read_events();
+        }
         publish_batch();
     }
     return gr::block::stop();

@@ -70,7 +70,10 @@ namespace transient
  *     "members": long number of peaks clustered};
  *   - an entry of a message on port "detects": for every work call that
  *     closed events, dict {"pulses": vector of the per-event dicts above,
- *     oldest first}.
+ *     oldest first}. When the flow graph is stopped before the end of its
+ *     stream, the events still open are closed and published there as the
+ *     block stops (without tags: their samples are not released); a receiver
+ *     gets them only if it still handles messages then.
  * While a channel's statistics are still warming up (the first statistics
  * window of WHITE and LEVELS modes, see boxcar_norm.h) its S/N output uses the
  * initial values and no candidates are made there.

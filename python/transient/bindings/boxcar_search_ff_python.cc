@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(boxcar_search_ff.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(861916b900d28fbc656db30a49ace9f9)                     */
+/* BINDTOOL_HEADER_FILE_HASH(311e750b269ca3608d499b6cd921b163)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
