@@ -445,9 +445,10 @@ def estimate_period(x, tsamp, pmin=1e-3, pmax=10.0, harmonics=8, nbins=64,
 def period_from_arrivals(times, period_guess, max_phase=0.25):
     """Fit a period to pulse arrival times (seconds) given a rough period.
 
-    Each time gets the pulse number round((t - t0) / period_guess) with t0 the
-    first time; times more than `max_phase` periods from their predicted
-    arrival (by the guess) are ignored as off-pulse. A least-squares line
+    Each time gets the pulse number round((t - ref) / period_guess), ref being
+    the phase where most times fall (under the guess); times more than
+    `max_phase` periods from their predicted arrival (by the guess) are
+    ignored as off-pulse. A least-squares line
     t = t0 + k P through the rest gives P.
 
     Returns a dict: period, t0, n_used (pulses in the fit), n_off (times
@@ -456,14 +457,19 @@ def period_from_arrivals(times, period_guess, max_phase=0.25):
     distinct pulse numbers.
     """
     t = np.sort(np.asarray(times, dtype=np.float64).ravel())
-    if len(t) == 0 or not period_guess > 0:
-        raise ValueError("need arrival times and a positive period guess")
-    # Reference: the arrival with most others in phase with it under the guess.
-    ph = np.mod(t / period_guess, 1.0)
-    d = np.abs(np.mod(ph[:, None] - ph[None, :] + 0.5, 1.0) - 0.5)
-    ref = int(np.argmax(np.sum(d < max_phase / 2, axis=1)))
-    k = np.round((t - t[ref]) / period_guess)
-    resid = (t - t[ref]) / period_guess - k
+    if len(t) == 0 or not period_guess > 0 or not np.all(np.isfinite(t)):
+        raise ValueError("need finite arrival times and a positive period guess")
+    # Reference phase: the centre of the densest phase interval of width
+    # max_phase under the guess (circular histogram of 256 bins).
+    nb = 256
+    ph = np.mod((t - t[0]) / period_guess, 1.0)
+    hist = np.bincount(np.minimum((ph * nb).astype(np.int64), nb - 1), minlength=nb)
+    half = max(1, int(round(max_phase / 2 * nb)))
+    ext = np.concatenate([hist[-half:], hist, hist[:half]])
+    dens = np.convolve(ext, np.ones(2 * half + 1), mode="valid")
+    ref = t[0] + (int(np.argmax(dens)) + 0.5) / nb * period_guess
+    k = np.round((t - ref) / period_guess)
+    resid = (t - ref) / period_guess - k
     use = np.abs(resid) <= max_phase
     if len(np.unique(k[use])) < 2:
         raise ValueError("fewer than two distinct pulses near the guessed period")
