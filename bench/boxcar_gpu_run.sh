@@ -116,7 +116,7 @@ for path in sys.argv[1:]:
         if t == "env":
             print("  env", {k: r[k] for k in r if k in ("gpu", "copy_bw", "fp32_flops", "device_copy_bw", "fp32_fma_flops")})
         elif t == "kernel":
-            print(f"  {r['algorithm']:<6} {r['variant']:<6} tile {r['tile']:>5} "
+            print(f"  {r['algorithm']:<6} {r['variant']:<6} skew {r.get('skew', 0)} tile {r['tile']:>5} "
                   f"{r['nchan']}x{r['samples']}: {r['samples_per_s']:.3e} samples/s "
                   f"({100*r['ratio']:.0f}% of ceiling, x{r['speedup_vs_paper']:.1f} vs paper, "
                   f"SKA rt {r['realtime_ska']:.0f}x)")

@@ -1,7 +1,8 @@
 /*
  * Kernel-level throughput of the CUDA boxcar search (cuda/boxcar_cuda.h) on
  * the paper's set-up: nchan DM trials x n samples, data on the device
- * (channel-major), L_end near 8192, FAST at several tile sizes and PAPER, with
+ * (channel-major), L_end near 8192, FAST at several tile sizes with the plain
+ * and the skewed shared-memory layout (tr_cuda_boxcar_set_skew) and PAPER, with
  * the bandwidth ceiling (read x once, write Y and W) and the FP32 ceiling
  * (4 operations per evaluated boxcar: add, fma = 2, compare), and a
  * cross-check of FAST against PAPER on the same data.
@@ -129,15 +130,17 @@ int main(int argc, char **argv)
         double paper_sps = 0.0;
         for (int v = 1; v >= 0; v--) {
             const tr_variant var = v ? TR_VARIANT_PAPER : TR_VARIANT_FAST;
-            const int ntiles = v ? 1 : 3;
-            for (int ti = 0; ti < ntiles; ti++) {
+            const int ntiles = v ? 1 : 6; /* FAST: 3 tiles x skew off/on */
+            for (int tk = 0; tk < ntiles; tk++) {
+                const int ti = tk % 3, skew = tk / 3;
                 tr_cuda_boxcar *ctx = NULL;
                 if (tr_cuda_boxcar_create(0, plan, nchan, var, n, &ctx, &err) != TR_OK) {
                     fprintf(stderr, "%s %s: create: %s\n", su[k].name,
                             tr_variant_name(var), err.message);
                     continue;
                 }
-                if (!v && tr_cuda_boxcar_set_tile(ctx, tiles[ti], &err) != TR_OK) {
+                if (!v && (tr_cuda_boxcar_set_tile(ctx, tiles[ti], &err) != TR_OK ||
+                           tr_cuda_boxcar_set_skew(ctx, skew, &err) != TR_OK)) {
                     fprintf(stderr, "tile %u: %s\n", tiles[ti], err.message);
                     tr_cuda_boxcar_destroy(ctx);
                     continue;
@@ -147,13 +150,13 @@ int main(int argc, char **argv)
                 if (v) paper_sps = sps;
                 printf(
                     "{\"type\":\"kernel\",\"algorithm\":\"%s\",\"variant\":\"%s\","
-                    "\"tile\":%u,\"nchan\":%u,\"samples\":%zu,\"lend\":%u,"
+                    "\"skew\":%d,\"tile\":%u,\"nchan\":%u,\"samples\":%zu,\"lend\":%u,"
                     "\"boxcars_per_sample\":%.4f,\"seconds\":%.6g,\"samples_per_s\":%.4g,"
                     "\"ceiling_bw_sps\":%.4g,\"ceiling_fp32_sps\":%.4g,\"ratio\":%.4f,"
                     "\"speedup_vs_paper\":%.3f,\"realtime_ska\":%.1f}\n",
-                    su[k].name, tr_variant_name(var), v ? 0 : tiles[ti], nchan, n,
-                    tr_boxcar_plan_lend(plan), bps, sec, sps, 1.0 / t_bw, 1.0 / t_op,
-                    sps / ceil_sps, paper_sps > 0 ? sps / paper_sps : 0.0,
+                    su[k].name, tr_variant_name(var), v ? 0 : skew, v ? 0 : tiles[ti],
+                    nchan, n, tr_boxcar_plan_lend(plan), bps, sec, sps, 1.0 / t_bw,
+                    1.0 / t_op, sps / ceil_sps, paper_sps > 0 ? sps / paper_sps : 0.0,
                     sps / (6000.0 / 64e-6));
                 fflush(stdout);
                 tr_cuda_boxcar_destroy(ctx);

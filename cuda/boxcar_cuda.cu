@@ -128,6 +128,12 @@ __host__ __device__ inline int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+/* Entries to allocate for n entries in the skewed layout (a multiple of 4). */
+__host__ __device__ inline int skew_len(int n)
+{
+    return (n + (n >> 5) + 1 + 3) & ~3;
+}
+
 __device__ __forceinline__ bool finite_f(float v)
 {
     return (v - v) == 0.0f;
@@ -258,8 +264,16 @@ struct fast_args {
     unsigned long long *count;
 };
 
+/* Shared-memory index of entry i. kSkew: one padding word after every 32, so
+ * that the strided accesses of a stage (k * stride, Q consecutive k per thread)
+ * spread over the 32 banks instead of piling onto a few. */
+template <bool kSkew> __device__ __forceinline__ int sk(int i)
+{
+    return kSkew ? i + (i >> 5) : i;
+}
+
 /* Stage evaluation: threads own Q consecutive starts of the stage. */
-template <int Q, bool kWin, bool kClip>
+template <int Q, bool kWin, bool kClip, bool kSkew>
 __device__ __forceinline__ void eval_stage(const fstage &s, const float *__restrict__ P,
                                            int plast, const float2 *__restrict__ C,
                                            float *Ys, int *Ws, int T, int64_t lim)
@@ -273,20 +287,20 @@ __device__ __forceinline__ void eval_stage(const fstage &s, const float *__restr
 #pragma unroll
         for (int j = 0; j < Q; j++) {
             const int k = min(k0 + j, npos - 1);
-            best[j] = Ys[k * s.st];
-            bw[j] = Ws[k * s.st];
-            s0[j] = P[k * s.stp];
+            best[j] = Ys[sk<kSkew>(k * s.st)];
+            bw[j] = Ws[sk<kSkew>(k * s.st)];
+            s0[j] = P[sk<kSkew>(k * s.stp)];
         }
         if constexpr (kWin) {
             const int base = k0 * s.stp + s.w0p;
             float buf[2 * Q];
 #pragma unroll
             for (int i = 0; i < Q; i++)
-                buf[i] = P[min(base + i * s.stp, plast)];
+                buf[i] = P[sk<kSkew>(min(base + i * s.stp, plast))];
             for (int mc = 0; mc < s.nw; mc += Q) {
 #pragma unroll
                 for (int i = 0; i < Q; i++)
-                    buf[Q + i] = P[min(base + (mc + Q + i) * s.stp, plast)];
+                    buf[Q + i] = P[sk<kSkew>(min(base + (mc + Q + i) * s.stp, plast))];
 #pragma unroll
                 for (int mm = 0; mm < Q; mm++) {
                     const int m = mc + mm;
@@ -318,7 +332,7 @@ __device__ __forceinline__ void eval_stage(const fstage &s, const float *__restr
                 const int off = s.w0p + m * s.wsp;
 #pragma unroll
                 for (int j = 0; j < Q; j++) {
-                    const float e = P[min((k0 + j) * s.stp + off, plast)];
+                    const float e = P[sk<kSkew>(min((k0 + j) * s.stp + off, plast))];
                     const float snr = __fmaf_rn(__fsub_rn(e, s0[j]), cf.x, cf.y);
                     bool up = snr > best[j];
                     if constexpr (kClip) up = up && (int64_t)(k0 + j) * s.st + L <= lim;
@@ -332,28 +346,28 @@ __device__ __forceinline__ void eval_stage(const fstage &s, const float *__restr
 #pragma unroll
         for (int j = 0; j < Q; j++) {
             if (k0 + j < npos) {
-                Ys[(k0 + j) * s.st] = best[j];
-                Ws[(k0 + j) * s.st] = bw[j];
+                Ys[sk<kSkew>((k0 + j) * s.st)] = best[j];
+                Ws[sk<kSkew>((k0 + j) * s.st)] = bw[j];
             }
         }
     }
 }
 
-template <bool kWin, bool kClip>
+template <bool kWin, bool kClip, bool kSkew>
 __device__ __forceinline__ void eval_stage_q(const fstage &s, const float *P, int plast,
                                              const float2 *C, float *Ys, int *Ws, int T,
                                              int64_t lim)
 {
     const int npos = T / s.st;
     if (npos >= 8 * (int)blockDim.x / 2)
-        eval_stage<8, kWin, kClip>(s, P, plast, C, Ys, Ws, T, lim);
+        eval_stage<8, kWin, kClip, kSkew>(s, P, plast, C, Ys, Ws, T, lim);
     else if (npos >= 2 * (int)blockDim.x / 2)
-        eval_stage<2, kWin, kClip>(s, P, plast, C, Ys, Ws, T, lim);
+        eval_stage<2, kWin, kClip, kSkew>(s, P, plast, C, Ys, Ws, T, lim);
     else
-        eval_stage<1, kWin, kClip>(s, P, plast, C, Ys, Ws, T, lim);
+        eval_stage<1, kWin, kClip, kSkew>(s, P, plast, C, Ys, Ws, T, lim);
 }
 
-template <bool kClip>
+template <bool kClip, bool kSkew>
 __global__ void __launch_bounds__(kFastThreads)
     fast_kernel(const fast_args a, const fplan pl)
 {
@@ -365,9 +379,9 @@ __global__ void __launch_bounds__(kFastThreads)
     TR_DYN_SHARED(float4, smem4);
     float2 *C = reinterpret_cast<float2 *>(smem4);
     float *Qp = reinterpret_cast<float *>(C + a.totpad); /* M + 1 prefix entries */
-    float *Pc = Qp + ((a.M + 1 + 3) & ~3);               /* nc coarse entries */
-    float *Ys = Pc + ((a.nc + 3) & ~3);
-    int *Ws = reinterpret_cast<int *>(Ys + a.T);
+    float *Pc = Qp + skew_len(a.M + 1);                  /* nc coarse entries */
+    float *Ys = Pc + skew_len(a.nc);
+    int *Ws = reinterpret_cast<int *>(Ys + skew_len(a.T));
 
     const int c = blockIdx.y;
     const int tid = threadIdx.x;
@@ -382,7 +396,7 @@ __global__ void __launch_bounds__(kFastThreads)
     for (int j = tid; j < F; j += NT) {
         const int64_t g = t0 + j;
         bool bad;
-        Qp[1 + j] = load_sample(s, c, g, bad);
+        Qp[sk<kSkew>(1 + j)] = load_sample(s, c, g, bad);
         cnt += bad && g >= cnt_lo && g < cnt_hi;
     }
     /* 2. Coarse items: sums of R samples by shuffles (Ecoarse % 32 == 0). */
@@ -393,7 +407,7 @@ __global__ void __launch_bounds__(kFastThreads)
         cnt += bad && g >= cnt_lo && g < cnt_hi;
         for (int d = R / 2; d >= 1; d >>= 1)
             v = __fadd_rn(v, __shfl_down_sync(0xffffffffu, v, d));
-        if (o % R == 0) Qp[1 + F + o / R] = v;
+        if (o % R == 0) Qp[sk<kSkew>(1 + F + o / R)] = v;
     }
     /* 3. Offset m: mean of the data in [t0 - kMeanBack, t0 + ahead). */
     {
@@ -405,7 +419,7 @@ __global__ void __launch_bounds__(kFastThreads)
         }
         __syncthreads();
         for (int j = tid; j < ahead; j += NT)
-            part = __fadd_rn(part, Qp[1 + j]);
+            part = __fadd_rn(part, Qp[sk<kSkew>(1 + j)]);
         const float sum = ops::sum(tmp, part);
         if (tid == 0) {
             const int64_t lo = max((int64_t)0, t0 - kMeanBack);
@@ -425,16 +439,16 @@ __global__ void __launch_bounds__(kFastThreads)
             const int64_t g = j < F ? t0 + j : t0 + F + (int64_t)(j - F) * R;
             const int len = j < F ? 1 : R;
             const int64_t nv = max((int64_t)0, min(g + len, s.end) - max(g, (int64_t)0));
-            const float v = __fsub_rn(Qp[1 + j], __fmul_rn((float)nv, m));
-            Qp[1 + j] = v;
+            const float v = __fsub_rn(Qp[sk<kSkew>(1 + j)], __fmul_rn((float)nv, m));
+            Qp[sk<kSkew>(1 + j)] = v;
             tot = __fadd_rn(tot, v);
         }
         float pre = ops::exclusive_sum(tmp, tot);
         for (int j = j0; j < j1; j++) {
-            pre = __fadd_rn(pre, Qp[1 + j]);
-            Qp[1 + j] = pre;
+            pre = __fadd_rn(pre, Qp[sk<kSkew>(1 + j)]);
+            Qp[sk<kSkew>(1 + j)] = pre;
         }
-        if (tid == 0) Qp[0] = 0.0f;
+        if (tid == 0) Qp[sk<kSkew>(0)] = 0.0f;
     }
     /* 5. Normalisation of this tile, best-so-far initialised. */
     for (int k = tid; k < a.total; k += NT) {
@@ -444,13 +458,13 @@ __global__ void __launch_bounds__(kFastThreads)
         C[k] = make_float2((float)(1.0 / sg), (float)((L * (double)m - mu) / sg));
     }
     for (int u = tid; u < T; u += NT) {
-        Ys[u] = -INFINITY;
-        Ws[u] = 0;
+        Ys[sk<kSkew>(u)] = -INFINITY;
+        Ws[sk<kSkew>(u)] = 0;
     }
     __syncthreads();
     for (int k = tid; k < a.nc; k += NT) {
         const int v = k * R;
-        Pc[k] = v <= F ? Qp[v] : Qp[F + (v - F) / R];
+        Pc[sk<kSkew>(k)] = v <= F ? Qp[sk<kSkew>(v)] : Qp[sk<kSkew>(F + (v - F) / R)];
     }
     __syncthreads();
     /* 6. Stages. */
@@ -460,9 +474,9 @@ __global__ void __launch_bounds__(kFastThreads)
         const float *P = st.coarse ? Pc : Qp;
         const int plast = st.coarse ? a.nc - 1 : a.M;
         if (st.window)
-            eval_stage_q<true, kClip>(st, P, plast, C, Ys, Ws, T, lim);
+            eval_stage_q<true, kClip, kSkew>(st, P, plast, C, Ys, Ws, T, lim);
         else
-            eval_stage_q<false, kClip>(st, P, plast, C, Ys, Ws, T, lim);
+            eval_stage_q<false, kClip, kSkew>(st, P, plast, C, Ys, Ws, T, lim);
         __syncthreads();
     }
     /* 7. Outputs of this call's positions. */
@@ -470,8 +484,8 @@ __global__ void __launch_bounds__(kFastThreads)
         const int64_t p = t0 + u;
         if (p < a.q0 || p >= a.q0 + a.n_out) continue;
         const int64_t o = (int64_t)c * a.ldy + (p - a.q0);
-        a.y[o] = p < 0 ? 0.0f : Ys[u];
-        if (a.w) a.w[o] = p < 0 ? 0 : Ws[u];
+        a.y[o] = p < 0 ? 0.0f : Ys[sk<kSkew>(u)];
+        if (a.w) a.w[o] = p < 0 ? 0 : Ws[sk<kSkew>(u)];
     }
     if (a.count) {
         const unsigned tot = ops::usum(tmp, cnt);
@@ -801,6 +815,7 @@ struct tr_cuda_boxcar {
     unsigned long long *count = nullptr;
     /* FAST */
     int T = 0, Tmax = 0;
+    int skew = 0; /* skewed shared-memory layout (tr_cuda_boxcar_set_skew) */
     size_t smem_max = 0;
     fplan fp{};
     int R = 1, F = 0, M = 0, Ecoarse = 0, nc = 0;
@@ -818,8 +833,8 @@ namespace
 
 static size_t fast_smem_bytes(int T, int M, int nc, int totpad)
 {
-    return (size_t)totpad * 8 + (size_t)((M + 1 + 3) & ~3) * 4 +
-           (size_t)((nc + 3) & ~3) * 4 + (size_t)T * 8;
+    return (size_t)totpad * 8 + (size_t)skew_len(M + 1) * 4 + (size_t)skew_len(nc) * 4 +
+           (size_t)skew_len(T) * 8;
 }
 
 /* The FAST layout for tile T: resolution R of the far halo and the stages. */
@@ -875,6 +890,9 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
     }
     q->fast_smem = fast_smem_bytes(T, q->M, q->nc, (int)((q->total + 1) & ~1u));
 }
+
+/* The FAST kernel instance as one macro argument of TR_LAUNCH. */
+#define TR_FAST_KERNEL(clip, skew) fast_kernel<clip, skew>
 
 /* Channel chunks: grid.y is at most 65535. */
 constexpr uint32_t kMaxGridY = 65535;
@@ -988,12 +1006,18 @@ static tr_status compute_fast(tr_cuda_boxcar *q, const source &src, int64_t q0,
             a.mu = q->mu + (size_t)c0 * q->total;
             a.sigma = q->sigma + (size_t)c0 * q->total;
             const dim3 grid((unsigned)ntiles, nc);
-            if (clip)
-                TR_LAUNCH(fast_kernel<true>, grid, kFastThreads, q->fast_smem, st, a,
-                          q->fp);
+            if (clip && q->skew)
+                TR_LAUNCH(TR_FAST_KERNEL(true, true), grid, kFastThreads, q->fast_smem,
+                          st, a, q->fp);
+            else if (clip)
+                TR_LAUNCH(TR_FAST_KERNEL(true, false), grid, kFastThreads, q->fast_smem,
+                          st, a, q->fp);
+            else if (q->skew)
+                TR_LAUNCH(TR_FAST_KERNEL(false, true), grid, kFastThreads, q->fast_smem,
+                          st, a, q->fp);
             else
-                TR_LAUNCH(fast_kernel<false>, grid, kFastThreads, q->fast_smem, st, a,
-                          q->fp);
+                TR_LAUNCH(TR_FAST_KERNEL(false, false), grid, kFastThreads, q->fast_smem,
+                          st, a, q->fp);
             TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: FAST kernel launch", fail);
         }
     }
@@ -1318,12 +1342,18 @@ extern "C" tr_status tr_cuda_boxcar_create(int device, const tr_boxcar_plan *pla
     {
         /* dynamic shared memory = the opt-in limit less the static (CUB) part */
         cudaFuncAttributes fa0, fa1;
-        TR_CUDA_TRY(cudaFuncGetAttributes(&fa0, fast_kernel<false>), err,
+        cudaFuncAttributes fa2, fa3;
+        TR_CUDA_TRY(cudaFuncGetAttributes(&fa0, fast_kernel<false, false>), err,
                     "boxcar/cuda: kernel attributes", fail);
-        TR_CUDA_TRY(cudaFuncGetAttributes(&fa1, fast_kernel<true>), err,
+        TR_CUDA_TRY(cudaFuncGetAttributes(&fa1, fast_kernel<true, false>), err,
                     "boxcar/cuda: kernel attributes", fail);
-        q->smem_max =
-            (size_t)smem_optin - std::max(fa0.sharedSizeBytes, fa1.sharedSizeBytes);
+        TR_CUDA_TRY(cudaFuncGetAttributes(&fa2, fast_kernel<false, true>), err,
+                    "boxcar/cuda: kernel attributes", fail);
+        TR_CUDA_TRY(cudaFuncGetAttributes(&fa3, fast_kernel<true, true>), err,
+                    "boxcar/cuda: kernel attributes", fail);
+        q->smem_max = (size_t)smem_optin -
+                      std::max(std::max(fa0.sharedSizeBytes, fa1.sharedSizeBytes),
+                               std::max(fa2.sharedSizeBytes, fa3.sharedSizeBytes));
     }
     TR_CUDA_TRY(cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking), err,
                 "boxcar/cuda: create stream", fail);
@@ -1355,11 +1385,19 @@ extern "C" tr_status tr_cuda_boxcar_create(int device, const tr_boxcar_plan *pla
                     q->fast_smem, q->smem_max);
             goto fail;
         }
-        TR_CUDA_TRY(cudaFuncSetAttribute(fast_kernel<false>,
+        TR_CUDA_TRY(cudaFuncSetAttribute(fast_kernel<false, false>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)q->smem_max),
                     err, "boxcar/cuda: shared memory limit", fail);
-        TR_CUDA_TRY(cudaFuncSetAttribute(fast_kernel<true>,
+        TR_CUDA_TRY(cudaFuncSetAttribute(fast_kernel<true, false>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)q->smem_max),
+                    err, "boxcar/cuda: shared memory limit", fail);
+        TR_CUDA_TRY(cudaFuncSetAttribute(fast_kernel<false, true>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)q->smem_max),
+                    err, "boxcar/cuda: shared memory limit", fail);
+        TR_CUDA_TRY(cudaFuncSetAttribute(fast_kernel<true, true>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          (int)q->smem_max),
                     err, "boxcar/cuda: shared memory limit", fail);
@@ -1487,6 +1525,15 @@ extern "C" tr_status tr_cuda_boxcar_set_tile(tr_cuda_boxcar *q, uint32_t tile,
         return tr_fail(err, TR_ERR_INVALID,
                        "boxcar/cuda: tile %u needs too much shared memory", tile);
     }
+    tr_clear(err);
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_boxcar_set_skew(tr_cuda_boxcar *q, int on, tr_error *err)
+{
+    if (!q || q->variant != TR_VARIANT_FAST)
+        return tr_fail(err, TR_ERR_INVALID, "boxcar/cuda: set_skew needs a FAST context");
+    q->skew = on != 0;
     tr_clear(err);
     return TR_OK;
 }

@@ -112,6 +112,12 @@ uint64_t tr_cuda_boxcar_position(const tr_cuda_boxcar *ctx); /* samples consumed
  * (power of two >= the largest stride, 0 = automatic). */
 tr_status tr_cuda_boxcar_set_tile(tr_cuda_boxcar *ctx, uint32_t tile, tr_error *err);
 
+/* Benchmark knob of the FAST kernel: 1 = skewed shared-memory layout (one
+ * padding word per 32, against bank conflicts of strided stages), 0 = plain
+ * (default; the layout measured in bench/results/2026-11-22-h100-boxcar). The
+ * results are the same bits either way. */
+tr_status tr_cuda_boxcar_set_skew(tr_cuda_boxcar *ctx, int on, tr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,9 @@
  * cuda/boxcar_emu.h and checked against the CPU reference variant, so that the
  * FAST and PAPER designs are tested where no GPU is present: random data with
  * pulses and NaN/Inf, several channels, random chunkings (sizes 1..3 at the
- * start), time-major and channel-major host buffers, flush. S/N within
+ * start), time-major and channel-major host buffers, flush; FAST's chunked run
+ * uses the skewed shared-memory layout (tr_cuda_boxcar_set_skew), which must
+ * give the same bits. S/N within
  * TR_BOXCAR_FAST_TOL(L_end); widths equal, or evaluated at that position and
  * as good within the tolerance; the same bits for every chunking.
  *
@@ -83,12 +85,18 @@ bool reference(tr_boxcar_config c, const std::vector<float> &x, size_t n, double
 bool emulated(const tr_boxcar_plan *plan, uint32_t C, tr_variant v, size_t batch,
               tr_boxcar_layout layout, const std::vector<float> &x, size_t n, double mean,
               double sigma, size_t small, size_t max_chunk, std::mt19937_64 &rng,
-              std::vector<float> &y, std::vector<int32_t> &w, uint64_t *nonfinite)
+              std::vector<float> &y, std::vector<int32_t> &w, uint64_t *nonfinite,
+              bool skew = false)
 {
     tr_error err;
     tr_cuda_boxcar *ctx = nullptr;
     if (tr_cuda_boxcar_create(0, plan, C, v, batch, &ctx, &err) != TR_OK) {
         std::printf("create: %s\n", err.message);
+        return false;
+    }
+    if (skew && tr_cuda_boxcar_set_skew(ctx, 1, &err) != TR_OK) {
+        std::printf("set_skew: %s\n", err.message);
+        tr_cuda_boxcar_destroy(ctx);
         return false;
     }
     std::vector<double> mu(C, mean), sg(C, sigma);
@@ -204,8 +212,9 @@ void one(const tr_boxcar_config &c0, tr_variant v, std::mt19937_64 &rng, size_t 
     const bool ok1 = emulated(plan, C, v, batch, TR_BOXCAR_TIME_MAJOR, x, n, mean, sigma,
                               0, 0, rng, y1, w1, &nf1);
     CHECKH(ok1, "%s: run", name);
-    const bool ok2 = emulated(plan, C, v, 200 + rng() % 3000, TR_BOXCAR_CHANNEL_MAJOR, x,
-                              n, mean, sigma, 30, 2 * L + 200, rng, y2, w2, &nf2);
+    const bool ok2 =
+        emulated(plan, C, v, 200 + rng() % 3000, TR_BOXCAR_CHANNEL_MAJOR, x, n, mean,
+                 sigma, 30, 2 * L + 200, rng, y2, w2, &nf2, v == TR_VARIANT_FAST);
     CHECKH(ok2, "%s: chunked run", name);
     if (ok1) {
         const double tol = TR_BOXCAR_FAST_TOL(tr_boxcar_plan_lend(plan));
