@@ -59,6 +59,14 @@
  * load serves up to Q boxcars. S/N = fma(X, 1/sigma_L, (L m - mu_L)/sigma_L),
  * the offset formed in double per tile. The best S/N and width per position
  * stay in shared memory across stages; only Y and W are written.
+ * Tile: the next power of two >= L_end, at least 256, at most 8192, and at
+ * most 32 (8 + sqrt(L_end)) when that is larger than the former (the prefix
+ * sums' rounding grows with the tile, the tolerance with sqrt(L_end)).
+ * Measured on an H100 (bench/results/2026-11-22-h100-boxcar): 1.3-3.1x PAPER,
+ * far from the bandwidth ceiling; the per-stage cost is dominated by shared-
+ * memory bank conflicts of the strided accesses (k * stride). The skewed
+ * layout (tr_cuda_boxcar_set_skew: index i -> i + i / 32) removes them for
+ * strides up to 32; it is off by default until it has been measured.
  */
 #include "boxcar_cuda.h"
 

@@ -11,10 +11,10 @@
  *
  * What the caller (lib/core/boxcar.c) provides and can rely on
  *   - The context is a complete streaming object: it keeps its own device copy
- *     of the input history (the last latency + A - 1 samples per channel,
- *     latency = L_end - 1 = tr_boxcar_plan_latency, A = the largest stage
- *     stride, so that the first output of a call can be rounded down to a
- *     multiple of A: every stage's grid is absolute), its position and its
+ *     of the input history (per channel the last latency + max(8192, A) + 1024
+ *     samples, latency = L_end - 1 = tr_boxcar_plan_latency, A = the largest
+ *     stage stride: a call's first output is rounded down to a tile or grid
+ *     boundary, because every stage's grid is absolute), its position and its
  *     normalisation tables. The caller passes only the NEW samples of each call;
  *     no alignment of the call's start or length is needed (chunk size 1
  *     works): output k of a run is position position_in - latency + k,
@@ -50,8 +50,12 @@
  *     the results are in the caller's buffers.
  *
  * Variants: TR_VARIANT_FAST (default) or TR_VARIANT_PAPER; REFERENCE is
- * TR_ERR_INVALID here. Per-stage outputs (cfg.stage_outputs) are not
- * produced by the CUDA backend.
+ * TR_ERR_UNSUPPORTED here. Per-stage outputs (cfg.stage_outputs) are not
+ * produced by the CUDA backend. Limits (TR_ERR_UNSUPPORTED at create): PAPER
+ * BoxDIT/ideal at most 448 widths per iteration (its block of 512 threads),
+ * PAPER IGRID at most 256 layers; FAST needs its tile (>= the largest stride)
+ * with the prefix sums of the tile and halo in shared memory (ideal up to some
+ * 20000 widths). L_end <= 2^24.
  */
 #ifndef TRANSIENT_CUDA_BOXCAR_CUDA_H
 #define TRANSIENT_CUDA_BOXCAR_CUDA_H
