@@ -1424,19 +1424,11 @@ extern "C" tr_status tr_cuda_boxcar_create(int device, const tr_boxcar_plan *pla
                     "boxcar/cuda: allocate W^i", fail_mem);
     }
     {
-        const size_t hn = (size_t)nchan * q->H, bn = (size_t)nchan * q->nmax,
-                     tn = (size_t)nchan * q->total;
+        /* the staging buffers come with the first call that needs them */
+        const size_t hn = (size_t)nchan * q->H, tn = (size_t)nchan * q->total;
         TR_CUDA_TRY(dev_alloc(&q->hist[0], hn), err, "boxcar/cuda: allocate history",
                     fail_mem);
         TR_CUDA_TRY(dev_alloc(&q->hist[1], hn), err, "boxcar/cuda: allocate history",
-                    fail_mem);
-        TR_CUDA_TRY(dev_alloc(&q->in, bn), err, "boxcar/cuda: allocate input staging",
-                    fail_mem);
-        TR_CUDA_TRY(dev_alloc(&q->tmp, bn), err, "boxcar/cuda: allocate staging",
-                    fail_mem);
-        TR_CUDA_TRY(dev_alloc(&q->y, bn), err, "boxcar/cuda: allocate S/N staging",
-                    fail_mem);
-        TR_CUDA_TRY(dev_alloc(&q->w, bn), err, "boxcar/cuda: allocate width staging",
                     fail_mem);
         TR_CUDA_TRY(dev_alloc(&q->mu, tn), err, "boxcar/cuda: allocate mu_L", fail_mem);
         TR_CUDA_TRY(dev_alloc(&q->sigma, tn), err, "boxcar/cuda: allocate sigma_L",
@@ -1569,6 +1561,18 @@ static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool 
         return tr_fail(err, TR_ERR_INVALID, "boxcar/cuda: NULL buffer");
     TR_CUDA_TRY(cudaSetDevice(q->device), err, "boxcar/cuda: select device", fail);
     (void)cudaGetLastError(); /* an earlier failure elsewhere is not this call's */
+    if (!(on_device && layout == TR_BOXCAR_CHANNEL_MAJOR) && !q->y) {
+        /* host buffers or time-major device buffers: staging (channel-major) */
+        const size_t bn = (size_t)q->nchan * q->nmax;
+        TR_CUDA_TRY(dev_alloc(&q->in, bn), err, "boxcar/cuda: allocate input staging",
+                    fail_mem);
+        TR_CUDA_TRY(dev_alloc(&q->tmp, bn), err, "boxcar/cuda: allocate staging",
+                    fail_mem);
+        TR_CUDA_TRY(dev_alloc(&q->w, bn), err, "boxcar/cuda: allocate width staging",
+                    fail_mem);
+        TR_CUDA_TRY(dev_alloc(&q->y, bn), err, "boxcar/cuda: allocate S/N staging",
+                    fail_mem);
+    }
     if (q->has_fill)
         TR_CUDA_TRY(cudaMemsetAsync(q->count, 0, sizeof(unsigned long long), st), err,
                     "boxcar/cuda: clear counter", fail);
@@ -1651,6 +1655,10 @@ static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool 
     return TR_OK;
 fail:
     return err ? err->code : TR_ERR_CUDA;
+fail_mem:
+    if (err) err->code = TR_ERR_NOMEM;
+    (void)cudaGetLastError();
+    return TR_ERR_NOMEM;
 }
 
 extern "C" tr_status tr_cuda_boxcar_run(tr_cuda_boxcar *q, const float *x, size_t n,
