@@ -13,7 +13,10 @@
 #                      --batch 131072 --repeat 9)
 #   kernels.jsonl      bench/boxcar_kernels (tile sweep, FAST against PAPER)
 #   sanitizer.log      compute-sanitizer
+#   ncu.txt            Nsight Compute (TR_PROFILE=1): --set full on one FAST
+#                      launch per case of TR_PROFILE_CASES ("ALG:tile:skew ...")
 #   summary.txt        the table printed at the end
+# TR_QUICK=1 skips the second kernel sweep (1024 x 262144).
 set -uo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -57,7 +60,8 @@ step configure 120 "$RESULTS/build.log" \
     -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=90 &&
     step build 200 "$RESULTS/build.log" cmake --build "$BUILD" -j "$JOBS" --target \
         transient test_boxcar test_boxcar_gpu test_boxcar_norm test_boxcar_predict \
-        test_boxcar_cuda_host test_edges test_spiir transient-bench
+        test_boxcar_cuda_host test_boxcar_pulses test_boxcar_pulsar test_candidates \
+        transient-bench
 built=$?
 [ "$built" -eq 0 ] || tail -n 60 "$RESULTS/build.log"
 
@@ -76,6 +80,15 @@ if [ "$built" -eq 0 ]; then
     step "transient-bench boxcar" 60 "$RESULTS/bench_boxcar.jsonl" \
         "$BENCH" --detector boxcar --json --variants reference,cuda-fast,cuda-paper
     step "kernel sweep 256 x 131072" 60 "$RESULTS/kernels.jsonl" "$KB" 256 131072 7
+    if [ "${TR_PROFILE:-0}" = 1 ] && command -v ncu >/dev/null; then
+        for case in ${TR_PROFILE_CASES:-"IG(1):8192:0" "IG(1):8192:1" "BD-32:8192:1"}; do
+            IFS=: read -r alg tile skew <<<"$case"
+            echo "==== ncu $case" >>"$RESULTS/ncu.txt"
+            step "ncu $case" 90 "$RESULTS/ncu.txt" ncu --clock-control none --set full \
+                -k regex:fast_kernel --launch-skip 1 --launch-count 1 \
+                "$KB" 256 131072 1 "$alg" "$tile" "$skew"
+        done
+    fi
     if command -v compute-sanitizer >/dev/null; then
         for tool in memcheck racecheck; do
             left 300 && step "compute-sanitizer $tool" 40 "$RESULTS/sanitizer.log" \
@@ -83,11 +96,11 @@ if [ "$built" -eq 0 ]; then
         done
         grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$RESULTS/sanitizer.log"
     fi
-    left 320 && step "ctest boxcar C tests" 50 "$RESULTS/ctest.log" \
-        ctest --test-dir "$BUILD" -R "c_boxcar" --output-on-failure -j "$JOBS"
-    left 320 && step "ctest -L gpu (others)" 45 "$RESULTS/ctest.log" \
-        ctest --test-dir "$BUILD" -L gpu -E gpu_boxcar_cuda --output-on-failure
-    left 350 && step "kernel sweep 1024 x 262144" 40 "$RESULTS/kernels.jsonl" "$KB" 1024 262144 3
+    left 320 && step "ctest boxcar (all but gpu_boxcar_cuda)" 80 "$RESULTS/ctest.log" \
+        ctest --test-dir "$BUILD" -R "boxcar|candidates" -E gpu_boxcar_cuda \
+        --output-on-failure -j "$JOBS"
+    [ "${TR_QUICK:-0}" = 1 ] || { left 350 && step "kernel sweep 1024 x 262144" 40 \
+        "$RESULTS/kernels.jsonl" "$KB" 1024 262144 3; }
     left 370 && step "transient-bench boxcar batch 131072" 30 "$RESULTS/bench_boxcar.jsonl" \
         "$BENCH" --detector boxcar --json --batch 131072 --repeat 9 \
         --variants cuda-fast,cuda-paper --configs bd32,ig1

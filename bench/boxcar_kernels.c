@@ -84,6 +84,10 @@ int main(int argc, char **argv)
     const uint32_t nchan = argc > 1 ? (uint32_t)atoi(argv[1]) : 256;
     const size_t n = argc > 2 ? (size_t)atol(argv[2]) : 131072;
     const int repeats = argc > 3 ? atoi(argv[3]) : 7;
+    /* optional filters (profiling one launch): algorithm name, FAST tile, skew */
+    const char *only = argc > 4 ? argv[4] : NULL;
+    const int only_tile = argc > 5 ? atoi(argv[5]) : 0;
+    const int only_skew = argc > 6 ? atoi(argv[6]) : -1;
     tr_bench_device_info info;
     if (tr_bench_device_info_get(0, &info) != TR_OK) {
         fprintf(stderr, "no device: %s\n", tr_bench_last_error());
@@ -123,6 +127,7 @@ int main(int argc, char **argv)
     const uint32_t tiles[] = {2048, 4096, 8192};
     for (size_t k = 0; k < sizeof su / sizeof su[0]; k++) {
         tr_error err;
+        if (only && strcmp(only, su[k].name) != 0) continue;
         tr_boxcar_plan *plan = tr_boxcar_plan_create(&su[k].cfg, &err);
         const double bps = tr_boxcar_plan_boxcars_per_sample(plan);
         const double t_bw = 12.0 / bw, t_op = 4.0 * bps / fma; /* seconds per sample */
@@ -133,6 +138,10 @@ int main(int argc, char **argv)
             const int ntiles = v ? 1 : 6; /* FAST: 3 tiles x skew off/on */
             for (int tk = 0; tk < ntiles; tk++) {
                 const int ti = tk % 3, skew = tk / 3;
+                if (!v && ((only_tile && (int)tiles[ti] != only_tile) ||
+                           (only_skew >= 0 && skew != only_skew)))
+                    continue;
+                if (v && only_tile) continue;
                 tr_cuda_boxcar *ctx = NULL;
                 if (tr_cuda_boxcar_create(0, plan, nchan, var, n, &ctx, &err) != TR_OK) {
                     fprintf(stderr, "%s %s: create: %s\n", su[k].name,
