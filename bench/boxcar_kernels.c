@@ -1,8 +1,9 @@
 /*
  * Kernel-level throughput of the CUDA boxcar search (cuda/boxcar_cuda.h) on
  * the paper's set-up: nchan DM trials x n samples, data on the device
- * (channel-major), L_end near 8192, FAST at several tile sizes with the plain
- * and the skewed shared-memory layout (tr_cuda_boxcar_set_skew) and PAPER, with
+ * (channel-major), L_end near 8192, FAST at several tile sizes (lane-shared
+ * widths of coarse stages on, tr_cuda_boxcar_set_split, and at the largest
+ * tile also off) and PAPER, with
  * the bandwidth ceiling (read x once, write Y and W) and the FP32 ceiling
  * (4 operations per evaluated boxcar: add, fma = 2, compare), and a
  * cross-check of FAST against PAPER on the same data.
@@ -14,7 +15,9 @@
  *   cc -O2 -std=c99 bench/boxcar_kernels.c -Iinclude -Ilib/core \
  *      -LBUILD/lib/core -ltransient -lm -o boxcar_kernels
  *   LD_LIBRARY_PATH=BUILD/lib/core ./boxcar_kernels [nchan] [n] [repeats]
- * Prints one JSON line per measurement.
+ *       [algorithm [tile [split]]]
+ * (the last three select one measurement, e.g. for a profiler). Prints one
+ * JSON line per measurement.
  */
 #include <transient/bench.h>
 #include <transient/boxcar.h>
@@ -84,10 +87,10 @@ int main(int argc, char **argv)
     const uint32_t nchan = argc > 1 ? (uint32_t)atoi(argv[1]) : 256;
     const size_t n = argc > 2 ? (size_t)atol(argv[2]) : 131072;
     const int repeats = argc > 3 ? atoi(argv[3]) : 7;
-    /* optional filters (profiling one launch): algorithm name, FAST tile, skew */
+    /* optional filters (profiling one launch): algorithm name, FAST tile, split */
     const char *only = argc > 4 ? argv[4] : NULL;
     const int only_tile = argc > 5 ? atoi(argv[5]) : 0;
-    const int only_skew = argc > 6 ? atoi(argv[6]) : -1;
+    const int only_split = argc > 6 ? atoi(argv[6]) : -1;
     tr_bench_device_info info;
     if (tr_bench_device_info_get(0, &info) != TR_OK) {
         fprintf(stderr, "no device: %s\n", tr_bench_last_error());
@@ -135,11 +138,11 @@ int main(int argc, char **argv)
         double paper_sps = 0.0;
         for (int v = 1; v >= 0; v--) {
             const tr_variant var = v ? TR_VARIANT_PAPER : TR_VARIANT_FAST;
-            const int ntiles = v ? 1 : 6; /* FAST: 3 tiles x skew off/on */
+            const int ntiles = v ? 1 : 4; /* FAST: 3 tiles split on, 8192 off */
             for (int tk = 0; tk < ntiles; tk++) {
-                const int ti = tk % 3, skew = tk / 3;
+                const int ti = tk < 3 ? tk : 2, split = tk < 3;
                 if (!v && ((only_tile && (int)tiles[ti] != only_tile) ||
-                           (only_skew >= 0 && skew != only_skew)))
+                           (only_split >= 0 && split != only_split)))
                     continue;
                 if (v && only_tile) continue;
                 tr_cuda_boxcar *ctx = NULL;
@@ -149,7 +152,7 @@ int main(int argc, char **argv)
                     continue;
                 }
                 if (!v && (tr_cuda_boxcar_set_tile(ctx, tiles[ti], &err) != TR_OK ||
-                           tr_cuda_boxcar_set_skew(ctx, skew, &err) != TR_OK)) {
+                           tr_cuda_boxcar_set_split(ctx, split, &err) != TR_OK)) {
                     fprintf(stderr, "tile %u: %s\n", tiles[ti], err.message);
                     tr_cuda_boxcar_destroy(ctx);
                     continue;
@@ -159,11 +162,11 @@ int main(int argc, char **argv)
                 if (v) paper_sps = sps;
                 printf(
                     "{\"type\":\"kernel\",\"algorithm\":\"%s\",\"variant\":\"%s\","
-                    "\"skew\":%d,\"tile\":%u,\"nchan\":%u,\"samples\":%zu,\"lend\":%u,"
+                    "\"split\":%d,\"tile\":%u,\"nchan\":%u,\"samples\":%zu,\"lend\":%u,"
                     "\"boxcars_per_sample\":%.4f,\"seconds\":%.6g,\"samples_per_s\":%.4g,"
                     "\"ceiling_bw_sps\":%.4g,\"ceiling_fp32_sps\":%.4g,\"ratio\":%.4f,"
                     "\"speedup_vs_paper\":%.3f,\"realtime_ska\":%.1f}\n",
-                    su[k].name, tr_variant_name(var), v ? 0 : skew, v ? 0 : tiles[ti],
+                    su[k].name, tr_variant_name(var), v ? 0 : split, v ? 0 : tiles[ti],
                     nchan, n, tr_boxcar_plan_lend(plan), bps, sec, sps, 1.0 / t_bw,
                     1.0 / t_op, sps / ceil_sps, paper_sps > 0 ? sps / paper_sps : 0.0,
                     sps / (6000.0 / 64e-6));

@@ -120,7 +120,6 @@ template <int NT> struct block_ops {
 namespace
 {
 
-constexpr int kFastThreads = 512;
 constexpr int kMeanBack = 1024;  /* samples before the tile in the offset estimate */
 constexpr int kMeanAhead = 1024; /* samples at the tile's start, at most */
 constexpr int kPaperDitThreads = 512;
@@ -159,6 +158,7 @@ struct source {
     int64_t pos;
     int64_t end;
     const float *fill; /* NULL: no cleaning of new samples */
+    int vec;           /* 16-byte loads of aligned groups of 4 allowed (FAST) */
 };
 
 __device__ __forceinline__ float load_sample(const source &s, int c, int64_t g, bool &bad)
@@ -233,15 +233,17 @@ __global__ void history_kernel(source s, float *__restrict__ dst, int64_t new_st
 /* ---- FAST ---------------------------------------------------------------- */
 
 struct fstage {
-    int st;     /* stride in samples */
+    int st;     /* stride in samples (a power of two) */
     int w0, ws; /* widths w0 + m ws (samples) */
     int nw;     /* widths */
     int widx;   /* plan index of width 0 */
     int coarse; /* 1: reads the R-sample prefix array */
+    int lsc;    /* log2 of samples per prefix entry (0, or log2 R) */
     int stp;    /* stride in prefix-array entries */
     int w0p;    /* w0 in entries */
     int wsp;    /* ws in entries */
     int window; /* ws == st: sliding-window evaluation */
+    int grp;    /* stride >= kQ: lanes that share the widths of one start (1 = none) */
 };
 
 struct fplan {
@@ -259,9 +261,9 @@ struct fast_args {
     int64_t tile0; /* absolute start of tile 0 (multiple of T) */
     int T;
     int R;       /* coarse resolution */
-    int F;       /* fine prefix entries: positions [0, F] */
+    int F;       /* fine items: positions [0, F) (a multiple of 4 when R > 1) */
     int M;       /* items: F fine + coarse */
-    int Ecoarse; /* coarse region length in samples (multiple of 32) */
+    int Ecoarse; /* coarse region length in samples (multiple of 128) */
     int nc;      /* entries of the coarse prefix array: positions 0, R, .., nc-1 R */
     int lat;
     int total; /* widths of the plan */
@@ -272,114 +274,191 @@ struct fast_args {
     unsigned long long *count;
 };
 
-/* Shared-memory index of entry i. kSkew: one padding word after every 32, so
- * that the strided accesses of a stage (k * stride, Q consecutive k per thread)
- * spread over the 32 banks instead of piling onto a few. */
-template <bool kSkew> __device__ __forceinline__ int sk(int i)
+/* Shared-memory index of entry i: one padding word after every 32, so that
+ * threads that own 8 consecutive positions (or 4, or 2 entries) reach 32
+ * different banks. */
+__device__ __forceinline__ int sk(int i)
 {
-    return kSkew ? i + (i >> 5) : i;
+    return i + (i >> 5);
 }
 
-/* Stage evaluation: threads own Q consecutive starts of the stage. */
-template <int Q, bool kWin, bool kClip, bool kSkew>
+/* Four consecutive samples g .. g + 3 (g a multiple of 4): one 16-byte load
+ * when they all lie in the history or all in the new block (and s.vec says
+ * the buffers allow it), else four single loads. The same values either way,
+ * so the arithmetic that follows never depends on the path. New samples in
+ * [clo, chi) that were replaced by fill are counted into cnt. */
+__device__ __forceinline__ float4 load4(const source &s, int c, int64_t g, int64_t clo,
+                                        int64_t chi, unsigned &cnt)
+{
+    if (s.vec && g >= s.pos && g + 4 <= s.end && !s.fill)
+        return *reinterpret_cast<const float4 *>(s.x + (int64_t)c * s.ldx + (g - s.pos));
+    if (s.vec && g >= 0 && g + 4 <= s.pos && g >= s.hist_start)
+        return *reinterpret_cast<const float4 *>(s.hist + (int64_t)c * s.H +
+                                                 (g - s.hist_start));
+    float v[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        bool bad;
+        v[k] = load_sample(s, c, g + k, bad);
+        cnt += bad && g + k >= clo && g + k < chi;
+    }
+    float4 r;
+    r.x = v[0];
+    r.y = v[1];
+    r.z = v[2];
+    r.w = v[3];
+    return r;
+}
+
+/* Stage evaluation for one thread's kQ consecutive positions u0 .. u0 + kQ - 1
+ * (best S/N and width in registers): starts every S positions (S = min(stride,
+ * kQ); for stride >= kQ the one start u0 when it is on the stage's grid). */
+constexpr int kQ = 8;  /* positions per thread */
+constexpr int kMC = 8; /* widths per window step */
+
+template <int S, bool kWin, bool kClip>
 __device__ __forceinline__ void eval_stage(const fstage &s, const float *__restrict__ P,
                                            int plast, const float2 *__restrict__ C,
-                                           float *Ys, int *Ws, int T, int64_t lim)
+                                           int u0, int64_t lim, float (&best)[kQ],
+                                           int (&bw)[kQ])
 {
-    const int npos = T / s.st;
-    const int ng = (npos + Q - 1) / Q;
-    for (int g = threadIdx.x; g < ng; g += blockDim.x) {
-        const int k0 = g * Q;
-        float best[Q], s0[Q];
-        int bw[Q];
-#pragma unroll
-        for (int j = 0; j < Q; j++) {
-            const int k = min(k0 + j, npos - 1);
-            best[j] = Ys[sk<kSkew>(k * s.st)];
-            bw[j] = Ws[sk<kSkew>(k * s.st)];
-            s0[j] = P[sk<kSkew>(k * s.stp)];
+    constexpr int NJ = kQ / S;
+    if constexpr (S == kQ) {
+        if (s.grp > 1) {
+            /* The grp lanes that own positions uo, uo + kQ, .. share the widths
+             * of the start uo (width m to lane m % grp), then a butterfly
+             * keeps the best (the smaller width on ties: the first in order)
+             * and the owner merges it into its running best (strict >). */
+            const int g = s.grp;
+            const int sub = (u0 & (s.st - 1)) / kQ;
+            const int uo = u0 - sub * kQ;
+            float b = -INFINITY;
+            int bl = 0;
+            if (sub < g) {
+                const int e0 = uo >> s.lsc;
+                const float s0v = P[sk(e0)];
+                const int base = e0 + s.w0p;
+                for (int m = sub; m < s.nw; m += g) {
+                    const float2 cf = C[s.widx + m];
+                    const int L = s.w0 + m * s.ws;
+                    const float snr =
+                        __fmaf_rn(__fsub_rn(P[sk(base + m * s.wsp)], s0v), cf.x, cf.y);
+                    bool up = snr > b;
+                    if constexpr (kClip) up = up && (int64_t)uo + L <= lim;
+                    if (up) {
+                        b = snr;
+                        bl = L;
+                    }
+                }
+            }
+            for (int off = 1; off < g; off <<= 1) {
+                const float ob = __shfl_xor_sync(0xffffffffu, b, off);
+                const int ol = __shfl_xor_sync(0xffffffffu, bl, off);
+                if (ob > b || (ob == b && ol < bl)) {
+                    b = ob;
+                    bl = ol;
+                }
+            }
+            if (sub == 0 && b > best[0]) {
+                best[0] = b;
+                bw[0] = bl;
+            }
+            return;
         }
-        if constexpr (kWin) {
-            const int base = k0 * s.stp + s.w0p;
-            float buf[2 * Q];
+        if ((u0 & (s.st - 1)) != 0) return; /* not a start of this stage */
+    }
+    const int e0 = u0 >> s.lsc;
+    float s0[NJ];
 #pragma unroll
-            for (int i = 0; i < Q; i++)
-                buf[i] = P[sk<kSkew>(min(base + i * s.stp, plast))];
-            for (int mc = 0; mc < s.nw; mc += Q) {
+    for (int j = 0; j < NJ; j++)
+        s0[j] = P[sk(e0 + j * s.stp)];
+    const int base = e0 + s.w0p;
+    if constexpr (kWin) {
+        /* ends of start j, width m: base + (j + m) stp */
+        float buf[NJ + kMC];
 #pragma unroll
-                for (int i = 0; i < Q; i++)
-                    buf[Q + i] = P[sk<kSkew>(min(base + (mc + Q + i) * s.stp, plast))];
+        for (int i = 0; i < NJ; i++)
+            buf[i] = P[sk(min(base + i * s.stp, plast))];
+        for (int mc = 0; mc < s.nw; mc += kMC) {
 #pragma unroll
-                for (int mm = 0; mm < Q; mm++) {
-                    const int m = mc + mm;
-                    if (m < s.nw) {
-                        const float2 cf = C[s.widx + m];
-                        const int L = s.w0 + m * s.ws;
+            for (int i = 0; i < kMC; i++)
+                buf[NJ + i] = P[sk(min(base + (mc + NJ + i) * s.stp, plast))];
 #pragma unroll
-                        for (int j = 0; j < Q; j++) {
-                            const float snr =
-                                __fmaf_rn(__fsub_rn(buf[j + mm], s0[j]), cf.x, cf.y);
-                            bool up = snr > best[j];
-                            if constexpr (kClip)
-                                up = up && (int64_t)(k0 + j) * s.st + L <= lim;
-                            if (up) {
-                                best[j] = snr;
-                                bw[j] = L;
-                            }
+            for (int mm = 0; mm < kMC; mm++) {
+                const int m = mc + mm;
+                if (m < s.nw) {
+                    const float2 cf = C[s.widx + m];
+                    const int L = s.w0 + m * s.ws;
+#pragma unroll
+                    for (int j = 0; j < NJ; j++) {
+                        const float snr =
+                            __fmaf_rn(__fsub_rn(buf[j + mm], s0[j]), cf.x, cf.y);
+                        bool up = snr > best[j * S];
+                        if constexpr (kClip) up = up && (int64_t)(u0 + j * S) + L <= lim;
+                        if (up) {
+                            best[j * S] = snr;
+                            bw[j * S] = L;
                         }
                     }
                 }
-#pragma unroll
-                for (int i = 0; i < Q; i++)
-                    buf[i] = buf[Q + i];
             }
-        } else {
-            for (int m = 0; m < s.nw; m++) {
-                const float2 cf = C[s.widx + m];
-                const int L = s.w0 + m * s.ws;
-                const int off = s.w0p + m * s.wsp;
 #pragma unroll
-                for (int j = 0; j < Q; j++) {
-                    const float e = P[sk<kSkew>(min((k0 + j) * s.stp + off, plast))];
-                    const float snr = __fmaf_rn(__fsub_rn(e, s0[j]), cf.x, cf.y);
-                    bool up = snr > best[j];
-                    if constexpr (kClip) up = up && (int64_t)(k0 + j) * s.st + L <= lim;
-                    if (up) {
-                        best[j] = snr;
-                        bw[j] = L;
-                    }
-                }
-            }
+            for (int i = 0; i < NJ; i++)
+                buf[i] = buf[kMC + i];
         }
+    } else {
+        for (int m = 0; m < s.nw; m++) {
+            const float2 cf = C[s.widx + m];
+            const int L = s.w0 + m * s.ws;
+            const int off = base + m * s.wsp;
 #pragma unroll
-        for (int j = 0; j < Q; j++) {
-            if (k0 + j < npos) {
-                Ys[sk<kSkew>((k0 + j) * s.st)] = best[j];
-                Ws[sk<kSkew>((k0 + j) * s.st)] = bw[j];
+            for (int j = 0; j < NJ; j++) {
+                const float e = P[sk(off + j * s.stp)];
+                const float snr = __fmaf_rn(__fsub_rn(e, s0[j]), cf.x, cf.y);
+                bool up = snr > best[j * S];
+                if constexpr (kClip) up = up && (int64_t)(u0 + j * S) + L <= lim;
+                if (up) {
+                    best[j * S] = snr;
+                    bw[j * S] = L;
+                }
             }
         }
     }
 }
 
-template <bool kWin, bool kClip, bool kSkew>
-__device__ __forceinline__ void eval_stage_q(const fstage &s, const float *P, int plast,
-                                             const float2 *C, float *Ys, int *Ws, int T,
-                                             int64_t lim)
+template <bool kWin, bool kClip>
+__device__ __forceinline__ void eval_stage_s(const fstage &s, const float *P, int plast,
+                                             const float2 *C, int u0, int64_t lim,
+                                             float (&best)[kQ], int (&bw)[kQ])
 {
-    const int npos = T / s.st;
-    if (npos >= 8 * (int)blockDim.x / 2)
-        eval_stage<8, kWin, kClip, kSkew>(s, P, plast, C, Ys, Ws, T, lim);
-    else if (npos >= 2 * (int)blockDim.x / 2)
-        eval_stage<2, kWin, kClip, kSkew>(s, P, plast, C, Ys, Ws, T, lim);
-    else
-        eval_stage<1, kWin, kClip, kSkew>(s, P, plast, C, Ys, Ws, T, lim);
+    switch (s.st) {
+    case 1:
+        eval_stage<1, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+        break;
+    case 2:
+        eval_stage<2, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+        break;
+    case 4:
+        eval_stage<4, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+        break;
+    default:
+        eval_stage<kQ, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+        break;
+    }
 }
 
-template <bool kClip, bool kSkew>
-__global__ void __launch_bounds__(kFastThreads)
-    fast_kernel(const fast_args a, const fplan pl)
+/*
+ * FAST kernel: one block per (tile of T positions, channel). Phases: (1) the
+ * span [t0, t0 + T + latency) into shared memory, 16-byte loads, the far part
+ * as R-sample sums; (2) the offset m and the prefix sums of x - m (CUB block
+ * scan); (3) in rounds of NT * kQ positions, every thread evaluates all stages
+ * for its kQ consecutive positions with the best S/N and width in registers;
+ * (4) the results leave through a per-warp staging area in shared memory as
+ * coalesced stores.
+ */
+template <int NT, bool kClip>
+__global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan pl)
 {
-    constexpr int NT = kFastThreads;
     using ops = block_ops<NT>;
     __shared__ typename ops::storage tmp;
     __shared__ float s_m;
@@ -387,9 +466,8 @@ __global__ void __launch_bounds__(kFastThreads)
     TR_DYN_SHARED(float4, smem4);
     float2 *C = reinterpret_cast<float2 *>(smem4);
     float *Qp = reinterpret_cast<float *>(C + a.totpad); /* M + 1 prefix entries */
-    float *Pc = Qp + skew_len(a.M + 1);                  /* nc coarse entries */
-    float *Ys = Pc + skew_len(a.nc);
-    int *Ws = reinterpret_cast<int *>(Ys + skew_len(a.T));
+    float *Pc = Qp + skew_len(a.M + 8);                  /* nc coarse entries */
+    float *stg = Pc + skew_len(a.nc);                    /* per warp 32 kQ entries */
 
     const int c = blockIdx.y;
     const int tid = threadIdx.x;
@@ -398,36 +476,45 @@ __global__ void __launch_bounds__(kFastThreads)
     const source &s = a.src;
     const int64_t cnt_lo = max(t0 + a.lat, s.pos);
     const int64_t cnt_hi = min(t0 + a.lat + T, s.end);
-    unsigned cnt =
-        0; /* 1. Fine items: one sample each (several loads in flight per thread). */
-#pragma unroll 4
-    for (int j = tid; j < F; j += NT) {
-        const int64_t g = t0 + j;
-        bool bad;
-        Qp[sk<kSkew>(1 + j)] = load_sample(s, c, g, bad);
-        cnt += bad && g >= cnt_lo && g < cnt_hi;
+    unsigned cnt = 0;
+    /* 1. Fine items: one sample each, four per thread and step. */
+    for (int j = 4 * tid; j < F; j += 4 * NT) {
+        const float4 v = load4(s, c, t0 + j, cnt_lo, cnt_hi, cnt);
+        Qp[sk(1 + j)] = v.x;
+        if (j + 1 < F) Qp[sk(2 + j)] = v.y;
+        if (j + 2 < F) Qp[sk(3 + j)] = v.z;
+        if (j + 3 < F) Qp[sk(4 + j)] = v.w;
     }
-    /* 2. Coarse items: sums of R samples by shuffles (Ecoarse % 32 == 0). */
-    for (int o = tid; o < a.Ecoarse; o += NT) {
-        const int64_t g = t0 + F + o;
-        bool bad;
-        float v = load_sample(s, c, g, bad);
-        cnt += bad && g >= cnt_lo && g < cnt_hi;
-        for (int d = R / 2; d >= 1; d >>= 1)
-            v = __fadd_rn(v, __shfl_down_sync(0xffffffffu, v, d));
-        if (o % R == 0) Qp[sk<kSkew>(1 + F + o / R)] = v;
+    /* 2. Coarse items: sums of R samples ((x0 + x1) + (x2 + x3) per thread, then
+     * over R / 4 lanes by shuffles; whole warps iterate, Ecoarse % 128 == 0). */
+    for (int o = 4 * tid; o < a.Ecoarse; o += 4 * NT) {
+        const float4 v = load4(s, c, t0 + F + o, cnt_lo, cnt_hi, cnt);
+        const float p0 = __fadd_rn(v.x, v.y), p1 = __fadd_rn(v.z, v.w);
+        if (R == 2) {
+            Qp[sk(1 + F + o / 2)] = p0;
+            Qp[sk(2 + F + o / 2)] = p1;
+        } else {
+            float sum = __fadd_rn(p0, p1);
+            for (int d = 1; d < R / 4; d *= 2)
+                sum = __fadd_rn(sum, __shfl_down_sync(0xffffffffu, sum, d));
+            if (o % R == 0) Qp[sk(1 + F + o / R)] = sum;
+        }
     }
     /* 3. Offset m: mean of the data in [t0 - kMeanBack, t0 + ahead). */
     {
         const int ahead = min(min(a.lat + 1, kMeanAhead), F);
         float part = 0.0f;
-        for (int j = tid; j < kMeanBack; j += NT) {
-            bool bad;
-            part = __fadd_rn(part, load_sample(s, c, t0 - kMeanBack + j, bad));
+        for (int j = 4 * tid; j < kMeanBack; j += 4 * NT) {
+            unsigned dummy = 0;
+            const float4 v = load4(s, c, t0 - kMeanBack + j, 0, 0, dummy);
+            part = __fadd_rn(part, v.x);
+            part = __fadd_rn(part, v.y);
+            part = __fadd_rn(part, v.z);
+            part = __fadd_rn(part, v.w);
         }
         __syncthreads();
         for (int j = tid; j < ahead; j += NT)
-            part = __fadd_rn(part, Qp[sk<kSkew>(1 + j)]);
+            part = __fadd_rn(part, Qp[sk(1 + j)]);
         const float sum = ops::sum(tmp, part);
         if (tid == 0) {
             const int64_t lo = max((int64_t)0, t0 - kMeanBack);
@@ -442,65 +529,106 @@ __global__ void __launch_bounds__(kFastThreads)
     {
         const int ch = (a.M + NT - 1) / NT;
         const int j0 = min(tid * ch, a.M), j1 = min(j0 + ch, a.M);
+        /* whole span inside [0, end): every item holds len samples */
+        const bool inside = t0 >= 0 && t0 + F + a.Ecoarse <= s.end;
+        const float mR = __fmul_rn((float)R, m);
         float tot = 0.0f;
         for (int j = j0; j < j1; j++) {
-            const int64_t g = j < F ? t0 + j : t0 + F + (int64_t)(j - F) * R;
-            const int len = j < F ? 1 : R;
-            const int64_t nv = max((int64_t)0, min(g + len, s.end) - max(g, (int64_t)0));
-            const float v = __fsub_rn(Qp[sk<kSkew>(1 + j)], __fmul_rn((float)nv, m));
-            Qp[sk<kSkew>(1 + j)] = v;
+            float sub;
+            if (inside) {
+                sub = j < F ? __fmul_rn(1.0f, m) : mR;
+            } else {
+                const int64_t g = j < F ? t0 + j : t0 + F + (int64_t)(j - F) * R;
+                const int len = j < F ? 1 : R;
+                const int64_t nv =
+                    max((int64_t)0, min(g + len, s.end) - max(g, (int64_t)0));
+                sub = __fmul_rn((float)nv, m);
+            }
+            const float v = __fsub_rn(Qp[sk(1 + j)], sub);
+            Qp[sk(1 + j)] = v;
             tot = __fadd_rn(tot, v);
         }
         float pre = ops::exclusive_sum(tmp, tot);
         for (int j = j0; j < j1; j++) {
-            pre = __fadd_rn(pre, Qp[sk<kSkew>(1 + j)]);
-            Qp[sk<kSkew>(1 + j)] = pre;
+            pre = __fadd_rn(pre, Qp[sk(1 + j)]);
+            Qp[sk(1 + j)] = pre;
         }
-        if (tid == 0) Qp[sk<kSkew>(0)] = 0.0f;
+        if (tid == 0) Qp[sk(0)] = 0.0f;
     }
-    /* 5. Normalisation of this tile, best-so-far initialised. */
+    /* 5. Normalisation of this tile. */
     for (int k = tid; k < a.total; k += NT) {
         const double mu = a.mu[(int64_t)c * a.total + k];
         const double sg = a.sigma[(int64_t)c * a.total + k];
         const double L = a.widths[k];
         C[k] = make_float2((float)(1.0 / sg), (float)((L * (double)m - mu) / sg));
     }
-    for (int u = tid; u < T; u += NT) {
-        Ys[sk<kSkew>(u)] = -INFINITY;
-        Ws[sk<kSkew>(u)] = 0;
-    }
     __syncthreads();
     for (int k = tid; k < a.nc; k += NT) {
         const int v = k * R;
-        Pc[sk<kSkew>(k)] = v <= F ? Qp[sk<kSkew>(v)] : Qp[sk<kSkew>(F + (v - F) / R)];
+        Pc[sk(k)] = v <= F ? Qp[sk(v)] : Qp[sk(F + (v - F) / R)];
     }
     __syncthreads();
-    /* 6. Stages. */
+    /* 6. Stages, kQ positions per thread per round; 7. outputs. */
     const int64_t lim = s.end - t0;
-    for (int i = 0; i < pl.n; i++) {
-        const fstage &st = pl.s[i];
-        const float *P = st.coarse ? Pc : Qp;
-        const int plast = st.coarse ? a.nc - 1 : a.M;
-        if (st.window)
-            eval_stage_q<true, kClip, kSkew>(st, P, plast, C, Ys, Ws, T, lim);
-        else
-            eval_stage_q<false, kClip, kSkew>(st, P, plast, C, Ys, Ws, T, lim);
-        __syncthreads();
-    }
-    /* 7. Outputs of this call's positions. */
-    for (int u = tid; u < T; u += NT) {
-        const int64_t p = t0 + u;
-        if (p < a.q0 || p >= a.q0 + a.n_out) continue;
-        const int64_t o = (int64_t)c * a.ldy + (p - a.q0);
-        a.y[o] = p < 0 ? 0.0f : Ys[sk<kSkew>(u)];
-        if (a.w) a.w[o] = p < 0 ? 0 : Ws[sk<kSkew>(u)];
+    const int lane = tid & 31, warp = tid >> 5;
+    float *wst = stg + warp * skew_len(32 * kQ);
+    for (int r0 = 0; r0 < T; r0 += NT * kQ) {
+        const int u0 = r0 + tid * kQ;
+        float best[kQ];
+        int bw[kQ];
+#pragma unroll
+        for (int j = 0; j < kQ; j++) {
+            best[j] = -INFINITY;
+            bw[j] = 0;
+        }
+        if (u0 < T) {
+            for (int i = 0; i < pl.n; i++) {
+                const fstage &st = pl.s[i];
+                const float *P = st.coarse ? Pc : Qp;
+                const int plast = st.coarse ? a.nc - 1 : a.M;
+                if (st.window)
+                    eval_stage_s<true, kClip>(st, P, plast, C, u0, lim, best, bw);
+                else
+                    eval_stage_s<false, kClip>(st, P, plast, C, u0, lim, best, bw);
+            }
+        }
+        /* transpose through the warp's staging area: lane l writes positions
+         * l * kQ + j, then stores positions j * 32 + l (coalesced) */
+        const int wbase = r0 + warp * 32 * kQ;
+        __syncwarp();
+#pragma unroll
+        for (int j = 0; j < kQ; j++)
+            wst[sk(lane * kQ + j)] = best[j];
+        __syncwarp();
+#pragma unroll
+        for (int j = 0; j < kQ; j++) {
+            const int u = wbase + j * 32 + lane;
+            const int64_t p = t0 + u;
+            if (u < T && p >= a.q0 && p < a.q0 + a.n_out)
+                a.y[(int64_t)c * a.ldy + (p - a.q0)] =
+                    p < 0 ? 0.0f : wst[sk(j * 32 + lane)];
+        }
+        if (a.w) {
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < kQ; j++)
+                reinterpret_cast<int *>(wst)[sk(lane * kQ + j)] = bw[j];
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < kQ; j++) {
+                const int u = wbase + j * 32 + lane;
+                const int64_t p = t0 + u;
+                if (u < T && p >= a.q0 && p < a.q0 + a.n_out)
+                    a.w[(int64_t)c * a.ldy + (p - a.q0)] =
+                        p < 0 ? 0 : reinterpret_cast<int *>(wst)[sk(j * 32 + lane)];
+            }
+        }
     }
     if (a.count) {
         const unsigned tot = ops::usum(tmp, cnt);
         if (tid == 0 && tot) atomicAdd(a.count, (unsigned long long)tot);
     }
 }
-
 /* ---- PAPER: common line ------------------------------------------------ */
 
 /* line[c * ldl + j] = sample a0 + j (cleaned; new samples counted once). */
@@ -823,7 +951,8 @@ struct tr_cuda_boxcar {
     unsigned long long *count = nullptr;
     /* FAST */
     int T = 0, Tmax = 0;
-    int skew = 0; /* skewed shared-memory layout (tr_cuda_boxcar_set_skew) */
+    int split =
+        1; /* widths of coarse stages shared by lanes (tr_cuda_boxcar_set_split) */
     size_t smem_max = 0;
     fplan fp{};
     int R = 1, F = 0, M = 0, Ecoarse = 0, nc = 0;
@@ -839,10 +968,16 @@ struct tr_cuda_boxcar {
 namespace
 {
 
+/* Threads of the FAST block for tile T: kQ positions each, 128 .. 512. */
+static int fast_threads(int T)
+{
+    return (int)std::min<int64_t>(512, std::max<int64_t>(128, T / kQ));
+}
+
 static size_t fast_smem_bytes(int T, int M, int nc, int totpad)
 {
-    return (size_t)totpad * 8 + (size_t)skew_len(M + 1) * 4 + (size_t)skew_len(nc) * 4 +
-           (size_t)skew_len(T) * 8;
+    return (size_t)totpad * 8 + (size_t)skew_len(M + 8) * 4 + (size_t)skew_len(nc) * 4 +
+           (size_t)(fast_threads(T) / 32) * skew_len(32 * kQ) * 4;
 }
 
 /* The FAST layout for tile T: resolution R of the far halo and the stages. */
@@ -852,6 +987,7 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
     const int64_t E0 = T + q->lat;
     int64_t best_cost = -1;
     for (int R = 1; R <= 32; R *= 2) {
+        const int64_t R4 = std::max(R, 4); /* fine items in groups of 4 */
         int64_t maxfine = 0;
         for (uint32_t i = 0; i < p.nstages; i++) {
             const tr_boxcar_stage &s = p.stages[i];
@@ -859,9 +995,9 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
                                 (s.nwidths == 1 || s.width_step % R == 0);
             if (!coarse) maxfine = std::max<int64_t>(maxfine, tr_boxcar_stage_last(&s));
         }
-        const int64_t E = (E0 + R - 1) / R * R;
-        const int64_t F = std::min(E, (T + maxfine + R - 1) / R * R);
-        const int64_t Ec = (E - F + 31) / 32 * 32;
+        const int64_t E = R > 1 ? (E0 + R4 - 1) / R4 * R4 : E0;
+        const int64_t F = std::min(E, (T + maxfine + R4 - 1) / R4 * R4);
+        const int64_t Ec = (E - F + 127) / 128 * 128;
         const int64_t M = F + Ec / R;
         const int64_t cost = M + (R > 1 ? (F + Ec) / R : 0);
         if (best_cost < 0 || cost < best_cost) {
@@ -890,17 +1026,34 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
         f.coarse = R > 1 && s.stride % R == 0 && s.width_first % R == 0 &&
                    (s.nwidths == 1 || s.width_step % R == 0);
         const int sc = f.coarse ? R : 1;
+        f.lsc = 0;
+        while ((1 << f.lsc) < sc)
+            f.lsc++;
         f.stp = f.st / sc;
         f.w0p = f.w0 / sc;
         f.wsp = f.ws / sc;
         f.window = s.nwidths > 1 && s.width_step == s.stride;
+        /* lanes per start for strides >= kQ: at least 4 widths each, within a
+         * warp, only when whole warps take part (T >= 32 kQ) */
+        f.grp = 1;
+        if (q->split && f.st >= 2 * kQ && T >= 32 * kQ) {
+            f.grp = std::min(f.st / kQ, 32);
+            while (f.grp > 1 && f.nw < 4 * f.grp)
+                f.grp /= 2;
+        }
         widx += s.nwidths;
     }
     q->fast_smem = fast_smem_bytes(T, q->M, q->nc, (int)((q->total + 1) & ~1u));
 }
 
+/* Every FAST kernel instance (attributes at create). */
+using fast_fn = void (*)(const fast_args, const fplan);
+static const fast_fn kFastFns[] = {fast_kernel<128, false>, fast_kernel<128, true>,
+                                   fast_kernel<256, false>, fast_kernel<256, true>,
+                                   fast_kernel<512, false>, fast_kernel<512, true>};
+
 /* The FAST kernel instance as one macro argument of TR_LAUNCH. */
-#define TR_FAST_KERNEL(clip, skew) fast_kernel<clip, skew>
+#define TR_FAST_KERNEL(nt, clip) fast_kernel<nt, clip>
 
 /* Channel chunks: grid.y is at most 65535. */
 constexpr uint32_t kMaxGridY = 65535;
@@ -1014,18 +1167,25 @@ static tr_status compute_fast(tr_cuda_boxcar *q, const source &src, int64_t q0,
             a.mu = q->mu + (size_t)c0 * q->total;
             a.sigma = q->sigma + (size_t)c0 * q->total;
             const dim3 grid((unsigned)ntiles, nc);
-            if (clip && q->skew)
-                TR_LAUNCH(TR_FAST_KERNEL(true, true), grid, kFastThreads, q->fast_smem,
-                          st, a, q->fp);
+            const int nt = fast_threads(q->T);
+            if (nt == 512 && clip)
+                TR_LAUNCH(TR_FAST_KERNEL(512, true), grid, 512, q->fast_smem, st, a,
+                          q->fp);
+            else if (nt == 512)
+                TR_LAUNCH(TR_FAST_KERNEL(512, false), grid, 512, q->fast_smem, st, a,
+                          q->fp);
+            else if (nt == 256 && clip)
+                TR_LAUNCH(TR_FAST_KERNEL(256, true), grid, 256, q->fast_smem, st, a,
+                          q->fp);
+            else if (nt == 256)
+                TR_LAUNCH(TR_FAST_KERNEL(256, false), grid, 256, q->fast_smem, st, a,
+                          q->fp);
             else if (clip)
-                TR_LAUNCH(TR_FAST_KERNEL(true, false), grid, kFastThreads, q->fast_smem,
-                          st, a, q->fp);
-            else if (q->skew)
-                TR_LAUNCH(TR_FAST_KERNEL(false, true), grid, kFastThreads, q->fast_smem,
-                          st, a, q->fp);
+                TR_LAUNCH(TR_FAST_KERNEL(128, true), grid, 128, q->fast_smem, st, a,
+                          q->fp);
             else
-                TR_LAUNCH(TR_FAST_KERNEL(false, false), grid, kFastThreads, q->fast_smem,
-                          st, a, q->fp);
+                TR_LAUNCH(TR_FAST_KERNEL(128, false), grid, 128, q->fast_smem, st, a,
+                          q->fp);
             TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: FAST kernel launch", fail);
         }
     }
@@ -1305,7 +1465,7 @@ extern "C" tr_status tr_cuda_boxcar_create(int device, const tr_boxcar_plan *pla
     q->total = (uint32_t)q->hwidths.size();
     q->Ap = std::max<int64_t>(q->A, (int64_t)1 << (plan->nstages - 1));
     q->Tmax = (int)std::max<int64_t>(kTileMax, q->A);
-    q->H = q->lat + std::max<int64_t>(q->Tmax, q->Ap) + kMeanBack + 4;
+    q->H = (q->lat + std::max<int64_t>(q->Tmax, q->Ap) + kMeanBack + 4 + 3) / 4 * 4;
     int dev_count = 0;
     int smem_optin = 0;
     std::vector<int32_t> wv(q->hwidths.begin(), q->hwidths.end());
@@ -1349,19 +1509,14 @@ extern "C" tr_status tr_cuda_boxcar_create(int device, const tr_boxcar_plan *pla
                 err, "boxcar/cuda: query shared memory", fail);
     {
         /* dynamic shared memory = the opt-in limit less the static (CUB) part */
-        cudaFuncAttributes fa0, fa1;
-        cudaFuncAttributes fa2, fa3;
-        TR_CUDA_TRY(cudaFuncGetAttributes(&fa0, fast_kernel<false, false>), err,
-                    "boxcar/cuda: kernel attributes", fail);
-        TR_CUDA_TRY(cudaFuncGetAttributes(&fa1, fast_kernel<true, false>), err,
-                    "boxcar/cuda: kernel attributes", fail);
-        TR_CUDA_TRY(cudaFuncGetAttributes(&fa2, fast_kernel<false, true>), err,
-                    "boxcar/cuda: kernel attributes", fail);
-        TR_CUDA_TRY(cudaFuncGetAttributes(&fa3, fast_kernel<true, true>), err,
-                    "boxcar/cuda: kernel attributes", fail);
-        q->smem_max = (size_t)smem_optin -
-                      std::max(std::max(fa0.sharedSizeBytes, fa1.sharedSizeBytes),
-                               std::max(fa2.sharedSizeBytes, fa3.sharedSizeBytes));
+        size_t stat = 0;
+        for (fast_fn f : kFastFns) {
+            cudaFuncAttributes fa;
+            TR_CUDA_TRY(cudaFuncGetAttributes(&fa, f), err,
+                        "boxcar/cuda: kernel attributes", fail);
+            stat = std::max(stat, (size_t)fa.sharedSizeBytes);
+        }
+        q->smem_max = (size_t)smem_optin - stat;
     }
     TR_CUDA_TRY(cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking), err,
                 "boxcar/cuda: create stream", fail);
@@ -1393,22 +1548,11 @@ extern "C" tr_status tr_cuda_boxcar_create(int device, const tr_boxcar_plan *pla
                     q->fast_smem, q->smem_max);
             goto fail;
         }
-        TR_CUDA_TRY(cudaFuncSetAttribute(fast_kernel<false, false>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)q->smem_max),
-                    err, "boxcar/cuda: shared memory limit", fail);
-        TR_CUDA_TRY(cudaFuncSetAttribute(fast_kernel<true, false>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)q->smem_max),
-                    err, "boxcar/cuda: shared memory limit", fail);
-        TR_CUDA_TRY(cudaFuncSetAttribute(fast_kernel<false, true>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)q->smem_max),
-                    err, "boxcar/cuda: shared memory limit", fail);
-        TR_CUDA_TRY(cudaFuncSetAttribute(fast_kernel<true, true>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)q->smem_max),
-                    err, "boxcar/cuda: shared memory limit", fail);
+        for (fast_fn f : kFastFns)
+            TR_CUDA_TRY(cudaFuncSetAttribute(f,
+                                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)q->smem_max),
+                        err, "boxcar/cuda: shared memory limit", fail);
     } else {
         q->ldl = (q->nmax + q->lend + 4 * q->Ap + 1024 + 3) / 4 * 4;
         const size_t ll = (size_t)nchan * q->ldl;
@@ -1531,9 +1675,20 @@ extern "C" tr_status tr_cuda_boxcar_set_tile(tr_cuda_boxcar *q, uint32_t tile,
 
 extern "C" tr_status tr_cuda_boxcar_set_skew(tr_cuda_boxcar *q, int on, tr_error *err)
 {
+    (void)on; /* the kernel's layout is always the padded one now */
     if (!q || q->variant != TR_VARIANT_FAST)
         return tr_fail(err, TR_ERR_INVALID, "boxcar/cuda: set_skew needs a FAST context");
-    q->skew = on != 0;
+    tr_clear(err);
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_boxcar_set_split(tr_cuda_boxcar *q, int on, tr_error *err)
+{
+    if (!q || q->variant != TR_VARIANT_FAST)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar/cuda: set_split needs a FAST context");
+    q->split = on != 0;
+    fast_layout(q, q->T);
     tr_clear(err);
     return TR_OK;
 }
@@ -1622,6 +1777,9 @@ static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool 
         src.pos = (int64_t)q->pos;
         src.end = (int64_t)q->pos + (flush ? 0 : (int64_t)nb);
         src.fill = q->has_fill ? q->fill : nullptr;
+        /* groups of 4 samples are 16-byte aligned in both buffers */
+        src.vec = q->pos % 4 == 0 && q->H % 4 == 0 &&
+                  (!xin || ((uintptr_t)xin % 16 == 0 && ldx % 4 == 0));
         const int64_t q0 = (int64_t)q->pos - q->lat;
         if (compute(q, src, q0, (int64_t)nb, yo, wo, ldy, err) != TR_OK) return err->code;
         if (!flush) {

@@ -116,11 +116,17 @@ uint64_t tr_cuda_boxcar_position(const tr_cuda_boxcar *ctx); /* samples consumed
  * (power of two >= the largest stride, 0 = automatic). */
 tr_status tr_cuda_boxcar_set_tile(tr_cuda_boxcar *ctx, uint32_t tile, tr_error *err);
 
-/* Benchmark knob of the FAST kernel: 1 = skewed shared-memory layout (one
- * padding word per 32, against bank conflicts of strided stages), 0 = plain
- * (default; the layout measured in bench/results/2026-11-22-h100-boxcar). The
- * results are the same bits either way. */
+/* Former benchmark knob of the first FAST kernel (skewed shared-memory
+ * layout, bench/results/2026-11-22-h100-boxcar); the present kernel always
+ * uses its padded layout, so this only checks ctx and has no effect. */
 tr_status tr_cuda_boxcar_set_skew(tr_cuda_boxcar *ctx, int on, tr_error *err);
+
+/* Benchmark knob of the FAST kernel: 1 (default) = stages whose stride is at
+ * least 16 spread the widths of each start over up to 32 lanes (at least 4
+ * widths per lane), 0 = the owning lane evaluates them all. The S/N values
+ * are the same bits either way; the width on exact ties too (first in
+ * order). */
+tr_status tr_cuda_boxcar_set_split(tr_cuda_boxcar *ctx, int on, tr_error *err);
 
 #ifdef __cplusplus
 }

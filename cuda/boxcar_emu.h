@@ -6,11 +6,11 @@
  *
  * Every block runs on the calling thread: its threads are cooperative
  * contexts (ucontext) that switch at __syncthreads (block barrier) and at the
- * warp exchanges of __shfl_down_sync (warp barrier), so the kernels' barrier
- * structure is exercised as written; a barrier that not every thread reaches
- * aborts. Device memory is host memory filled with NaN bytes on allocation,
- * so reads of never-written memory show up in the results. Static __shared__
- * variables become function statics (blocks run one after another).
+ * warp exchanges of __shfl_down_sync, __shfl_xor_sync and __syncwarp (warp barrier), so
+ * the kernels' barrier structure is exercised as written; a barrier that not every thread
+ * reaches aborts. Device memory is host memory filled with NaN bytes on allocation, so
+ * reads of never-written memory show up in the results. Static __shared__ variables
+ * become function statics (blocks run one after another).
  */
 #ifndef TRANSIENT_CUDA_BOXCAR_EMU_H
 #define TRANSIENT_CUDA_BOXCAR_EMU_H
@@ -216,6 +216,24 @@ inline float __shfl_down_sync(unsigned, float v, int d)
     const float r = lane + d < 32 ? tr_emu::g_xbuf[lin + d] : v;
     tr_emu::wait_state(2);
     return r;
+}
+
+template <typename T> inline T __shfl_xor_sync(unsigned, T v, int d)
+{
+    static_assert(sizeof(T) == 4, "4-byte values");
+    const int lin = tr_emu::g_cur->lin;
+    std::memcpy(&tr_emu::g_xbuf[lin], &v, 4);
+    tr_emu::wait_state(2);
+    const int other = (lin & ~31) | ((lin & 31) ^ d);
+    T r;
+    std::memcpy(&r, &tr_emu::g_xbuf[other], 4);
+    tr_emu::wait_state(2);
+    return r;
+}
+
+inline void __syncwarp(unsigned = 0xffffffffu)
+{
+    tr_emu::wait_state(2);
 }
 
 /* Block-wide sums in place of CUB (every thread gets the result). */

@@ -6,8 +6,8 @@
  * pulses and NaN/Inf, several channels, random chunkings (sizes 1..3 at the
  * start), time-major and channel-major buffers (the latter also through the
  * device-pointer path, served from host memory by the emulation), flush.
- * FAST's chunked run uses the skewed shared-memory layout
- * (tr_cuda_boxcar_set_skew), which must give the same bits. S/N within
+ * FAST's chunked run has the lane-shared widths of coarse stages switched off
+ * (tr_cuda_boxcar_set_split), which must give the same bits. S/N within
  * TR_BOXCAR_FAST_TOL(L_end); widths equal, or evaluated at that position and
  * as good within the tolerance; the same bits for every chunking and layout.
  *
@@ -87,7 +87,7 @@ bool emulated(const tr_boxcar_plan *plan, uint32_t C, tr_variant v, size_t batch
               tr_boxcar_layout layout, const std::vector<float> &x, size_t n, double mean,
               double sigma, size_t small, size_t max_chunk, std::mt19937_64 &rng,
               std::vector<float> &y, std::vector<int32_t> &w, uint64_t *nonfinite,
-              bool skew = false, bool on_device = false)
+              bool nosplit = false, bool on_device = false)
 {
     tr_error err;
     tr_cuda_boxcar *ctx = nullptr;
@@ -95,8 +95,8 @@ bool emulated(const tr_boxcar_plan *plan, uint32_t C, tr_variant v, size_t batch
         std::printf("create: %s\n", err.message);
         return false;
     }
-    if (skew && tr_cuda_boxcar_set_skew(ctx, 1, &err) != TR_OK) {
-        std::printf("set_skew: %s\n", err.message);
+    if (nosplit && tr_cuda_boxcar_set_split(ctx, 0, &err) != TR_OK) {
+        std::printf("set_split: %s\n", err.message);
         tr_cuda_boxcar_destroy(ctx);
         return false;
     }
