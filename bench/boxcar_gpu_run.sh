@@ -14,7 +14,8 @@
 #   kernels.jsonl      bench/boxcar_kernels (tile sweep, FAST against PAPER)
 #   sanitizer.log      compute-sanitizer
 #   ncu.txt            Nsight Compute (TR_PROFILE=1): --set full on one FAST
-#                      launch per case of TR_PROFILE_CASES ("ALG:tile:split ...")
+#                      launch per case of TR_PROFILE_CASES ("ALG:tile:split:positions ...")
+#   ncu_sass.txt       (TR_PROFILE_SASS=1) per-instruction counts of the first case
 #   summary.txt        the table printed at the end
 # TR_QUICK=1 skips the second kernel sweep (1024 x 262144).
 set -uo pipefail
@@ -81,13 +82,23 @@ if [ "$built" -eq 0 ]; then
         "$BENCH" --detector boxcar --json --variants reference,cuda-fast,cuda-paper
     step "kernel sweep 256 x 131072" 60 "$RESULTS/kernels.jsonl" "$KB" 256 131072 7
     if [ "${TR_PROFILE:-0}" = 1 ] && command -v ncu >/dev/null; then
-        for case in ${TR_PROFILE_CASES:-"IG(1):8192:1" "BD-32:8192:1"}; do
-            IFS=: read -r alg tile split <<<"$case"
+        for case in ${TR_PROFILE_CASES:-"IG(1):8192:1:8" "BD-32:8192:1:8"}; do
+            IFS=: read -r alg tile split kq <<<"$case"
             echo "==== ncu $case" >>"$RESULTS/ncu.txt"
             step "ncu $case" 90 "$RESULTS/ncu.txt" ncu --clock-control none --set full \
                 -k regex:fast_kernel --launch-skip 1 --launch-count 1 \
-                "$KB" 256 131072 1 "$alg" "$tile" "$split"
+                "$KB" 256 131072 1 "$alg" "$tile" "$split" "${kq:-8}"
         done
+        # per-instruction counts of the first case (optional: not a failure)
+        if [ "${TR_PROFILE_SASS:-0}" = 1 ]; then
+            IFS=: read -r alg tile split kq <<<"${TR_PROFILE_CASES%% *}"
+            alg=${alg:-"IG(1)"} tile=${tile:-8192} split=${split:-1} kq=${kq:-8}
+            timeout 120 ncu --clock-control none --section SourceCounters \
+                --section InstructionStats --page source --print-source sass \
+                -k regex:fast_kernel --launch-skip 1 --launch-count 1 \
+                "$KB" 256 131072 1 "$alg" "$tile" "$split" "$kq" >"$RESULTS/ncu_sass.txt" 2>&1
+            echo "   ncu source page: exit $?" | tee -a "$ENV_TXT"
+        fi
     fi
     if command -v compute-sanitizer >/dev/null; then
         for tool in memcheck racecheck; do
@@ -129,7 +140,7 @@ for path in sys.argv[1:]:
         if t == "env":
             print("  env", {k: r[k] for k in r if k in ("gpu", "copy_bw", "fp32_flops", "device_copy_bw", "fp32_fma_flops")})
         elif t == "kernel":
-            print(f"  {r['algorithm']:<6} {r['variant']:<6} split {r.get('split', '-')} tile {r['tile']:>5} "
+            print(f"  {r['algorithm']:<6} {r['variant']:<6} split {r.get('split', '-')} q {r.get('positions', '-')} tile {r['tile']:>5} "
                   f"{r['nchan']}x{r['samples']}: {r['samples_per_s']:.3e} samples/s "
                   f"({100*r['ratio']:.0f}% of ceiling, x{r['speedup_vs_paper']:.1f} vs paper, "
                   f"SKA rt {r['realtime_ska']:.0f}x)")

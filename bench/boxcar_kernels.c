@@ -2,11 +2,12 @@
  * Kernel-level throughput of the CUDA boxcar search (cuda/boxcar_cuda.h) on
  * the paper's set-up: nchan DM trials x n samples, data on the device
  * (channel-major), L_end near 8192, FAST at several tile sizes (lane-shared
- * widths of coarse stages on, tr_cuda_boxcar_set_split, and at the largest
- * tile also off) and PAPER, with
- * the bandwidth ceiling (read x once, write Y and W) and the FP32 ceiling
- * (4 operations per evaluated boxcar: add, fma = 2, compare), and a
- * cross-check of FAST against PAPER on the same data.
+ * widths of coarse stages on, tr_cuda_boxcar_set_split; at the largest tile
+ * also off, and with 16 positions per thread, tr_cuda_boxcar_set_positions)
+ * and PAPER, with the bandwidth ceiling (read x once, write Y and W) and the
+ * FP32 ceiling (4 operations per evaluated boxcar: add, fma = 2, compare),
+ * a cross-check of FAST against PAPER on the same data and a bit-for-bit
+ * check of FAST with both knobs changed (exit status 1 if a check fails).
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020), 4.5.
@@ -15,8 +16,8 @@
  *   cc -O2 -std=c99 bench/boxcar_kernels.c -Iinclude -Ilib/core \
  *      -LBUILD/lib/core -ltransient -lm -o boxcar_kernels
  *   LD_LIBRARY_PATH=BUILD/lib/core ./boxcar_kernels [nchan] [n] [repeats]
- *       [algorithm [tile [split]]]
- * (the last three select one measurement, e.g. for a profiler). Prints one
+ *       [algorithm [tile [split [positions]]]]
+ * (the last four select one measurement, e.g. for a profiler). Prints one
  * JSON line per measurement.
  */
 #include <transient/bench.h>
@@ -87,10 +88,12 @@ int main(int argc, char **argv)
     const uint32_t nchan = argc > 1 ? (uint32_t)atoi(argv[1]) : 256;
     const size_t n = argc > 2 ? (size_t)atol(argv[2]) : 131072;
     const int repeats = argc > 3 ? atoi(argv[3]) : 7;
-    /* optional filters (profiling one launch): algorithm name, FAST tile, split */
+    /* optional filters (profiling one launch): algorithm name, FAST tile, split,
+     * positions per thread */
     const char *only = argc > 4 ? argv[4] : NULL;
     const int only_tile = argc > 5 ? atoi(argv[5]) : 0;
     const int only_split = argc > 6 ? atoi(argv[6]) : -1;
+    const int only_kq = argc > 7 ? atoi(argv[7]) : 0;
     tr_bench_device_info info;
     if (tr_bench_device_info_get(0, &info) != TR_OK) {
         fprintf(stderr, "no device: %s\n", tr_bench_last_error());
@@ -122,6 +125,7 @@ int main(int argc, char **argv)
     tr_bench_dev_upload(dx, hx, tot * 4);
     tr_bench_timer *t = NULL;
     tr_bench_timer_create(0, &t);
+    int checks_failed = 0;
     float *ya = malloc(tot * 4), *yb = malloc(tot * 4);
     int32_t *wa = malloc(tot * 4), *wb = malloc(tot * 4);
 
@@ -138,11 +142,14 @@ int main(int argc, char **argv)
         double paper_sps = 0.0;
         for (int v = 1; v >= 0; v--) {
             const tr_variant var = v ? TR_VARIANT_PAPER : TR_VARIANT_FAST;
-            const int ntiles = v ? 1 : 4; /* FAST: 3 tiles split on, 8192 off */
+            /* FAST: tiles 2048/4096/8192 (split on, 8 positions per thread),
+             * 8192 split off, 8192 with 16 positions per thread */
+            const int ntiles = v ? 1 : 5;
             for (int tk = 0; tk < ntiles; tk++) {
-                const int ti = tk < 3 ? tk : 2, split = tk < 3;
+                const int ti = tk < 3 ? tk : 2, split = tk != 3, kq = tk == 4 ? 16 : 8;
                 if (!v && ((only_tile && (int)tiles[ti] != only_tile) ||
-                           (only_split >= 0 && split != only_split)))
+                           (only_split >= 0 && split != only_split) ||
+                           (only_kq && kq != only_kq)))
                     continue;
                 if (v && only_tile) continue;
                 tr_cuda_boxcar *ctx = NULL;
@@ -152,7 +159,8 @@ int main(int argc, char **argv)
                     continue;
                 }
                 if (!v && (tr_cuda_boxcar_set_tile(ctx, tiles[ti], &err) != TR_OK ||
-                           tr_cuda_boxcar_set_split(ctx, split, &err) != TR_OK)) {
+                           tr_cuda_boxcar_set_split(ctx, split, &err) != TR_OK ||
+                           tr_cuda_boxcar_set_positions(ctx, kq, &err) != TR_OK)) {
                     fprintf(stderr, "tile %u: %s\n", tiles[ti], err.message);
                     tr_cuda_boxcar_destroy(ctx);
                     continue;
@@ -162,14 +170,15 @@ int main(int argc, char **argv)
                 if (v) paper_sps = sps;
                 printf(
                     "{\"type\":\"kernel\",\"algorithm\":\"%s\",\"variant\":\"%s\","
-                    "\"split\":%d,\"tile\":%u,\"nchan\":%u,\"samples\":%zu,\"lend\":%u,"
+                    "\"split\":%d,\"positions\":%d,\"tile\":%u,\"nchan\":%u,\"samples\":%"
+                    "zu,\"lend\":%u,"
                     "\"boxcars_per_sample\":%.4f,\"seconds\":%.6g,\"samples_per_s\":%.4g,"
                     "\"ceiling_bw_sps\":%.4g,\"ceiling_fp32_sps\":%.4g,\"ratio\":%.4f,"
                     "\"speedup_vs_paper\":%.3f,\"realtime_ska\":%.1f}\n",
-                    su[k].name, tr_variant_name(var), v ? 0 : split, v ? 0 : tiles[ti],
-                    nchan, n, tr_boxcar_plan_lend(plan), bps, sec, sps, 1.0 / t_bw,
-                    1.0 / t_op, sps / ceil_sps, paper_sps > 0 ? sps / paper_sps : 0.0,
-                    sps / (6000.0 / 64e-6));
+                    su[k].name, tr_variant_name(var), v ? 0 : split, v ? 0 : kq,
+                    v ? 0 : tiles[ti], nchan, n, tr_boxcar_plan_lend(plan), bps, sec, sps,
+                    1.0 / t_bw, 1.0 / t_op, sps / ceil_sps,
+                    paper_sps > 0 ? sps / paper_sps : 0.0, sps / (6000.0 / 64e-6));
                 fflush(stdout);
                 tr_cuda_boxcar_destroy(ctx);
             }
@@ -198,11 +207,34 @@ int main(int argc, char **argv)
                 bad += !(d <= 2 * tol);
                 wdiff += wa[i] != wb[i];
             }
+            /* the knobs give the same bits: split off + 16 positions per thread */
+            size_t knob_diff = (size_t)-1;
+            tr_cuda_boxcar *e = NULL;
+            if (tr_cuda_boxcar_create(0, plan, nchan, TR_VARIANT_FAST, n, &e, &err) ==
+                    TR_OK &&
+                tr_cuda_boxcar_set_split(e, 0, &err) == TR_OK &&
+                tr_cuda_boxcar_set_positions(e, 16, &err) == TR_OK &&
+                tr_cuda_boxcar_run(e, dx, n, TR_BOXCAR_CHANNEL_MAJOR, 1, dy2, dw2, NULL,
+                                   &err) == TR_OK) {
+                tr_bench_dev_download(yb, dy2, tot * 4);
+                tr_bench_dev_download(wb, dw2, tot * 4);
+                knob_diff = 0;
+                for (size_t i = 0; i < tot; i++)
+                    knob_diff += memcmp(&ya[i], &yb[i], 4) != 0 || wa[i] != wb[i];
+            } else {
+                fprintf(stderr, "%s: knob check: %s\n", su[k].name, err.message);
+            }
+            tr_cuda_boxcar_destroy(e);
+            checks_failed += !(bad == 0 && knob_diff == 0);
             printf("{\"type\":\"check\",\"algorithm\":\"%s\",\"fast_vs_paper_bad\":%zu,"
-                   "\"worst_rel\":%.3g,\"width_diff\":%zu,\"ok\":%s}\n",
-                   su[k].name, bad, worst, wdiff, bad == 0 ? "true" : "false");
+                   "\"worst_rel\":%.3g,\"width_diff\":%zu,\"fast_knobs_bit_diff\":%lld,"
+                   "\"ok\":%s}\n",
+                   su[k].name, bad, worst, wdiff,
+                   knob_diff == (size_t)-1 ? -1LL : (long long)knob_diff,
+                   bad == 0 && knob_diff == 0 ? "true" : "false");
         } else {
             fprintf(stderr, "%s: check: %s\n", su[k].name, err.message);
+            checks_failed++;
         }
         tr_cuda_boxcar_destroy(a);
         tr_cuda_boxcar_destroy(b);
@@ -220,5 +252,5 @@ int main(int argc, char **argv)
     free(yb);
     free(wa);
     free(wb);
-    return 0;
+    return checks_failed ? 1 : 0;
 }

@@ -45,28 +45,36 @@
  * FAST: one kernel per call. A thread block takes one channel and a tile of
  * T output positions aligned to an absolute multiple of T (so the arithmetic
  * of a position never depends on how the stream was cut), loads the span
- * [t0, t0 + T + latency) once (coalesced; the halo is mostly an L2 hit, the
- * neighbouring tile reads it too), subtracts an offset m (the mean of the
- * 1024 samples before the tile and up to 1024 at its start, always inside
- * the data), and forms the prefix sums of x - m in shared memory with a CUB
- * block scan: at full resolution up to T + (widest "fine" width), and beyond
- * that only every R samples (R-sample sums formed by warp shuffles), which is
- * all the stages whose stride and widths are multiples of R need. Every
- * boxcar is then a difference of two prefix values, X = P[p + L] - P[p]. Each
- * stage is evaluated by threads that own Q consecutive starts; for stages
- * whose width step equals their stride (BoxDIT, ideal) the ends of Q starts
- * and Q widths form a sliding window of 2Q registers, so one shared-memory
- * load serves up to Q boxcars. S/N = fma(X, 1/sigma_L, (L m - mu_L)/sigma_L),
- * the offset formed in double per tile. The best S/N and width per position
- * stay in shared memory across stages; only Y and W are written.
+ * [t0, t0 + T + latency) once (coalesced 16-byte loads of aligned groups of
+ * 4 samples wherever they lie in one buffer, single loads otherwise: the
+ * same values either way; the halo is mostly an L2 hit, the neighbouring tile
+ * reads it too), subtracts an offset m (the mean of the 1024 samples before
+ * the tile and up to 1024 at its start, always inside the data), and forms
+ * the prefix sums of x - m in shared memory with a CUB block scan: at full
+ * resolution up to T + (widest "fine" width), and beyond that only every R
+ * samples (R-sample sums in a fixed order: pairs within a thread, then warp
+ * shuffles), which is all the stages whose stride and widths are multiples
+ * of R need. Every boxcar is then a difference of two prefix values,
+ * X = P[p + L] - P[p], and S/N = fma(X, 1/sigma_L, (L m - mu_L)/sigma_L), the
+ * offset formed in double per tile.
+ * Evaluation: each thread owns kQ = 8 consecutive positions (rounds of
+ * NT * 8 positions per tile) and keeps their best S/N and width in registers
+ * through all stages, evaluating the starts of each stage that fall on its
+ * positions (8, 4, 2 or 1 of them); for stages whose width step equals their
+ * stride (BoxDIT, ideal) the ends of the starts and 8 widths form a sliding
+ * window in registers, so one shared-memory load serves up to 8 boxcars.
+ * Stages of stride >= 16 have fewer starts than lanes: there up to 32 lanes
+ * share the widths of one start (at least 4 each) and a butterfly keeps the
+ * first best (tr_cuda_boxcar_set_split). Shared arrays are padded by one word
+ * per 32 (index i + i / 32), so that lanes 8 positions apart hit different
+ * banks. Results leave through a per-warp staging area as coalesced stores.
  * Tile: the next power of two >= L_end, at least 256, at most 8192, and at
  * most 32 (8 + sqrt(L_end)) when that is larger than the former (the prefix
- * sums' rounding grows with the tile, the tolerance with sqrt(L_end)).
- * Measured on an H100 (bench/results/2026-11-22-h100-boxcar): 1.3-3.1x PAPER,
- * far from the bandwidth ceiling; the per-stage cost is dominated by shared-
- * memory bank conflicts of the strided accesses (k * stride). The skewed
- * layout (tr_cuda_boxcar_set_skew: index i -> i + i / 32) removes them for
- * strides up to 32; it is off by default until it has been measured.
+ * sums' rounding grows with the tile, the tolerance with sqrt(L_end)); NT =
+ * T / 8 threads, 128 .. 512.
+ * History and measurements: bench/results/2026-11-22-h100-boxcar (the first
+ * FAST kernel: best-so-far in shared memory, bank conflicts) and
+ * bench/results/2026-11-22-h100-boxcar-fast (this design; what limits it).
  */
 #include "boxcar_cuda.h"
 
@@ -313,10 +321,10 @@ __device__ __forceinline__ float4 load4(const source &s, int c, int64_t g, int64
 /* Stage evaluation for one thread's kQ consecutive positions u0 .. u0 + kQ - 1
  * (best S/N and width in registers): starts every S positions (S = min(stride,
  * kQ); for stride >= kQ the one start u0 when it is on the stage's grid). */
-constexpr int kQ = 8;  /* positions per thread */
+constexpr int kQ = 8;  /* positions per thread (default; 16 selectable) */
 constexpr int kMC = 8; /* widths per window step */
 
-template <int S, bool kWin, bool kClip>
+template <int kQ, int S, bool kWin, bool kClip>
 __device__ __forceinline__ void eval_stage(const fstage &s, const float *__restrict__ P,
                                            int plast, const float2 *__restrict__ C,
                                            int u0, int64_t lim, float (&best)[kQ],
@@ -426,23 +434,29 @@ __device__ __forceinline__ void eval_stage(const fstage &s, const float *__restr
     }
 }
 
-template <bool kWin, bool kClip>
+template <int kQ, bool kWin, bool kClip>
 __device__ __forceinline__ void eval_stage_s(const fstage &s, const float *P, int plast,
                                              const float2 *C, int u0, int64_t lim,
                                              float (&best)[kQ], int (&bw)[kQ])
 {
     switch (s.st) {
     case 1:
-        eval_stage<1, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+        eval_stage<kQ, 1, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
         break;
     case 2:
-        eval_stage<2, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+        eval_stage<kQ, 2, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
         break;
     case 4:
-        eval_stage<4, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+        eval_stage<kQ, 4, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
         break;
+    case 8:
+        if constexpr (kQ > 8) {
+            eval_stage<kQ, 8, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+            break;
+        }
+        /* fall through */
     default:
-        eval_stage<kQ, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+        eval_stage<kQ, kQ, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
         break;
     }
 }
@@ -456,7 +470,7 @@ __device__ __forceinline__ void eval_stage_s(const fstage &s, const float *P, in
  * (4) the results leave through a per-warp staging area in shared memory as
  * coalesced stores.
  */
-template <int NT, bool kClip>
+template <int NT, int kQ, bool kClip>
 __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan pl)
 {
     using ops = block_ops<NT>;
@@ -572,6 +586,8 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
     const int64_t lim = s.end - t0;
     const int lane = tid & 31, warp = tid >> 5;
     float *wst = stg + warp * skew_len(32 * kQ);
+    /* every position of the tile is an output of this call (block-uniform) */
+    const bool full = t0 >= 0 && t0 >= a.q0 && t0 + T <= a.q0 + a.n_out;
     for (int r0 = 0; r0 < T; r0 += NT * kQ) {
         const int u0 = r0 + tid * kQ;
         float best[kQ];
@@ -587,40 +603,57 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
                 const float *P = st.coarse ? Pc : Qp;
                 const int plast = st.coarse ? a.nc - 1 : a.M;
                 if (st.window)
-                    eval_stage_s<true, kClip>(st, P, plast, C, u0, lim, best, bw);
+                    eval_stage_s<kQ, true, kClip>(st, P, plast, C, u0, lim, best, bw);
                 else
-                    eval_stage_s<false, kClip>(st, P, plast, C, u0, lim, best, bw);
+                    eval_stage_s<kQ, false, kClip>(st, P, plast, C, u0, lim, best, bw);
             }
         }
         /* transpose through the warp's staging area: lane l writes positions
-         * l * kQ + j, then stores positions j * 32 + l (coalesced) */
+         * l * kQ + j (padded index l * kQ + l * kQ / 32 + j), then stores
+         * positions j * 32 + l (padded j * 33 + l), coalesced; a tile whose
+         * positions are all outputs of this call (most) skips the per-position
+         * tests */
+        static_assert(32 % kQ == 0, "kQ divides 32");
         const int wbase = r0 + warp * 32 * kQ;
+        const int wl = lane * kQ + ((lane * kQ) >> 5);
+        int *wsti = reinterpret_cast<int *>(wst);
+        const int64_t o0 = (int64_t)c * a.ldy + (t0 + wbase - a.q0) + lane;
         __syncwarp();
 #pragma unroll
         for (int j = 0; j < kQ; j++)
-            wst[sk(lane * kQ + j)] = best[j];
+            wst[wl + j] = best[j];
         __syncwarp();
-#pragma unroll
-        for (int j = 0; j < kQ; j++) {
-            const int u = wbase + j * 32 + lane;
-            const int64_t p = t0 + u;
-            if (u < T && p >= a.q0 && p < a.q0 + a.n_out)
-                a.y[(int64_t)c * a.ldy + (p - a.q0)] =
-                    p < 0 ? 0.0f : wst[sk(j * 32 + lane)];
-        }
-        if (a.w) {
-            __syncwarp();
+        if (full) {
 #pragma unroll
             for (int j = 0; j < kQ; j++)
-                reinterpret_cast<int *>(wst)[sk(lane * kQ + j)] = bw[j];
-            __syncwarp();
+                if (wbase + j * 32 < T) a.y[o0 + j * 32] = wst[j * 33 + lane];
+        } else {
 #pragma unroll
             for (int j = 0; j < kQ; j++) {
                 const int u = wbase + j * 32 + lane;
                 const int64_t p = t0 + u;
                 if (u < T && p >= a.q0 && p < a.q0 + a.n_out)
-                    a.w[(int64_t)c * a.ldy + (p - a.q0)] =
-                        p < 0 ? 0 : reinterpret_cast<int *>(wst)[sk(j * 32 + lane)];
+                    a.y[o0 + j * 32] = p < 0 ? 0.0f : wst[j * 33 + lane];
+            }
+        }
+        if (a.w) {
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < kQ; j++)
+                wsti[wl + j] = bw[j];
+            __syncwarp();
+            if (full) {
+#pragma unroll
+                for (int j = 0; j < kQ; j++)
+                    if (wbase + j * 32 < T) a.w[o0 + j * 32] = wsti[j * 33 + lane];
+            } else {
+#pragma unroll
+                for (int j = 0; j < kQ; j++) {
+                    const int u = wbase + j * 32 + lane;
+                    const int64_t p = t0 + u;
+                    if (u < T && p >= a.q0 && p < a.q0 + a.n_out)
+                        a.w[o0 + j * 32] = p < 0 ? 0 : wsti[j * 33 + lane];
+                }
             }
         }
     }
@@ -951,8 +984,8 @@ struct tr_cuda_boxcar {
     unsigned long long *count = nullptr;
     /* FAST */
     int T = 0, Tmax = 0;
-    int split =
-        1; /* widths of coarse stages shared by lanes (tr_cuda_boxcar_set_split) */
+    int split = 1; /* lane-shared widths of coarse stages (tr_cuda_boxcar_set_split) */
+    int kq = kQ;   /* positions per thread (tr_cuda_boxcar_set_positions) */
     size_t smem_max = 0;
     fplan fp{};
     int R = 1, F = 0, M = 0, Ecoarse = 0, nc = 0;
@@ -968,16 +1001,16 @@ struct tr_cuda_boxcar {
 namespace
 {
 
-/* Threads of the FAST block for tile T: kQ positions each, 128 .. 512. */
-static int fast_threads(int T)
+/* Threads of the FAST block for tile T: kq positions each, 128 .. 512. */
+static int fast_threads(int T, int kq)
 {
-    return (int)std::min<int64_t>(512, std::max<int64_t>(128, T / kQ));
+    return (int)std::min<int64_t>(512, std::max<int64_t>(128, T / kq));
 }
 
-static size_t fast_smem_bytes(int T, int M, int nc, int totpad)
+static size_t fast_smem_bytes(int T, int kq, int M, int nc, int totpad)
 {
     return (size_t)totpad * 8 + (size_t)skew_len(M + 8) * 4 + (size_t)skew_len(nc) * 4 +
-           (size_t)(fast_threads(T) / 32) * skew_len(32 * kQ) * 4;
+           (size_t)(fast_threads(T, kq) / 32) * skew_len(32 * kq) * 4;
 }
 
 /* The FAST layout for tile T: resolution R of the far halo and the stages. */
@@ -1033,27 +1066,39 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
         f.w0p = f.w0 / sc;
         f.wsp = f.ws / sc;
         f.window = s.nwidths > 1 && s.width_step == s.stride;
-        /* lanes per start for strides >= kQ: at least 4 widths each, within a
-         * warp, only when whole warps take part (T >= 32 kQ) */
+        /* lanes per start for strides >= 2 kq: at least 4 widths each, within
+         * a warp, only when whole warps take part (T >= 32 kq) */
         f.grp = 1;
-        if (q->split && f.st >= 2 * kQ && T >= 32 * kQ) {
-            f.grp = std::min(f.st / kQ, 32);
+        if (q->split && f.st >= 2 * q->kq && T >= 32 * q->kq) {
+            f.grp = std::min(f.st / q->kq, 32);
             while (f.grp > 1 && f.nw < 4 * f.grp)
                 f.grp /= 2;
         }
         widx += s.nwidths;
     }
-    q->fast_smem = fast_smem_bytes(T, q->M, q->nc, (int)((q->total + 1) & ~1u));
+    q->fast_smem = fast_smem_bytes(T, q->kq, q->M, q->nc, (int)((q->total + 1) & ~1u));
 }
 
 /* Every FAST kernel instance (attributes at create). */
 using fast_fn = void (*)(const fast_args, const fplan);
-static const fast_fn kFastFns[] = {fast_kernel<128, false>, fast_kernel<128, true>,
-                                   fast_kernel<256, false>, fast_kernel<256, true>,
-                                   fast_kernel<512, false>, fast_kernel<512, true>};
+static const fast_fn kFastFns[] = {
+    fast_kernel<128, 8, false>,  fast_kernel<128, 8, true>,   fast_kernel<256, 8, false>,
+    fast_kernel<256, 8, true>,   fast_kernel<512, 8, false>,  fast_kernel<512, 8, true>,
+    fast_kernel<128, 16, false>, fast_kernel<128, 16, true>,  fast_kernel<256, 16, false>,
+    fast_kernel<256, 16, true>,  fast_kernel<512, 16, false>, fast_kernel<512, 16, true>};
 
 /* The FAST kernel instance as one macro argument of TR_LAUNCH. */
-#define TR_FAST_KERNEL(nt, clip) fast_kernel<nt, clip>
+#define TR_FAST_KERNEL(nt, kq, clip) fast_kernel<nt, kq, clip>
+
+template <int NT, int KQ>
+static void launch_fast(bool clip, dim3 grid, size_t smem, cudaStream_t st,
+                        const fast_args &a, const fplan &fp)
+{
+    if (clip)
+        TR_LAUNCH(TR_FAST_KERNEL(NT, KQ, true), grid, NT, smem, st, a, fp);
+    else
+        TR_LAUNCH(TR_FAST_KERNEL(NT, KQ, false), grid, NT, smem, st, a, fp);
+}
 
 /* Channel chunks: grid.y is at most 65535. */
 constexpr uint32_t kMaxGridY = 65535;
@@ -1167,25 +1212,23 @@ static tr_status compute_fast(tr_cuda_boxcar *q, const source &src, int64_t q0,
             a.mu = q->mu + (size_t)c0 * q->total;
             a.sigma = q->sigma + (size_t)c0 * q->total;
             const dim3 grid((unsigned)ntiles, nc);
-            const int nt = fast_threads(q->T);
-            if (nt == 512 && clip)
-                TR_LAUNCH(TR_FAST_KERNEL(512, true), grid, 512, q->fast_smem, st, a,
-                          q->fp);
-            else if (nt == 512)
-                TR_LAUNCH(TR_FAST_KERNEL(512, false), grid, 512, q->fast_smem, st, a,
-                          q->fp);
-            else if (nt == 256 && clip)
-                TR_LAUNCH(TR_FAST_KERNEL(256, true), grid, 256, q->fast_smem, st, a,
-                          q->fp);
-            else if (nt == 256)
-                TR_LAUNCH(TR_FAST_KERNEL(256, false), grid, 256, q->fast_smem, st, a,
-                          q->fp);
-            else if (clip)
-                TR_LAUNCH(TR_FAST_KERNEL(128, true), grid, 128, q->fast_smem, st, a,
-                          q->fp);
-            else
-                TR_LAUNCH(TR_FAST_KERNEL(128, false), grid, 128, q->fast_smem, st, a,
-                          q->fp);
+            const int nt = fast_threads(q->T, q->kq);
+            const size_t sm = q->fast_smem;
+            if (q->kq == 16) {
+                if (nt == 512)
+                    launch_fast<512, 16>(clip, grid, sm, st, a, q->fp);
+                else if (nt == 256)
+                    launch_fast<256, 16>(clip, grid, sm, st, a, q->fp);
+                else
+                    launch_fast<128, 16>(clip, grid, sm, st, a, q->fp);
+            } else {
+                if (nt == 512)
+                    launch_fast<512, 8>(clip, grid, sm, st, a, q->fp);
+                else if (nt == 256)
+                    launch_fast<256, 8>(clip, grid, sm, st, a, q->fp);
+                else
+                    launch_fast<128, 8>(clip, grid, sm, st, a, q->fp);
+            }
             TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: FAST kernel launch", fail);
         }
     }
@@ -1475,6 +1518,13 @@ extern "C" tr_status tr_cuda_boxcar_create(int device, const tr_boxcar_plan *pla
         tr_fail(err, TR_ERR_UNSUPPORTED, "boxcar/cuda: L_end %u too large", plan->lend);
         goto fail_nocuda;
     }
+    for (uint32_t i = 0; i < plan->nstages; i++)
+        if ((plan->stages[i].stride & (plan->stages[i].stride - 1)) != 0) {
+            tr_fail(err, TR_ERR_UNSUPPORTED,
+                    "boxcar/cuda: stage strides must be powers of two (stage %u: %u)", i,
+                    plan->stages[i].stride);
+            goto fail_nocuda;
+        }
     if (variant == TR_VARIANT_PAPER) {
         if (plan->algorithm == TR_BOXCAR_IGRID) {
             int lgP = 0;
@@ -1678,6 +1728,29 @@ extern "C" tr_status tr_cuda_boxcar_set_skew(tr_cuda_boxcar *q, int on, tr_error
     (void)on; /* the kernel's layout is always the padded one now */
     if (!q || q->variant != TR_VARIANT_FAST)
         return tr_fail(err, TR_ERR_INVALID, "boxcar/cuda: set_skew needs a FAST context");
+    tr_clear(err);
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_boxcar_set_positions(tr_cuda_boxcar *q, int kq,
+                                                  tr_error *err)
+{
+    if (!q || q->variant != TR_VARIANT_FAST)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar/cuda: set_positions needs a FAST context");
+    if (kq != 8 && kq != 16)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar/cuda: positions per thread must be 8 or 16, got %d", kq);
+    const int old = q->kq;
+    q->kq = kq;
+    fast_layout(q, q->T);
+    if (q->fast_smem > q->smem_max) {
+        q->kq = old;
+        fast_layout(q, q->T);
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar/cuda: %d positions per thread need too much shared memory",
+                       kq);
+    }
     tr_clear(err);
     return TR_OK;
 }

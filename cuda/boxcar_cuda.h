@@ -128,6 +128,11 @@ tr_status tr_cuda_boxcar_set_skew(tr_cuda_boxcar *ctx, int on, tr_error *err);
  * order). */
 tr_status tr_cuda_boxcar_set_split(tr_cuda_boxcar *ctx, int on, tr_error *err);
 
+/* Benchmark knob of the FAST kernel: consecutive positions per thread, 8
+ * (default) or 16 (half the per-stage work per position, twice the
+ * registers). The same bits either way. */
+tr_status tr_cuda_boxcar_set_positions(tr_cuda_boxcar *ctx, int kq, tr_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,8 +6,9 @@
  * pulses and NaN/Inf, several channels, random chunkings (sizes 1..3 at the
  * start), time-major and channel-major buffers (the latter also through the
  * device-pointer path, served from host memory by the emulation), flush.
- * FAST's chunked run has the lane-shared widths of coarse stages switched off
- * (tr_cuda_boxcar_set_split), which must give the same bits. S/N within
+ * FAST's chunked run may have the lane-shared widths of coarse stages switched
+ * off (tr_cuda_boxcar_set_split) and 16 positions per thread
+ * (tr_cuda_boxcar_set_positions), which must give the same bits. S/N within
  * TR_BOXCAR_FAST_TOL(L_end); widths equal, or evaluated at that position and
  * as good within the tolerance; the same bits for every chunking and layout.
  *
@@ -87,7 +88,7 @@ bool emulated(const tr_boxcar_plan *plan, uint32_t C, tr_variant v, size_t batch
               tr_boxcar_layout layout, const std::vector<float> &x, size_t n, double mean,
               double sigma, size_t small, size_t max_chunk, std::mt19937_64 &rng,
               std::vector<float> &y, std::vector<int32_t> &w, uint64_t *nonfinite,
-              bool nosplit = false, bool on_device = false)
+              int knobs = 0, bool on_device = false)
 {
     tr_error err;
     tr_cuda_boxcar *ctx = nullptr;
@@ -95,8 +96,10 @@ bool emulated(const tr_boxcar_plan *plan, uint32_t C, tr_variant v, size_t batch
         std::printf("create: %s\n", err.message);
         return false;
     }
-    if (nosplit && tr_cuda_boxcar_set_split(ctx, 0, &err) != TR_OK) {
-        std::printf("set_split: %s\n", err.message);
+    /* knobs: 1 = lane-shared widths off, 2 = 16 positions per thread */
+    if (((knobs & 1) && tr_cuda_boxcar_set_split(ctx, 0, &err) != TR_OK) ||
+        ((knobs & 2) && tr_cuda_boxcar_set_positions(ctx, 16, &err) != TR_OK)) {
+        std::printf("FAST knobs: %s\n", err.message);
         tr_cuda_boxcar_destroy(ctx);
         return false;
     }
@@ -213,9 +216,10 @@ void one(const tr_boxcar_config &c0, tr_variant v, std::mt19937_64 &rng, size_t 
     const bool ok1 = emulated(plan, C, v, batch, TR_BOXCAR_TIME_MAJOR, x, n, mean, sigma,
                               0, 0, rng, y1, w1, &nf1);
     CHECKH(ok1, "%s: run", name);
-    const bool ok2 = emulated(plan, C, v, 200 + rng() % 3000, TR_BOXCAR_CHANNEL_MAJOR, x,
-                              n, mean, sigma, 30, 2 * L + 200, rng, y2, w2, &nf2,
-                              v == TR_VARIANT_FAST, rng() % 2 == 0);
+    const bool ok2 =
+        emulated(plan, C, v, 200 + rng() % 3000, TR_BOXCAR_CHANNEL_MAJOR, x, n, mean,
+                 sigma, 30, 2 * L + 200, rng, y2, w2, &nf2,
+                 v == TR_VARIANT_FAST ? 1 + (int)(rng() % 3) : 0, rng() % 2 == 0);
     CHECKH(ok2, "%s: chunked run", name);
     if (ok1) {
         const double tol = TR_BOXCAR_FAST_TOL(tr_boxcar_plan_lend(plan));
