@@ -26,6 +26,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "signals.h"
+#include "bench_boxcar.h"
 
 #include <transient/bench.h>
 #include <transient/edges.h>
@@ -1142,6 +1143,8 @@ int main(int argc, char **argv)
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "--detector") == 0 && strcmp(argv[i + 1], "kalman") == 0)
             return kalman_bench_main(argc, argv);
+        if (strcmp(argv[i], "--detector") == 0 && strcmp(argv[i + 1], "boxcar") == 0)
+            return boxcar_bench_main(argc, argv);
 
     options o;
     memset(&o, 0, sizeof o);

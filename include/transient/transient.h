@@ -8,5 +8,8 @@
 #include <transient/spiir.h>
 #include <transient/spiir_triggers.h>
 #include <transient/kalman.h>
+#include <transient/boxcar.h>
+#include <transient/boxcar_predict.h>
+#include <transient/candidates.h>
 
 #endif /* TRANSIENT_TRANSIENT_H */

@@ -16,6 +16,9 @@ Blocks:
     kalman_detector_ff optimal online detector of Gaussian bursts in coloured
                        Gaussian noise (Kalman bank); LLR, decision, "burst"
                        tags and "detects" messages.
+    boxcar_search_ff   boxcar single-pulse search (BoxDIT, IGRID, ideal) per
+    boxcar_search_cf   channel of a float (or complex: power) vector stream;
+                       S/N and width outputs, "pulse" tags and "detects".
 
 Helpers on numpy arrays (libtransient, no flowgraph needed):
     find_edges(x, low, mid, high, backend='cpu', variant='fast')
@@ -24,6 +27,11 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     spiir_filter(x, a1, b0, delay, level, counts, dt, multirate=False, ...)
     spiir_latency(a1, b0, delay, level, counts, dt)
     spiir_triggers(snr, threshold, window)
+    boxcar_search(x, algorithm='boxdit', max_width=256, ...)
+    boxcar_candidates(snr, width=None, threshold=6, link_time=0, link_chan=1, ...)
+    boxcar_plan(algorithm, max_width, widths, depth, layers)
+    boxcar_predict(algorithm, max_width, widths, depth, layers, smax=0, exact=False)
+    boxcar_predict_list(widths, separations, smax, exact=False)
     version(), cuda_compiled(), cuda_device_count()
 
 Pure-Python modules of the package are imported on their own:
@@ -31,6 +39,8 @@ Pure-Python modules of the package are imported on their own:
     gnuradio.transient.spiir_design  SPIIR bank design from chirp templates (numpy)
     gnuradio.transient.spiir_bank    SPIIR banks and bank files (numpy)
     gnuradio.transient.kalman_signals  Gaussian bursts in coloured noise (numpy)
+    gnuradio.transient.timeseries   SIGPROC .tim/.fil and PRESTO .dat/.inf
+                                    time series, folding and period checks
 """
 
 # pybind11 generated symbols (blocks and core helpers)

@@ -112,6 +112,49 @@ tb.run()
   # detected, none elsewhere.
   tr_grc_example(kalman_bursts "bursts: [0-9]+ \\(hits 20 of 20, false alarms 0\\)")
 
+  # The pulsar recording (PRESTO .dat, drifting baseline): one pulse per period
+  # of PSR J1807-0847 after the first statistics window (4096 samples, 4 of the
+  # 131 periods), every one on the period, tags and messages alike.
+  tr_grc_example(boxcar_search_pulsar
+                 "pulses: 12[5-9] \\(tags 12[5-9]\\), on the period: 12[5-9], off: [0-2], period 0\\.1637[0-4]"
+                 --recording ${PROJECT_SOURCE_DIR}/examples/data/GBT_J1807-0847.dat)
+
+  # Complex input (the power of a synthetic SDR capture): the 21 tone bursts,
+  # one every 9100 samples, and nothing else.
+  tr_grc_example(boxcar_search_sdr_synthetic
+                 "pulses: 21 \\(tags 21\\), on the period: 21, off: 0, period 0\\.0091")
+
+  # The threshold parameter's callback reaches the block: a threshold above
+  # every pulse leaves none; a NaN threshold is refused (ValueError).
+  file(WRITE ${_tr_grc_out}/check_pulsar_setters.py [=[
+import os
+import sys
+import unittest
+
+sys.path.insert(0, sys.argv[1])
+from gnuradio import transient  # noqa: E402
+import boxcar_search_pulsar  # noqa: E402
+
+if not transient.__file__.startswith(sys.argv[2]):
+    raise RuntimeError("gnuradio.transient from %s, not from %s" %
+                       (transient.__file__, sys.argv[2]))
+tb = boxcar_search_pulsar.boxcar_search_pulsar(recording=sys.argv[3])
+unittest.TestCase().assertRaises(ValueError, tb.set_threshold, float("nan"))
+tb.set_threshold(1000.0)
+tb.run()
+]=])
+  add_test(NAME grc_setters_boxcar_search_pulsar
+           COMMAND ${PYTHON_EXECUTABLE} -B ${_tr_grc_out}/check_pulsar_setters.py
+                   ${_tr_grc_out} ${PROJECT_BINARY_DIR}/test_modules/
+                   ${PROJECT_SOURCE_DIR}/examples/data/GBT_J1807-0847.dat)
+  set_tests_properties(grc_setters_boxcar_search_pulsar PROPERTIES
+      ENVIRONMENT "${_tr_grc_env}"
+      ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+      PASS_REGULAR_EXPRESSION "pulses: 0 \\(tags 0\\)"
+      FAIL_REGULAR_EXPRESSION "Traceback"
+      FIXTURES_REQUIRED grc_boxcar_search_pulsar
+      LABELS "python;gnuradio;grc" TIMEOUT 120)
+
   # The level variables' callbacks reach the block: High above the signal's
   # high state leaves no transition, Low above Mid is refused (ValueError).
   file(WRITE ${_tr_grc_out}/check_synthetic_setters.py [=[

@@ -13,13 +13,21 @@
  *   spiir_latency(a1, b0, delay, level, counts, dt)
  *   spiir_triggers(snr, threshold, window)
  *   version(), cuda_compiled(), cuda_device_count()
+ *   boxcar_plan(algorithm, max_width, widths, depth, layers)
+ *   boxcar_predict(algorithm, max_width, widths, depth, layers, smax, exact)
+ *   boxcar_predict_list(widths, separations, smax, exact)
+ *   boxcar_search(x, algorithm, max_width, ...)
+ *   boxcar_candidates(snr, width, threshold, link_time, link_chan, ...)
  */
 
 #include <pybind11/complex.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <transient/transient.h>
+#include <transient/boxcar_predict.h>
+#include <transient/candidates.h>
 
 #include <algorithm>
 #include <complex>
@@ -467,6 +475,369 @@ int cuda_device_count()
     return tr_cuda_device_count(nullptr, 0);
 }
 
+/* ---- boxcar search: plan, predictor, search on arrays ---------------- */
+
+using u32_array = py::array_t<uint32_t, py::array::c_style | py::array::forcecast>;
+
+tr_boxcar_algorithm parse_algorithm(const std::string &name)
+{
+    const std::string s = lower(name);
+    if (s == "boxdit") return TR_BOXCAR_BOXDIT;
+    if (s == "igrid") return TR_BOXCAR_IGRID;
+    if (s == "ideal") return TR_BOXCAR_IDEAL;
+    throw py::value_error("algorithm must be 'boxdit', 'igrid' or 'ideal', not '" + name +
+                          "'");
+}
+
+// The algorithm fields of a boxcar configuration from Python arguments.
+tr_boxcar_config boxcar_config(const std::string &algorithm, uint32_t max_width,
+                               const std::vector<int> &widths, uint32_t depth,
+                               uint32_t layers)
+{
+    tr_boxcar_config cfg = tr_boxcar_config_default();
+    cfg.algorithm = parse_algorithm(algorithm);
+    cfg.max_width = max_width;
+    if (cfg.algorithm == TR_BOXCAR_BOXDIT) {
+        if (widths.empty() || widths.size() > TR_BOXCAR_MAX_LIST)
+            throw py::value_error("widths: BoxDIT needs 1 to " +
+                                  std::to_string(TR_BOXCAR_MAX_LIST) + " entries");
+        for (size_t i = 0; i < widths.size(); i++) {
+            if (widths[i] < 0)
+                throw py::value_error("widths: entries must be positive, entry " +
+                                      std::to_string(i) + " is " +
+                                      std::to_string(widths[i]));
+            cfg.widths[i] = static_cast<uint32_t>(widths[i]);
+        }
+        cfg.nwidths = static_cast<uint32_t>(widths.size());
+    }
+    cfg.depth = depth;
+    cfg.layers = layers;
+    return cfg;
+}
+
+struct plan_deleter {
+    void operator()(tr_boxcar_plan *p) const { tr_boxcar_plan_destroy(p); }
+};
+using plan_ptr = std::unique_ptr<tr_boxcar_plan, plan_deleter>;
+
+plan_ptr make_plan(const tr_boxcar_config &cfg)
+{
+    tr_error err;
+    err.code = TR_OK;
+    err.message[0] = '\0';
+    plan_ptr p(tr_boxcar_plan_create(&cfg, &err));
+    if (!p) raise_status(err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);
+    return p;
+}
+
+template <typename V> py::array_t<V> to_array(const std::vector<V> &v)
+{
+    py::array_t<V> a(static_cast<py::ssize_t>(v.size()));
+    if (!v.empty()) std::memcpy(a.mutable_data(), v.data(), v.size() * sizeof(V));
+    return a;
+}
+
+py::dict boxcar_plan(const std::string &algorithm, uint32_t max_width,
+                     const std::vector<int> &widths, uint32_t depth, uint32_t layers)
+{
+    const plan_ptr p =
+        make_plan(boxcar_config(algorithm, max_width, widths, depth, layers));
+    const uint32_t total = tr_boxcar_plan_list(p.get(), nullptr, nullptr, 0);
+    std::vector<uint32_t> w(total), s(total);
+    tr_boxcar_plan_list(p.get(), w.data(), s.data(), total);
+    py::list stages;
+    for (uint32_t i = 0; i < tr_boxcar_plan_stages(p.get()); i++) {
+        const tr_boxcar_stage *st = tr_boxcar_plan_stage(p.get(), i);
+        py::dict d;
+        d["level"] = st->level;
+        d["stride"] = st->stride;
+        d["width_first"] = st->width_first;
+        d["width_step"] = st->width_step;
+        d["nwidths"] = st->nwidths;
+        d["base"] = st->base;
+        d["block"] = st->block;
+        stages.append(d);
+    }
+    py::dict out;
+    out["algorithm"] = tr_boxcar_algorithm_name(tr_boxcar_plan_algorithm(p.get()));
+    out["lend"] = tr_boxcar_plan_lend(p.get());
+    out["latency"] = tr_boxcar_plan_latency(p.get());
+    out["depth"] = tr_boxcar_plan_depth(p.get());
+    out["layers"] = tr_boxcar_plan_layers(p.get());
+    out["boxcars_per_sample"] = tr_boxcar_plan_boxcars_per_sample(p.get());
+    out["widths"] = to_array(w);
+    out["separations"] = to_array(s);
+    out["stages"] = stages;
+    return out;
+}
+
+// Predictor over explicit boxcar widths and separations.
+py::dict predict_lists(const std::vector<uint32_t> &w, const std::vector<uint32_t> &s,
+                       uint32_t smax, bool exact)
+{
+    if (w.size() != s.size())
+        throw py::value_error("widths and separations must have the same length");
+    if (w.empty()) throw py::value_error("at least one boxcar width is needed");
+    if (smax == 0) throw py::value_error("smax must be >= 1");
+    const uint32_t nb = static_cast<uint32_t>(w.size());
+    std::vector<double> rmax(smax), rmin(smax), p1(smax), pw(smax), mp1(smax), mpw(smax);
+    tr_status st;
+    {
+        py::gil_scoped_release release;
+        st = tr_boxcar_predict(w.data(), s.data(), nb, smax, rmax.data(), rmin.data(),
+                               p1.data(), pw.data(), mp1.data(), mpw.data());
+    }
+    if (st != TR_OK)
+        raise_status(st, "boxcar_predict: widths and separations must be >= 1");
+    py::dict out;
+    std::vector<uint32_t> S(smax);
+    for (uint32_t k = 0; k < smax; k++)
+        S[k] = k + 1;
+    out["S"] = to_array(S);
+    out["rsnr_max"] = to_array(rmax);
+    out["rsnr_min"] = to_array(rmin);
+    out["psi_1"] = to_array(p1);
+    out["psi_w"] = to_array(pw);
+    out["mean_psi_1"] = to_array(mp1);
+    out["mean_psi_w"] = to_array(mpw);
+    if (exact) {
+        std::vector<double> emax(smax), emin(smax);
+        std::vector<uint32_t> bw(smax);
+        {
+            py::gil_scoped_release release;
+            st = tr_boxcar_predict_exact(w.data(), s.data(), nb, smax, emax.data(),
+                                         emin.data(), bw.data());
+        }
+        if (st != TR_OK)
+            raise_status(st, "boxcar_predict: exact bounds need separations that are "
+                             "powers of two");
+        out["exact_rsnr_max"] = to_array(emax);
+        out["exact_rsnr_min"] = to_array(emin);
+        out["best_width"] = to_array(bw);
+    }
+    return out;
+}
+
+py::dict boxcar_predict(const std::string &algorithm, uint32_t max_width,
+                        const std::vector<int> &widths, uint32_t depth, uint32_t layers,
+                        uint32_t smax, bool exact)
+{
+    const plan_ptr p =
+        make_plan(boxcar_config(algorithm, max_width, widths, depth, layers));
+    const uint32_t total = tr_boxcar_plan_list(p.get(), nullptr, nullptr, 0);
+    std::vector<uint32_t> w(total), s(total);
+    tr_boxcar_plan_list(p.get(), w.data(), s.data(), total);
+    return predict_lists(w, s, smax ? smax : tr_boxcar_plan_lend(p.get()), exact);
+}
+
+py::dict boxcar_predict_list(const u32_array &widths, const u32_array &separations,
+                             uint32_t smax, bool exact)
+{
+    if (widths.ndim() != 1 || separations.ndim() != 1)
+        throw py::value_error("widths and separations must be one-dimensional");
+    std::vector<uint32_t> w(widths.data(), widths.data() + widths.shape(0));
+    std::vector<uint32_t> s(separations.data(),
+                            separations.data() + separations.shape(0));
+    return predict_lists(w, s, smax, exact);
+}
+
+struct boxcar_deleter {
+    void operator()(tr_boxcar *q) const { tr_boxcar_destroy(q); }
+};
+
+tr_boxcar_norm_mode parse_norm_mode(const std::string &name)
+{
+    const std::string s = lower(name);
+    if (s == "white") return TR_BOXCAR_NORM_WHITE;
+    if (s == "levels") return TR_BOXCAR_NORM_LEVELS;
+    if (s == "fixed") return TR_BOXCAR_NORM_FIXED;
+    throw py::value_error("norm_mode must be 'white', 'levels' or 'fixed', not '" + name +
+                          "'");
+}
+
+// The search on a whole array: x of shape (n,) or (n, nchan), time-major.
+// Returns (snr, width) of the same shape, position p at index p (the latency
+// is removed; with flush the last positions are evaluated inside the data).
+py::tuple boxcar_search_array(const float_array &x, const std::string &algorithm,
+                              uint32_t max_width, const std::vector<int> &widths,
+                              uint32_t depth, uint32_t layers,
+                              const std::string &norm_mode, double reject_sigma,
+                              uint32_t window, uint32_t history, uint32_t baseline_window,
+                              const std::string &baseline_mode, double fixed_mean,
+                              double fixed_sigma, const std::string &backend,
+                              const std::string &variant)
+{
+    if (x.ndim() != 1 && x.ndim() != 2)
+        throw py::value_error("x must have shape (n,) or (n, nchan)");
+    const size_t n = static_cast<size_t>(x.shape(0));
+    const uint32_t nchan = x.ndim() == 2 ? static_cast<uint32_t>(x.shape(1)) : 1;
+    tr_boxcar_config cfg = boxcar_config(algorithm, max_width, widths, depth, layers);
+    cfg.nchan = nchan;
+    cfg.norm.mode = parse_norm_mode(norm_mode);
+    cfg.norm.reject_sigma = reject_sigma;
+    cfg.norm.window = window;
+    cfg.norm.history = history;
+    const std::string bm = lower(baseline_mode);
+    if (bm != "median" && bm != "block")
+        throw py::value_error("baseline_mode must be 'median' or 'block', not '" +
+                              baseline_mode + "'");
+    cfg.norm.baseline = !baseline_window ? TR_BOXCAR_BASELINE_NONE
+                        : bm == "block"  ? TR_BOXCAR_BASELINE_BLOCK_MEDIAN
+                                         : TR_BOXCAR_BASELINE_MEDIAN;
+    if (baseline_window) cfg.norm.baseline_window = baseline_window;
+    cfg.norm.fixed_mean = fixed_mean;
+    cfg.norm.fixed_sigma = fixed_sigma;
+    cfg.backend = parse_backend(backend);
+    cfg.variant = parse_variant(variant);
+
+    tr_error err;
+    err.code = TR_OK;
+    err.message[0] = '\0';
+    std::unique_ptr<tr_boxcar, boxcar_deleter> q(tr_boxcar_create(&cfg, &err));
+    if (!q) raise_status(err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);
+
+    std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(n)};
+    if (x.ndim() == 2) shape.push_back(static_cast<py::ssize_t>(nchan));
+    py::array_t<float> snr(shape);
+    py::array_t<int32_t> width(shape);
+    const uint32_t lat = tr_boxcar_latency(q.get());
+    tr_status st = TR_OK;
+    std::string message;
+    {
+        py::gil_scoped_release release;
+        // Output k of the stream is position k - lat: write positions straight
+        // into place, the first lat outputs (negative positions) into scratch.
+        std::vector<float> s_scratch(static_cast<size_t>(lat) * nchan);
+        std::vector<int32_t> w_scratch(static_cast<size_t>(lat) * nchan);
+        float *ys = snr.mutable_data();
+        int32_t *ws = width.mutable_data();
+        const size_t head = std::min<size_t>(n, lat);
+        st = tr_boxcar_process(q.get(), x.data(), head, s_scratch.data(),
+                               w_scratch.data());
+        if (st == TR_OK && n > head)
+            st = tr_boxcar_process(q.get(), x.data() + head * nchan, n - head, ys, ws);
+        if (st == TR_OK) {
+            // flush: the last lat positions n - lat .. n - 1 (negative ones dropped)
+            st = tr_boxcar_flush(q.get(), s_scratch.data(), w_scratch.data());
+            if (st == TR_OK) {
+                const size_t drop = lat > n ? lat - n : 0;
+                const size_t keep = lat - drop;
+                std::memcpy(ys + (n - keep) * nchan, s_scratch.data() + drop * nchan,
+                            keep * nchan * sizeof(float));
+                std::memcpy(ws + (n - keep) * nchan, w_scratch.data() + drop * nchan,
+                            keep * nchan * sizeof(int32_t));
+            }
+        }
+        if (st != TR_OK) message = tr_boxcar_last_error(q.get());
+    }
+    if (st != TR_OK) raise_status(st, message);
+    return py::make_tuple(snr, width);
+}
+
+struct candidates_deleter {
+    void operator()(tr_candidates *q) const { tr_candidates_destroy(q); }
+};
+
+py::dtype candidate_dtype()
+{
+    return make_dtype({{"start", "<i8"},
+                       {"peak", "<i8"},
+                       {"first", "<i8"},
+                       {"end", "<i8"},
+                       {"members", "<u8"},
+                       {"snr", "<f4"},
+                       {"width", "<u4"},
+                       {"channel", "<u4"},
+                       {"chan_lo", "<u4"},
+                       {"chan_hi", "<u4"},
+                       {"width_lo", "<u4"},
+                       {"width_hi", "<u4"},
+                       {"truncated", "<i4"}});
+}
+
+// Friends-of-friends clustering of whole search outputs (include/transient/candidates.h).
+py::array boxcar_candidates(const float_array &snr, const py::object &width,
+                            float threshold, uint32_t link_time, uint32_t link_chan,
+                            double link_width, int64_t start_position, uint64_t max_span)
+{
+    using i4_array = py::array_t<int32_t, py::array::c_style | py::array::forcecast>;
+    if (snr.ndim() != 1 && snr.ndim() != 2)
+        throw py::value_error("snr must have shape (n,) or (n, nchan)");
+    const size_t n = static_cast<size_t>(snr.shape(0));
+    const uint32_t nchan = snr.ndim() == 2 ? static_cast<uint32_t>(snr.shape(1)) : 1;
+    i4_array w;
+    if (!width.is_none()) {
+        w = i4_array::ensure(width);
+        if (!w) throw py::value_error("width must be an integer array");
+        if (w.ndim() != snr.ndim() || w.size() != snr.size() ||
+            (w.ndim() >= 1 && w.shape(0) != snr.shape(0)))
+            throw py::value_error("width must have the shape of snr");
+    }
+    tr_candidates_config cfg = tr_candidates_config_default();
+    cfg.nchan = nchan;
+    cfg.threshold = threshold;
+    cfg.link_time = link_time;
+    cfg.link_chan = link_chan;
+    cfg.link_width = link_width;
+    cfg.start_position = start_position;
+    cfg.max_span = max_span;
+    tr_error err;
+    err.code = TR_OK;
+    err.message[0] = '\0';
+    std::unique_ptr<tr_candidates, candidates_deleter> q(
+        tr_candidates_create(&cfg, &err));
+    if (!q) raise_status(err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);
+
+    std::vector<tr_candidate> all;
+    tr_status st;
+    std::string message;
+    {
+        py::gil_scoped_release release;
+        st = tr_candidates_process(q.get(), snr.data(), w ? w.data() : nullptr, n);
+        if (st == TR_OK) st = tr_candidates_flush(q.get());
+        if (st == TR_OK) {
+            std::vector<tr_candidate> chunk(4096);
+            size_t k;
+            while ((k = tr_candidates_read(q.get(), chunk.data(), chunk.size())) > 0)
+                all.insert(all.end(), chunk.begin(), chunk.begin() + k);
+        } else {
+            message = tr_candidates_last_error(q.get());
+        }
+    }
+    if (st != TR_OK) raise_status(st, message);
+
+    const py::dtype dt = candidate_dtype();
+    py::array out(dt, std::vector<py::ssize_t>{static_cast<py::ssize_t>(all.size())});
+    char *base = static_cast<char *>(out.mutable_data());
+    const size_t itemsize = static_cast<size_t>(dt.itemsize());
+    const size_t o_start = field_offset(dt, "start"), o_peak = field_offset(dt, "peak"),
+                 o_first = field_offset(dt, "first"), o_end = field_offset(dt, "end"),
+                 o_members = field_offset(dt, "members"), o_snr = field_offset(dt, "snr"),
+                 o_width = field_offset(dt, "width"),
+                 o_chan = field_offset(dt, "channel"),
+                 o_clo = field_offset(dt, "chan_lo"), o_chi = field_offset(dt, "chan_hi"),
+                 o_wlo = field_offset(dt, "width_lo"),
+                 o_whi = field_offset(dt, "width_hi"),
+                 o_trunc = field_offset(dt, "truncated");
+    for (size_t i = 0; i < all.size(); i++) {
+        const tr_candidate &e = all[i];
+        put<int64_t>(base, itemsize, i, o_start, e.start);
+        put<int64_t>(base, itemsize, i, o_peak, e.peak);
+        put<int64_t>(base, itemsize, i, o_first, e.first);
+        put<int64_t>(base, itemsize, i, o_end, e.end);
+        put<uint64_t>(base, itemsize, i, o_members, e.members);
+        put<float>(base, itemsize, i, o_snr, e.snr);
+        put<uint32_t>(base, itemsize, i, o_width, e.width);
+        put<uint32_t>(base, itemsize, i, o_chan, e.channel);
+        put<uint32_t>(base, itemsize, i, o_clo, e.chan_lo);
+        put<uint32_t>(base, itemsize, i, o_chi, e.chan_hi);
+        put<uint32_t>(base, itemsize, i, o_wlo, e.width_lo);
+        put<uint32_t>(base, itemsize, i, o_whi, e.width_hi);
+        put<int32_t>(base, itemsize, i, o_trunc, e.truncated);
+    }
+    return out;
+}
+
 } // namespace
 
 void bind_core(py::module &m)
@@ -538,6 +909,93 @@ clusters at the end are included.
 Returns a numpy structured array with fields sample (int64, peak index), peak
 (float64, interpolated peak position), template (int32), snr (float32, |z|), re
 and im (float32, z at the peak), in the order they are decided.)doc");
+
+    m.def("boxcar_plan", &boxcar_plan, py::arg("algorithm") = "boxdit",
+          py::arg("max_width") = 256,
+          py::arg("widths") = std::vector<int>{32, 16, 16, 16, 8}, py::arg("depth") = 1,
+          py::arg("layers") = 0,
+          R"doc(
+The boxcars a search configuration evaluates (include/transient/boxcar.h).
+
+algorithm: 'boxdit', 'igrid' or 'ideal'; max_width: widest pulse searched;
+widths: BoxDIT per-iteration maximum widths (even, the last repeats); depth,
+layers: IGRID IG(depth) with layers per step (0 = 2^(depth+1)).
+
+Returns a dict: algorithm, lend (L_end), latency, depth, layers,
+boxcars_per_sample, widths and separations (uint32 arrays, every evaluated
+width in evaluation order with its separation L_s) and stages (list of dicts:
+level, stride, width_first, width_step, nwidths, base, block). ValueError on
+an invalid configuration.)doc");
+
+    m.def("boxcar_predict", &boxcar_predict, py::arg("algorithm") = "boxdit",
+          py::arg("max_width") = 256,
+          py::arg("widths") = std::vector<int>{32, 16, 16, 16, 8}, py::arg("depth") = 1,
+          py::arg("layers") = 0, py::arg("smax") = 0, py::arg("exact") = false,
+          R"doc(
+Predicted sensitivity of a search configuration (include/transient/boxcar_predict.h,
+paper Appendix A) for rectangular pulses of width S = 1 .. smax (0: L_end),
+relative to the true S/N (C = 1):
+
+    S            pulse widths 1..smax
+    rsnr_max     eq. 24, best case (attained)
+    rsnr_min     eq. 31, worst case of the best single width
+    psi_1        eq. 9, systematic loss 1 - rsnr_max
+    psi_w        eq. 8, worst-case loss 1 - rsnr_min
+    mean_psi_1, mean_psi_w   eq. 19, cumulative means over S' = 1..S
+  with exact=True also
+    exact_rsnr_max, exact_rsnr_min, best_width   the true extremes of the
+                 noise-free model over every pulse position
+
+All arrays are numpy (float64, S and best_width uint32). ValueError on an
+invalid configuration.)doc");
+
+    m.def("boxcar_predict_list", &boxcar_predict_list, py::arg("widths"),
+          py::arg("separations"), py::arg("smax"), py::arg("exact") = false,
+          R"doc(
+boxcar_predict for an explicit set of boxcar widths and their separations
+(arrays of equal length, entries >= 1; exact=True needs separations that are
+powers of two).)doc");
+
+    m.def("boxcar_search", &boxcar_search_array, py::arg("x"),
+          py::arg("algorithm") = "boxdit", py::arg("max_width") = 256,
+          py::arg("widths") = std::vector<int>{32, 16, 16, 16, 8}, py::arg("depth") = 1,
+          py::arg("layers") = 0, py::arg("norm_mode") = "white",
+          py::arg("reject_sigma") = 3.0, py::arg("window") = 16384,
+          py::arg("norm_history") = 4, py::arg("baseline_window") = 0,
+          py::arg("baseline_mode") = "median", py::arg("fixed_mean") = 0.0,
+          py::arg("fixed_sigma") = 1.0, py::arg("backend") = "cpu",
+          py::arg("variant") = "fast",
+          R"doc(
+Boxcar search of a whole array x of shape (n,) or (n, nchan) (float32,
+time-major: channels in the last axis). Returns (snr, width) of the same shape:
+snr[p] is the best S/N of the evaluated boxcars that START at sample p and
+width[p] (int32) that boxcar's width; the core's latency is removed and the
+last samples are evaluated with the boxcars that fit inside the data.
+
+Parameters as in the block boxcar_search_ff; baseline_window 0 = no baseline
+removal, baseline_mode 'median' (running) or 'block' (median of 16 block
+medians); variant 'fast', 'reference' (CPU) or 'paper' (CUDA). ValueError on
+invalid arguments, RuntimeError if the backend fails.)doc");
+
+    m.def("boxcar_candidates", &boxcar_candidates, py::arg("snr"),
+          py::arg("width") = py::none(), py::arg("threshold") = 6.0f,
+          py::arg("link_time") = 0, py::arg("link_chan") = 1, py::arg("link_width") = 0.0,
+          py::arg("start_position") = 0, py::arg("max_span") = 0,
+          R"doc(
+Candidates of a whole search output (include/transient/candidates.h): the
+values of snr (shape (n,) or (n, nchan), e.g. from boxcar_search) at or above
+threshold, clustered by friends-of-friends into events. Two peaks are friends
+when the gap between their boxcars [p, p + width) is at most link_time
+samples, their channels are at most link_chan apart and (link_width > 0) the
+ratio of their widths is at most link_width. width: int array of the shape of
+snr (None: width 1). start_position: position of snr[0]; max_span > 0 closes
+events that span more samples (marked truncated).
+
+Returns a numpy structured array, one record per event in the order the events
+closed: start, peak (start + (width - 1) // 2), first, end (int64), members
+(uint64), snr (float32), width, channel, chan_lo, chan_hi, width_lo, width_hi
+(uint32) and truncated (int32); start, width, snr and channel are those of
+the member with the highest S/N. ValueError on invalid arguments.)doc");
 
     m.def("version", &tr_version, "Version of libtransient as 'major.minor.patch'.");
     m.def(

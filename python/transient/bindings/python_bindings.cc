@@ -22,6 +22,7 @@ void bind_edge_localizer_f(py::module &m);
 void bind_spiir_bank_fc(py::module &m);
 void bind_spiir_bank_cc(py::module &m);
 void bind_kalman_detector_ff(py::module &m);
+void bind_boxcar_search_ff(py::module &m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 // Core helpers on numpy arrays (core_python.cc).
@@ -53,6 +54,7 @@ PYBIND11_MODULE(transient_python, m)
     bind_spiir_bank_fc(m);
     bind_spiir_bank_cc(m);
     bind_kalman_detector_ff(m);
+    bind_boxcar_search_ff(m);
     // ) END BINDING_FUNCTION_CALLS
 
     bind_core(m);

@@ -1,0 +1,826 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-transient authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gr-transient: boxcar search block, implementation over libtransient.
+ * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
+ * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020).
+ *
+ * Every consumed sample goes to the search (tr_boxcar_process) at once. The
+ * search answers Y/W for position p only latency samples later; the values
+ * wait in an internal FIFO and go out, time-aligned with the input, once the
+ * clustering has closed every event that can start at or before them (so the
+ * "pulse" tag can sit on the event's start sample). The FIFO holds at most
+ * hold() = latency + clustering horizon positions beyond what the output
+ * buffer can take.
+ */
+
+#include "boxcar_search_ff_impl.h"
+#include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_reader.h>
+#include <gnuradio/io_signature.h>
+#include <volk/volk.h>
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace gr
+{
+namespace transient
+{
+
+namespace
+{
+
+// Samples per channel per core call on the CPU: 8192, fewer with many channels
+// (k_chunk_values floats per scratch array at most, 64 samples at least).
+constexpr size_t k_chunk = 8192;
+constexpr size_t k_chunk_values = size_t(1) << 22;
+
+template <class T> const char *block_name();
+template <> const char *block_name<float>()
+{
+    return "boxcar_search_ff";
+}
+template <> const char *block_name<gr_complex>()
+{
+    return "boxcar_search_cf";
+}
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+template <class T> [[noreturn]] void throw_status(tr_status st, const char *what)
+{
+    const std::string msg =
+        std::string(block_name<T>()) + ": " + (what && *what ? what : tr_strerror(st));
+    if (st == TR_ERR_INVALID) throw std::invalid_argument(msg);
+    throw std::runtime_error(msg);
+}
+
+template <class T> [[noreturn]] void invalid(const std::string &what)
+{
+    throw std::invalid_argument(std::string(block_name<T>()) + ": " + what);
+}
+
+template <class T> tr_backend parse_backend(const std::string &name)
+{
+    const std::string s = lower(name);
+    if (s == "auto") return TR_BACKEND_AUTO;
+    if (s == "cpu") return TR_BACKEND_CPU;
+    if (s == "cuda") return TR_BACKEND_CUDA;
+    invalid<T>("backend must be \"auto\", \"cpu\" or \"cuda\", not \"" + name + "\"");
+}
+
+template <class T> tr_boxcar_algorithm parse_algorithm(const std::string &name)
+{
+    const std::string s = lower(name);
+    if (s == "boxdit") return TR_BOXCAR_BOXDIT;
+    if (s == "igrid") return TR_BOXCAR_IGRID;
+    if (s == "ideal") return TR_BOXCAR_IDEAL;
+    invalid<T>("algorithm must be \"boxdit\", \"igrid\" or \"ideal\", not \"" + name +
+               "\"");
+}
+
+template <class T> tr_boxcar_norm_mode parse_norm_mode(const std::string &name)
+{
+    const std::string s = lower(name);
+    if (s == "white") return TR_BOXCAR_NORM_WHITE;
+    if (s == "levels") return TR_BOXCAR_NORM_LEVELS;
+    if (s == "fixed") return TR_BOXCAR_NORM_FIXED;
+    invalid<T>("norm_mode must be \"white\", \"levels\" or \"fixed\", not \"" + name +
+               "\"");
+}
+
+// true: "block" (median of block medians), false: "median" (running median)
+template <class T> bool parse_baseline_mode(const std::string &name)
+{
+    const std::string s = lower(name);
+    if (s == "median") return false;
+    if (s == "block") return true;
+    invalid<T>("baseline_mode must be \"median\" or \"block\", not \"" + name + "\"");
+}
+
+tr_boxcar_baseline_mode baseline_of(unsigned int window, bool block)
+{
+    if (!window) return TR_BOXCAR_BASELINE_NONE;
+    return block ? TR_BOXCAR_BASELINE_BLOCK_MEDIAN : TR_BOXCAR_BASELINE_MEDIAN;
+}
+
+const char *norm_mode_name(tr_boxcar_norm_mode m)
+{
+    switch (m) {
+    case TR_BOXCAR_NORM_LEVELS:
+        return "levels";
+    case TR_BOXCAR_NORM_FIXED:
+        return "fixed";
+    default:
+        return "white";
+    }
+}
+
+tr_error no_error()
+{
+    tr_error err;
+    err.code = TR_OK;
+    err.message[0] = '\0';
+    return err;
+}
+
+} // namespace
+
+template <class T>
+typename boxcar_search<T>::sptr boxcar_search<T>::make(
+    unsigned int nchan, const std::string &algorithm, const std::vector<int> &widths,
+    unsigned int depth, unsigned int layers, unsigned int max_width, float threshold,
+    const std::string &norm_mode, double reject_sigma, unsigned int window,
+    unsigned int norm_history, unsigned int baseline_window,
+    const std::string &baseline_mode, double fixed_mean, double fixed_sigma,
+    unsigned int cluster_time, unsigned int cluster_chan, const std::string &backend,
+    int device, size_t batch)
+{
+    return gnuradio::make_block_sptr<boxcar_search_impl<T>>(
+        nchan, algorithm, widths, depth, layers, max_width, threshold, norm_mode,
+        reject_sigma, window, norm_history, baseline_window, baseline_mode, fixed_mean,
+        fixed_sigma, cluster_time, cluster_chan, backend, device, batch);
+}
+
+template <class T>
+boxcar_search_impl<T>::boxcar_search_impl(
+    unsigned int nchan, const std::string &algorithm, const std::vector<int> &widths,
+    unsigned int depth, unsigned int layers, unsigned int max_width, float threshold,
+    const std::string &norm_mode, double reject_sigma, unsigned int window,
+    unsigned int norm_history, unsigned int baseline_window,
+    const std::string &baseline_mode, double fixed_mean, double fixed_sigma,
+    unsigned int cluster_time, unsigned int cluster_chan, const std::string &backend,
+    int device, size_t batch)
+    : gr::block(block_name<T>(),
+                gr::io_signature::make(1, 1, sizeof(T) * std::max(nchan, 1u)),
+                gr::io_signature::make(2, 2, sizeof(float) * std::max(nchan, 1u))),
+      d_nchan(nchan), d_q(nullptr), d_cands(nullptr), d_backend(TR_BACKEND_CPU),
+      d_threshold(threshold), d_latency(0), d_hold(0),
+      d_chunk(
+          std::max<size_t>(64, std::min(k_chunk, k_chunk_values / std::max(nchan, 1u)))),
+      d_need_base(true), d_out_base(0), d_core_base(0), d_fed(0), d_ready(0),
+      d_released(0), d_flushed(false), d_restart_pending(false), d_ncands(0),
+      d_nonfinite_before(0), d_fifo_head(0), d_fifo_tail(0), d_span(0),
+      d_block_baseline(parse_baseline_mode<T>(baseline_mode)), d_tags_head(0),
+      d_port(pmt::mp("detects")), d_key_pulse(pmt::mp("pulse")),
+      d_key_pulses(pmt::mp("pulses")), d_key_start(pmt::mp("start")),
+      d_key_width(pmt::mp("width")), d_key_snr(pmt::mp("snr")),
+      d_key_channel(pmt::mp("channel")), d_key_sample(pmt::mp("sample")),
+      d_key_members(pmt::mp("members"))
+{
+    if (nchan < 1 || nchan > TR_BOXCAR_MAX_NCHAN)
+        invalid<T>("nchan must be in [1, " + std::to_string(TR_BOXCAR_MAX_NCHAN) +
+                   "], got " + std::to_string(nchan));
+    if (!std::isfinite(threshold)) invalid<T>("threshold must be finite");
+
+    d_cfg = tr_boxcar_config_default();
+    d_cfg.algorithm = parse_algorithm<T>(algorithm);
+    d_cfg.max_width = max_width;
+    if (d_cfg.algorithm == TR_BOXCAR_BOXDIT) {
+        if (widths.empty()) invalid<T>("widths: BoxDIT needs at least one width");
+        if (widths.size() > TR_BOXCAR_MAX_LIST)
+            invalid<T>("widths: at most " + std::to_string(TR_BOXCAR_MAX_LIST) +
+                       " entries, got " + std::to_string(widths.size()));
+        for (size_t i = 0; i < widths.size(); i++) {
+            if (widths[i] < 2 || widths[i] % 2 != 0)
+                invalid<T>("widths: every entry must be even and >= 2, entry " +
+                           std::to_string(i) + " is " + std::to_string(widths[i]));
+            d_cfg.widths[i] = static_cast<uint32_t>(widths[i]);
+        }
+        d_cfg.nwidths = static_cast<uint32_t>(widths.size());
+    }
+    d_cfg.depth = depth;
+    d_cfg.layers = layers;
+    d_cfg.nchan = nchan;
+    d_cfg.norm.mode = parse_norm_mode<T>(norm_mode);
+    d_cfg.norm.reject_sigma = reject_sigma;
+    d_cfg.norm.window = window;
+    d_cfg.norm.history = norm_history;
+    d_cfg.norm.baseline = baseline_of(baseline_window, d_block_baseline);
+    if (baseline_window) d_cfg.norm.baseline_window = baseline_window;
+    d_cfg.norm.fixed_mean = fixed_mean;
+    d_cfg.norm.fixed_sigma = fixed_sigma;
+    d_cfg.backend = parse_backend<T>(backend);
+    d_cfg.device = device;
+    d_cfg.variant = TR_VARIANT_FAST;
+    d_cfg.batch = batch;
+    const tr_backend requested = d_cfg.backend;
+
+    validate_norm(d_cfg.norm);
+    create_search(); // validates everything the core checks
+    try {
+        d_backend = tr_boxcar_backend(d_q);
+        d_cfg.backend = d_backend; // a restart must not change the backend
+        d_latency = tr_boxcar_latency(d_q);
+
+        // Positions >= 0 only reach the clustering (start_position 0). An
+        // event spans at most 4 L_end samples: bounds the hold.
+        d_ccfg = tr_candidates_config_default();
+        d_ccfg.nchan = nchan;
+        d_ccfg.threshold = threshold;
+        d_ccfg.link_time = cluster_time;
+        d_ccfg.link_chan = cluster_chan;
+        d_ccfg.start_position = 0;
+        d_span = std::max<uint64_t>(64, 4 * (static_cast<uint64_t>(d_latency) + 1));
+        d_ccfg.max_span = d_span;
+        create_clustering();
+        const uint64_t horizon = tr_candidates_horizon(d_cands);
+        if (horizon > UINT_MAX / 2 - d_latency)
+            throw std::runtime_error(std::string(block_name<T>()) +
+                                     ": clustering horizon out of range");
+        d_hold = d_latency + static_cast<unsigned int>(horizon);
+        if (d_backend == TR_BACKEND_CUDA) {
+            if (batch == 0 || batch > static_cast<size_t>(INT_MAX / 4))
+                invalid<T>("batch must be in [1, " + std::to_string(INT_MAX / 4) +
+                           "] with the CUDA backend");
+            this->set_output_multiple(static_cast<int>(batch));
+            d_chunk = batch;
+        }
+        d_snr.resize(d_chunk * nchan);
+        d_width.resize(d_chunk * nchan);
+        d_cand_snr.resize(d_chunk * nchan);
+        if (std::is_same<T, gr_complex>::value) d_power.resize(d_chunk * nchan);
+        d_events.resize(1024);
+        d_tags.reserve(1024);
+        d_batch.reserve(1024);
+    } catch (...) {
+        if (d_cands) tr_candidates_destroy(d_cands);
+        tr_boxcar_destroy(d_q);
+        d_cands = nullptr;
+        d_q = nullptr;
+        throw;
+    }
+
+    if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA) {
+        char why[TR_ERROR_MESSAGE_LEN];
+        why[0] = '\0';
+        const int ndev = tr_cuda_device_count(why, sizeof(why));
+        std::string reason(why);
+        if (reason.empty()) {
+            if (!tr_cuda_compiled())
+                reason = "built without CUDA support";
+            else if (ndev > 0 && (device < 0 || device >= ndev))
+                reason = "CUDA device " + std::to_string(device) + " does not exist (" +
+                         std::to_string(ndev) + " usable)";
+            else
+                reason = "no usable CUDA device";
+        }
+        this->d_logger->info("backend auto: falling back to the CPU ({})", reason);
+    }
+    this->d_debug_logger->debug(
+        "{} channel(s), {}, L_end {}, latency {}, hold {} samples", nchan,
+        tr_boxcar_algorithm_name(d_cfg.algorithm), d_latency + 1, d_latency, d_hold);
+
+    this->message_port_register_out(d_port);
+}
+
+template <class T> boxcar_search_impl<T>::~boxcar_search_impl()
+{
+    if (d_cands) tr_candidates_destroy(d_cands);
+    if (d_q) tr_boxcar_destroy(d_q);
+}
+
+template <class T> void boxcar_search_impl<T>::create_search()
+{
+    tr_error err = no_error();
+    tr_boxcar *q = tr_boxcar_create(&d_cfg, &err);
+    if (!q) throw_status<T>(err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);
+    if (d_q) tr_boxcar_destroy(d_q);
+    d_q = q;
+}
+
+template <class T> void boxcar_search_impl<T>::create_clustering()
+{
+    tr_error err = no_error();
+    tr_candidates *c = tr_candidates_create(&d_ccfg, &err);
+    if (!c) throw_status<T>(err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);
+    if (d_cands) tr_candidates_destroy(d_cands);
+    d_cands = c;
+}
+
+/* ---- stream state ---------------------------------------------------- */
+
+template <class T> void boxcar_search_impl<T>::reset_stream()
+{
+    d_need_base = true;
+    d_out_base = 0;
+    d_core_base = 0;
+    d_fed = 0;
+    d_ready = 0;
+    d_released = 0;
+    d_flushed = false;
+    d_restart_pending = false;
+    d_ncands = 0;
+    d_nonfinite_before = 0;
+    d_fifo_head = d_fifo_tail = 0;
+    d_tags.clear();
+    d_tags_head = 0;
+    d_batch.clear();
+}
+
+template <class T> bool boxcar_search_impl<T>::start()
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+    // A restarted flow graph starts a new stream: forget the old one (with
+    // the statistics settings changed since, if any).
+    if (d_restart_pending) {
+        create_search();
+    } else if (d_fed > 0 || d_flushed || d_core_base > 0) {
+        const tr_status st = tr_boxcar_reset(d_q);
+        if (st != TR_OK) throw_status<T>(st, tr_boxcar_last_error(d_q));
+    }
+    if (d_fed > 0 || d_flushed || d_core_base > 0) {
+        const tr_status st = tr_candidates_reset(d_cands);
+        if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
+    }
+    reset_stream();
+    return gr::block::start();
+}
+
+template <class T> bool boxcar_search_impl<T>::stop()
+{
+    {
+        gr::thread::scoped_lock guard(this->d_setlock);
+        // Stream stopped before its end: the events still open among the
+        // samples searched are closed and published on "detects" (their
+        // samples can no longer be released, so they get no tags).
+        if (!d_flushed && d_cands) {
+            if (tr_candidates_flush(d_cands) == TR_OK) read_events();
+        }
+        publish_batch();
+    }
+    return gr::block::stop();
+}
+
+/* ---- FIFO ------------------------------------------------------------ */
+
+template <class T> void boxcar_search_impl<T>::fifo_reserve(size_t n)
+{
+    const size_t nc = d_nchan;
+    if ((d_fifo_tail + n) * nc <= d_fifo_snr.size()) return;
+    const size_t count = fifo_count();
+    if (count > 0 && d_fifo_head > 0) {
+        std::memmove(d_fifo_snr.data(), d_fifo_snr.data() + d_fifo_head * nc,
+                     count * nc * sizeof(float));
+        std::memmove(d_fifo_width.data(), d_fifo_width.data() + d_fifo_head * nc,
+                     count * nc * sizeof(float));
+    }
+    d_fifo_head = 0;
+    d_fifo_tail = count;
+    if ((count + n) * nc > d_fifo_snr.size()) {
+        const size_t cap = std::max(2 * d_fifo_snr.size(), (count + n) * nc);
+        d_fifo_snr.resize(cap);
+        d_fifo_width.resize(cap);
+    }
+}
+
+template <class T>
+void boxcar_search_impl<T>::fifo_pop(float *snr, float *width, size_t n)
+{
+    if (n == 0) return;
+    const size_t nc = d_nchan;
+    std::memcpy(snr, d_fifo_snr.data() + d_fifo_head * nc, n * nc * sizeof(float));
+    std::memcpy(width, d_fifo_width.data() + d_fifo_head * nc, n * nc * sizeof(float));
+    d_fifo_head += n;
+    if (d_fifo_head == d_fifo_tail) d_fifo_head = d_fifo_tail = 0;
+}
+
+/* ---- search and clustering ------------------------------------------- */
+
+// The n outputs in d_snr/d_width of a core call that started at core
+// position pos_in: output k is core position pos_in + k - latency. Negative
+// core positions (before the data, or before a restart: the search ended
+// then produced them) are dropped; the rest go to the FIFO and the clustering.
+template <class T> void boxcar_search_impl<T>::take_outputs(size_t n, uint64_t pos_in)
+{
+    const size_t nc = d_nchan;
+    const size_t skip =
+        pos_in >= d_latency
+            ? 0
+            : std::min<size_t>(n, static_cast<size_t>(d_latency - pos_in));
+    const size_t m = n - skip;
+    if (m == 0) return;
+    const uint64_t first = d_core_base + pos_in + skip - d_latency;
+    if (first != d_ready)
+        throw std::runtime_error(std::string(block_name<T>()) +
+                                 ": search output out of sequence");
+    fifo_reserve(m);
+    float *ys = d_fifo_snr.data() + d_fifo_tail * nc;
+    float *ws = d_fifo_width.data() + d_fifo_tail * nc;
+    std::memcpy(ys, d_snr.data() + skip * nc, m * nc * sizeof(float));
+    const int32_t *wi = d_width.data() + skip * nc;
+    for (size_t i = 0; i < m * nc; i++)
+        ws[i] = static_cast<float>(wi[i]);
+    d_fifo_tail += m;
+    cluster(skip, m);
+    d_ready = first + m;
+}
+
+// Gives the n positions d_ready .. d_ready + n - 1 (in d_snr/d_width from
+// index skip) to the clustering, with the S/N of warming-up channels masked.
+template <class T> void boxcar_search_impl<T>::cluster(size_t skip, size_t n)
+{
+    const size_t nc = d_nchan;
+    if (d_cand_snr.size() < n * nc) d_cand_snr.resize(n * nc);
+    std::memcpy(d_cand_snr.data(), d_snr.data() + skip * nc, n * nc * sizeof(float));
+    if (d_cfg.norm.mode != TR_BOXCAR_NORM_FIXED) {
+        // Statistics are per window: look up readiness once per window piece.
+        const tr_boxcar_norm *norm = tr_boxcar_get_norm(d_q);
+        const uint64_t W = std::max<uint32_t>(1, tr_boxcar_norm_window(norm));
+        size_t k = 0;
+        while (k < n) {
+            const uint64_t p = d_ready + k - d_core_base; // core position
+            const size_t len = static_cast<size_t>(std::min<uint64_t>(n - k, W - p % W));
+            for (unsigned int c = 0; c < d_nchan; c++) {
+                if (tr_boxcar_norm_ready(norm, p, c)) continue;
+                for (size_t j = 0; j < len; j++)
+                    d_cand_snr[(k + j) * nc + c] =
+                        -std::numeric_limits<float>::infinity();
+            }
+            k += len;
+        }
+    }
+    const tr_status st =
+        tr_candidates_process(d_cands, d_cand_snr.data(), d_width.data() + skip * nc, n);
+    if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
+    read_events();
+}
+
+template <class T> void boxcar_search_impl<T>::run_core(const T *x, size_t n)
+{
+    const size_t nc = d_nchan;
+    size_t done = 0;
+    while (done < n) {
+        const size_t m = std::min(d_chunk, n - done);
+        const float *xf;
+        if constexpr (std::is_same<T, gr_complex>::value) {
+            volk_32fc_magnitude_squared_32f(d_power.data(), x + done * nc,
+                                            static_cast<unsigned int>(m * nc));
+            xf = d_power.data();
+        } else {
+            xf = x + done * nc;
+        }
+        const uint64_t pos_in = tr_boxcar_position(d_q);
+        const tr_status st = tr_boxcar_process(d_q, xf, m, d_snr.data(), d_width.data());
+        if (st != TR_OK) throw_status<T>(st, tr_boxcar_last_error(d_q));
+        d_fed += m;
+        take_outputs(m, pos_in);
+        done += m;
+    }
+}
+
+// Ends the running search: its last latency positions and, at the end of the
+// stream, every event still open.
+template <class T> void boxcar_search_impl<T>::flush_all()
+{
+    const uint64_t pos = tr_boxcar_position(d_q);
+    const size_t nl = d_latency;
+    if (d_snr.size() < nl * d_nchan) {
+        d_snr.resize(nl * d_nchan);
+        d_width.resize(nl * d_nchan);
+    }
+    const tr_status st = tr_boxcar_flush(d_q, d_snr.data(), d_width.data());
+    if (st != TR_OK) throw_status<T>(st, tr_boxcar_last_error(d_q));
+    // The flushed outputs are core positions pos - latency .. pos - 1.
+    take_outputs(nl, pos);
+}
+
+template <class T> void boxcar_search_impl<T>::restart_search()
+{
+    d_restart_pending = false;
+    flush_all();
+    d_nonfinite_before += tr_boxcar_nonfinite(d_q);
+    d_core_base = d_fed;
+    create_search();
+}
+
+template <class T> void boxcar_search_impl<T>::read_events()
+{
+    for (;;) {
+        const size_t n = tr_candidates_read(d_cands, d_events.data(), d_events.size());
+        if (n == 0) break;
+        for (size_t i = 0; i < n; i++) {
+            const tr_candidate &e = d_events[i];
+            const uint64_t start = static_cast<uint64_t>(std::max<int64_t>(e.start, 0));
+            const uint64_t offset = d_out_base + start;
+            pmt::pmt_t dict = pmt::make_dict();
+            dict = pmt::dict_add(dict, d_key_start, pmt::from_uint64(offset));
+            dict = pmt::dict_add(dict, d_key_width, pmt::from_long(e.width));
+            dict = pmt::dict_add(dict, d_key_snr, pmt::from_double(e.snr));
+            dict = pmt::dict_add(dict, d_key_channel, pmt::from_long(e.channel));
+            dict = pmt::dict_add(
+                dict, d_key_sample,
+                pmt::from_uint64(d_out_base +
+                                 static_cast<uint64_t>(std::max<int64_t>(e.peak, 0))));
+            dict = pmt::dict_add(dict, d_key_members,
+                                 pmt::from_long(static_cast<long>(e.members)));
+            d_batch.push_back(dict);
+            d_ncands++;
+            if (start < d_released) {
+                // Cannot happen: output is released only up to safe_position().
+                this->d_logger->warn("pulse at sample {} closed after its sample was "
+                                     "released; it is not tagged",
+                                     offset);
+                continue;
+            }
+            d_tags.push_back(pending_tag{offset, dict});
+        }
+    }
+}
+
+template <class T> uint64_t boxcar_search_impl<T>::safe_position() const
+{
+    if (d_flushed) return d_ready;
+    // Every event whose first sample (hence whose start) lies before this
+    // position is closed.
+    const int64_t closed = tr_candidates_closed(d_cands);
+    return std::min<uint64_t>(d_ready,
+                              static_cast<uint64_t>(std::max<int64_t>(closed, 0)));
+}
+
+template <class T> void boxcar_search_impl<T>::attach_tags(uint64_t end)
+{
+    const uint64_t end_offset = d_out_base + end;
+    const pmt::pmt_t srcid = this->alias_pmt();
+    // Events close out of start order across channels: sort what is pending.
+    if (d_tags.size() - d_tags_head > 1)
+        std::stable_sort(d_tags.begin() + d_tags_head, d_tags.end(),
+                         [](const pending_tag &a, const pending_tag &b) {
+                             return a.offset < b.offset;
+                         });
+    while (d_tags_head < d_tags.size() && d_tags[d_tags_head].offset < end_offset) {
+        const pending_tag &t = d_tags[d_tags_head];
+        this->add_item_tag(0, t.offset, d_key_pulse, t.value, srcid);
+        d_tags[d_tags_head].value = pmt::PMT_NIL;
+        d_tags_head++;
+    }
+    if (d_tags_head == d_tags.size()) {
+        d_tags.clear();
+        d_tags_head = 0;
+    }
+}
+
+template <class T> void boxcar_search_impl<T>::publish_batch()
+{
+    if (d_batch.empty()) return;
+    pmt::pmt_t v = pmt::make_vector(d_batch.size(), pmt::PMT_NIL);
+    for (size_t i = 0; i < d_batch.size(); i++)
+        pmt::vector_set(v, i, d_batch[i]);
+    d_batch.clear();
+    this->message_port_pub(d_port, pmt::dict_add(pmt::make_dict(), d_key_pulses, v));
+}
+
+/* ---- scheduling ------------------------------------------------------ */
+
+template <class T> bool boxcar_search_impl<T>::input_finished(int ninput) const
+{
+    const block_detail_sptr det = this->detail();
+    if (!det) return false;
+    const buffer_reader_sptr reader = det->input(0);
+    gr::thread::scoped_lock guard(*reader->mutex());
+    return reader->done() && reader->items_available() <= ninput;
+}
+
+template <class T>
+void boxcar_search_impl<T>::forecast(int noutput_items,
+                                     gr_vector_int &ninput_items_required)
+{
+    // Released-able positions go out without new input; once the upstream is
+    // done, general_work() flushes and drains without new input too.
+    bool done = false;
+    const block_detail_sptr det = this->detail();
+    if (det) {
+        const buffer_reader_sptr reader = det->input(0);
+        gr::thread::scoped_lock guard(*reader->mutex());
+        done = reader->done();
+    }
+    ninput_items_required[0] = (done || safe_position() > d_released) ? 0 : noutput_items;
+}
+
+template <class T>
+int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput_items,
+                                        gr_vector_const_void_star &input_items,
+                                        gr_vector_void_star &output_items)
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+
+    const T *in = static_cast<const T *>(input_items[0]);
+    float *out_snr = static_cast<float *>(output_items[0]);
+    float *out_width = static_cast<float *>(output_items[1]);
+    const size_t ninput = static_cast<size_t>(std::max(ninput_items[0], 0));
+    const size_t noutput = static_cast<size_t>(std::max(noutput_items, 0));
+
+    if (d_need_base) {
+        d_out_base = this->nitems_written(0);
+        d_need_base = false;
+    }
+    const bool finished = input_finished(ninput_items[0]);
+
+    size_t take = 0;
+    if (!d_flushed) {
+        if (d_restart_pending) restart_search();
+        // Take what can go out plus up to hold() samples more: bounds the FIFO.
+        const size_t limit = noutput + d_hold;
+        const size_t in_fifo = fifo_count() + static_cast<size_t>(d_fed - d_ready);
+        take = std::min(ninput, limit > in_fifo ? limit - in_fifo : 0);
+        if (take > 0) run_core(in, take);
+        if (finished && take == ninput) {
+            flush_all();
+            const tr_status st = tr_candidates_flush(d_cands);
+            if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
+            read_events();
+            d_flushed = true;
+        }
+    }
+    publish_batch();
+
+    const uint64_t safe = safe_position();
+    const size_t n_out = std::min<uint64_t>(noutput, safe - d_released);
+    attach_tags(d_released + n_out);
+    fifo_pop(out_snr, out_width, n_out);
+    d_released += n_out;
+    this->consume(0, static_cast<int>(take));
+
+    if (d_flushed && n_out == 0 && fifo_count() == 0) return gr::block::WORK_DONE;
+    return static_cast<int>(n_out);
+}
+
+/* ---- setters and getters --------------------------------------------- */
+
+template <class T> void boxcar_search_impl<T>::set_threshold(float threshold)
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+    if (!std::isfinite(threshold)) invalid<T>("threshold must be finite");
+    const tr_status st = tr_candidates_set_threshold(d_cands, threshold);
+    if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
+    d_threshold = threshold;
+}
+
+template <class T> float boxcar_search_impl<T>::threshold() const
+{
+    return d_threshold;
+}
+
+template <class T>
+void boxcar_search_impl<T>::validate_norm(const tr_boxcar_norm_config &norm) const
+{
+    // The settings of every mode must hold, not only those of the mode in
+    // use: a later set_norm_mode() must not meet a window the core refuses.
+    const uint32_t max_width = std::max<uint32_t>(d_cfg.max_width, d_latency + 1);
+    for (int m = 0; m < 2; m++) {
+        tr_boxcar_norm_config c = norm;
+        if (m == 1) c.mode = TR_BOXCAR_NORM_WHITE;
+        tr_error err = no_error();
+        const tr_status st = tr_boxcar_norm_validate(&c, d_nchan, max_width, &err);
+        if (st != TR_OK) throw_status<T>(st, err.message);
+    }
+}
+
+// Caller holds d_setlock.
+template <class T> void boxcar_search_impl<T>::set_norm(const tr_boxcar_norm_config &norm)
+{
+    validate_norm(norm);
+    d_cfg.norm = norm;
+    // Nothing searched yet: the new settings simply apply from the start.
+    if (d_fed == d_core_base && !d_flushed) {
+        create_search();
+        return;
+    }
+    d_restart_pending = true;
+}
+
+template <class T> void boxcar_search_impl<T>::set_norm_mode(const std::string &mode)
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+    tr_boxcar_norm_config n = d_cfg.norm;
+    n.mode = parse_norm_mode<T>(mode);
+    if (n.mode == d_cfg.norm.mode) return;
+    set_norm(n);
+}
+
+template <class T> std::string boxcar_search_impl<T>::norm_mode() const
+{
+    return norm_mode_name(d_cfg.norm.mode);
+}
+
+template <class T> void boxcar_search_impl<T>::set_reject_sigma(double reject_sigma)
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+    if (!(std::isfinite(reject_sigma) && reject_sigma >= 0))
+        invalid<T>("reject_sigma must be finite and >= 0 (0 = no rejection)");
+    if (reject_sigma == d_cfg.norm.reject_sigma) return;
+    tr_boxcar_norm_config n = d_cfg.norm;
+    n.reject_sigma = reject_sigma;
+    set_norm(n);
+}
+
+template <class T> double boxcar_search_impl<T>::reject_sigma() const
+{
+    return d_cfg.norm.reject_sigma;
+}
+
+template <class T> void boxcar_search_impl<T>::set_window(unsigned int window)
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+    if (window == d_cfg.norm.window) return;
+    tr_boxcar_norm_config n = d_cfg.norm;
+    n.window = window;
+    set_norm(n);
+}
+
+template <class T> unsigned int boxcar_search_impl<T>::window() const
+{
+    return d_cfg.norm.window;
+}
+
+template <class T>
+void boxcar_search_impl<T>::set_baseline_window(unsigned int baseline_window)
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+    if (baseline_window == this->baseline_window()) return;
+    tr_boxcar_norm_config n = d_cfg.norm;
+    n.baseline = baseline_of(baseline_window, d_block_baseline);
+    if (baseline_window) n.baseline_window = baseline_window;
+    set_norm(n);
+}
+
+template <class T> unsigned int boxcar_search_impl<T>::baseline_window() const
+{
+    return d_cfg.norm.baseline == TR_BOXCAR_BASELINE_NONE ? 0
+                                                          : d_cfg.norm.baseline_window;
+}
+
+template <class T> void boxcar_search_impl<T>::set_baseline_mode(const std::string &mode)
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+    const bool block = parse_baseline_mode<T>(mode);
+    if (block == d_block_baseline) return;
+    tr_boxcar_norm_config n = d_cfg.norm;
+    if (n.baseline == TR_BOXCAR_BASELINE_NONE) {
+        d_block_baseline = block; // used once a baseline window is set
+        return;
+    }
+    n.baseline = baseline_of(n.baseline_window, block);
+    set_norm(n);
+    d_block_baseline = block;
+}
+
+template <class T> std::string boxcar_search_impl<T>::baseline_mode() const
+{
+    return d_block_baseline ? "block" : "median";
+}
+
+template <class T> void boxcar_search_impl<T>::set_fixed_stats(double mean, double sigma)
+{
+    gr::thread::scoped_lock guard(this->d_setlock);
+    if (!(std::isfinite(mean) && std::isfinite(sigma) && sigma > 0))
+        invalid<T>("fixed mean and sigma must be finite with sigma > 0");
+    if (mean == d_cfg.norm.fixed_mean && sigma == d_cfg.norm.fixed_sigma) return;
+    tr_boxcar_norm_config n = d_cfg.norm;
+    n.fixed_mean = mean;
+    n.fixed_sigma = sigma;
+    if (n.mode != TR_BOXCAR_NORM_FIXED) {
+        validate_norm(n);
+        d_cfg.norm = n; // used once the mode becomes "fixed"
+        return;
+    }
+    set_norm(n);
+}
+
+template <class T> uint64_t boxcar_search_impl<T>::candidates() const
+{
+    gr::thread::scoped_lock guard(const_cast<gr::thread::mutex &>(this->d_setlock));
+    return d_ncands;
+}
+
+template <class T> uint64_t boxcar_search_impl<T>::nonfinite() const
+{
+    gr::thread::scoped_lock guard(const_cast<gr::thread::mutex &>(this->d_setlock));
+    return d_nonfinite_before + tr_boxcar_nonfinite(d_q);
+}
+
+template <class T> std::string boxcar_search_impl<T>::backend() const
+{
+    return d_backend == TR_BACKEND_CUDA ? "cuda" : "cpu";
+}
+
+template class boxcar_search<float>;
+template class boxcar_search<gr_complex>;
+template class boxcar_search_impl<float>;
+template class boxcar_search_impl<gr_complex>;
+
+} // namespace transient
+} // namespace gr

@@ -1,0 +1,156 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-transient authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gr-transient: boxcar search block, implementation over libtransient.
+ */
+
+#ifndef INCLUDED_TRANSIENT_BOXCAR_SEARCH_FF_IMPL_H
+#define INCLUDED_TRANSIENT_BOXCAR_SEARCH_FF_IMPL_H
+
+#include <gnuradio/transient/boxcar_search_ff.h>
+#include <pmt/pmt.h>
+#include <transient/boxcar.h>
+#include <transient/candidates.h>
+#include <vector>
+
+namespace gr
+{
+namespace transient
+{
+
+template <class T> class boxcar_search_impl : public boxcar_search<T>
+{
+  private:
+    struct pending_tag {
+        uint64_t offset; // absolute output offset (the event's start)
+        pmt::pmt_t value;
+    };
+
+    const unsigned int d_nchan;
+    tr_boxcar_config d_cfg;      // search settings (norm part changes at restart)
+    tr_candidates_config d_ccfg; // clustering settings
+    tr_boxcar *d_q;              // the running search
+    tr_candidates *d_cands;      // the running clustering
+    tr_backend d_backend;
+    float d_threshold;
+    unsigned int d_latency;
+    unsigned int d_hold;
+    size_t d_chunk; // samples per core call
+
+    // Stream bookkeeping, in absolute sample positions since start(): the
+    // core created last started at d_core_base; d_fed samples were given to
+    // the search, Y/W are known for [0, d_ready), released for [0, d_released).
+    bool d_need_base;
+    uint64_t d_out_base; // output offset of position 0
+    uint64_t d_core_base;
+    uint64_t d_fed;
+    uint64_t d_ready;
+    uint64_t d_released;
+    bool d_flushed;         // the stream has ended (core flushed)
+    bool d_restart_pending; // a statistics setter asked for a new search
+    uint64_t d_ncands;
+    uint64_t d_nonfinite_before; // non-finite count of the searches ended
+
+    // Y and W of the positions [d_released, d_ready): d_fifo_*[head, tail).
+    std::vector<float> d_fifo_snr;
+    std::vector<float> d_fifo_width;
+    size_t d_fifo_head;
+    size_t d_fifo_tail;
+
+    // Scratch of one core call.
+    std::vector<float> d_power; // complex input: |z|^2
+    std::vector<float> d_snr;
+    std::vector<int32_t> d_width;
+    std::vector<float> d_cand_snr; // S/N given to the clustering (warm-up masked)
+    uint64_t d_span;               // clustering max_span
+    bool d_block_baseline;         // baseline mode "block" (else "median")
+    std::vector<tr_candidate> d_events;
+
+    std::vector<pending_tag> d_tags;
+    size_t d_tags_head;
+    std::vector<pmt::pmt_t> d_batch; // dicts of the current detects message
+
+    const pmt::pmt_t d_port;
+    const pmt::pmt_t d_key_pulse;
+    const pmt::pmt_t d_key_pulses;
+    const pmt::pmt_t d_key_start;
+    const pmt::pmt_t d_key_width;
+    const pmt::pmt_t d_key_snr;
+    const pmt::pmt_t d_key_channel;
+    const pmt::pmt_t d_key_sample;
+    const pmt::pmt_t d_key_members;
+
+    size_t fifo_count() const { return d_fifo_tail - d_fifo_head; }
+    void fifo_reserve(size_t n);
+    void fifo_pop(float *snr, float *width, size_t n);
+
+    void create_search(); // d_q from d_cfg; throws
+    void create_clustering();
+    void reset_stream();
+    void restart_search();
+    void run_core(const T *x, size_t n);
+    void take_outputs(size_t n, uint64_t pos_in);
+    void cluster(size_t skip, size_t n);
+    void read_events();
+    void flush_all();
+    void attach_tags(uint64_t end);
+    void publish_batch();
+    uint64_t safe_position() const;
+    bool input_finished(int ninput) const;
+    void validate_norm(const tr_boxcar_norm_config &norm) const;
+    void set_norm(const tr_boxcar_norm_config &norm);
+
+  public:
+    boxcar_search_impl(unsigned int nchan, const std::string &algorithm,
+                       const std::vector<int> &widths, unsigned int depth,
+                       unsigned int layers, unsigned int max_width, float threshold,
+                       const std::string &norm_mode, double reject_sigma,
+                       unsigned int window, unsigned int norm_history,
+                       unsigned int baseline_window, const std::string &baseline_mode,
+                       double fixed_mean, double fixed_sigma, unsigned int cluster_time,
+                       unsigned int cluster_chan, const std::string &backend, int device,
+                       size_t batch);
+    ~boxcar_search_impl() override;
+
+    boxcar_search_impl(const boxcar_search_impl &) = delete;
+    boxcar_search_impl &operator=(const boxcar_search_impl &) = delete;
+
+    bool start() override;
+    bool stop() override;
+
+    void forecast(int noutput_items, gr_vector_int &ninput_items_required) override;
+
+    int general_work(int noutput_items, gr_vector_int &ninput_items,
+                     gr_vector_const_void_star &input_items,
+                     gr_vector_void_star &output_items) override;
+
+    void set_threshold(float threshold) override;
+    float threshold() const override;
+    void set_norm_mode(const std::string &mode) override;
+    std::string norm_mode() const override;
+    void set_reject_sigma(double reject_sigma) override;
+    double reject_sigma() const override;
+    void set_window(unsigned int window) override;
+    unsigned int window() const override;
+    void set_baseline_window(unsigned int baseline_window) override;
+    unsigned int baseline_window() const override;
+    void set_baseline_mode(const std::string &mode) override;
+    std::string baseline_mode() const override;
+    void set_fixed_stats(double mean, double sigma) override;
+
+    unsigned int latency() const override { return d_latency; }
+    unsigned int hold() const override { return d_hold; }
+    unsigned int lend() const override { return d_latency + 1; }
+    unsigned int nchan() const override { return d_nchan; }
+    uint64_t candidates() const override;
+    uint64_t nonfinite() const override;
+    std::string backend() const override;
+};
+
+} // namespace transient
+} // namespace gr
+
+#endif /* INCLUDED_TRANSIENT_BOXCAR_SEARCH_FF_IMPL_H */
