@@ -7,6 +7,8 @@
  *                   [--batch B] [--drops P]
  *   transient-bench --detector spiir [--templates T --filters L] ... (see the
  *                   SPIIR section below)
+ *   transient-bench --detector boxcar ...   (apps/bench_boxcar.c)
+ *   transient-bench --detector kalman ...   (apps/bench_kalman.c)
  *
  * Variants: reference and cpu-fast (host, one thread), cuda-fast and
  * cuda-paper (each timed twice: "device", samples already in device memory,
@@ -1137,14 +1139,12 @@ static int spiir_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    for (int i = 1; i + 1 < argc; i++)
-        if (strcmp(argv[i], "--detector") == 0 && strcmp(argv[i + 1], "spiir") == 0)
-            return spiir_main(argc, argv);
-    for (int i = 1; i + 1 < argc; i++)
-        if (strcmp(argv[i], "--detector") == 0 && strcmp(argv[i + 1], "kalman") == 0)
-            return kalman_bench_main(argc, argv);
-        if (strcmp(argv[i], "--detector") == 0 && strcmp(argv[i + 1], "boxcar") == 0)
-            return boxcar_bench_main(argc, argv);
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--detector") != 0) continue;
+        if (strcmp(argv[i + 1], "spiir") == 0) return spiir_main(argc, argv);
+        if (strcmp(argv[i + 1], "kalman") == 0) return kalman_bench_main(argc, argv);
+        if (strcmp(argv[i + 1], "boxcar") == 0) return boxcar_bench_main(argc, argv);
+    }
 
     options o;
     memset(&o, 0, sizeof o);
@@ -1195,8 +1195,8 @@ int main(int argc, char **argv)
         }
     }
     if (!detector || strcmp(detector, "edges") != 0) {
-        fprintf(stderr,
-                "transient-bench: --detector edges or --detector spiir is required\n");
+        fprintf(stderr, "transient-bench: --detector edges, boxcar, spiir or kalman is "
+                        "required\n");
         return 2;
     }
     if (o.ref_samples > o.samples) o.ref_samples = o.samples;
