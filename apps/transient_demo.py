@@ -629,6 +629,7 @@ def boxcar_demo(args, gr, blocks, pmt, transient):
                             "%.6f vs %.6f s" % (fit["n_used"], expected, fit["n_off"],
                                                 fit["period"], fold["period"]))
     print("boxcar flowgraph %.2f s" % t_run)
+    return failures
 
 
 # ---- SPIIR filter bank -------------------------------------------------------
@@ -869,8 +870,9 @@ def other_parts(args, gr, blocks, pmt, transient):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-
-
+        description="gr-transient demo: every detector in GNU Radio flow graphs against "
+        "known truth (edges, boxcar search, SPIIR bank, Kalman bank) and the real "
+        "recordings.")
     ap.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto",
                     help="where the localizer runs (default: auto = CUDA if usable)")
     ap.add_argument("--samples", type=int, default=2_000_000,
