@@ -29,6 +29,7 @@
  * samples (|diff| <= 1e-3 max(1, |LLR|)).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_host.h"
 #include "bench_kalman.h"
 
 #include <transient/bench.h>
@@ -44,113 +45,10 @@
 #define KB_MAXREP     64
 #define OPS_PER_SH(Q) (4.0 * 2.0 * (Q) + 4.0 * (Q) + 12.0)
 
-static double kb_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int kb_cmp(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-static void kb_escape(char *dst, size_t cap, const char *s)
-{
-    size_t o = 0;
-    for (; *s && o + 7 < cap; s++) {
-        const unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            dst[o++] = '\\';
-            dst[o++] = (char)c;
-        } else if (c < 0x20) {
-            o += (size_t)snprintf(dst + o, cap - o, "\\u%04x", c);
-        } else {
-            dst[o++] = (char)c;
-        }
-    }
-    dst[o] = '\0';
-}
-
-static void kb_cpu_model(char *buf, size_t cap)
-{
-    snprintf(buf, cap, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            const char *p = strchr(line, ':');
-            if (p) {
-                p++;
-                while (*p == ' ' || *p == '\t')
-                    p++;
-                snprintf(buf, cap, "%s", p);
-                buf[strcspn(buf, "\n")] = '\0';
-            }
-            break;
-        }
-    }
-    fclose(f);
-}
-
-/* Single-core FP32 FMA rate (flop/s, 2 per FMA). */
-#if defined(__GNUC__) && defined(__x86_64__)
-typedef float kb_v8 __attribute__((vector_size(32)));
-__attribute__((target("avx2,fma"))) static double kb_fma_avx2(long iters)
-{
-    kb_v8 v[8], a, b;
-    for (int k = 0; k < 8; k++)
-        for (int i = 0; i < 8; i++)
-            v[k][i] = (float)(k + i) * 1e-3f;
-    for (int i = 0; i < 8; i++)
-        a[i] = 0.999f, b[i] = 1e-3f;
-    for (long it = 0; it < iters; it++)
-        for (int k = 0; k < 8; k++)
-            v[k] = __builtin_ia32_vfmaddps256(v[k], a, b);
-    float s = 0.0f;
-    for (int k = 0; k < 8; k++)
-        for (int i = 0; i < 8; i++)
-            s += v[k][i];
-    return (double)s;
-}
-#endif
-static double kb_fma_scalar(long iters)
-{
-    float v[8];
-    for (int k = 0; k < 8; k++)
-        v[k] = (float)k * 1e-3f;
-    for (long it = 0; it < iters; it++)
-        for (int k = 0; k < 8; k++)
-            v[k] = v[k] * 0.999f + 1e-3f;
-    return (double)(v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]);
-}
-static double kb_sink;
-static double kb_host_fma(const char **how)
-{
-    const long iters = 20000000;
-    double best = 0.0;
-    for (int r = 0; r < 3; r++) {
-        const double t0 = kb_now();
-        double flops;
-#if defined(__GNUC__) && defined(__x86_64__)
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-            kb_sink += kb_fma_avx2(iters);
-            flops = 2.0 * 64.0 * (double)iters;
-            *how = "avx2-fma";
-        } else
-#endif
-        {
-            kb_sink += kb_fma_scalar(iters);
-            flops = 2.0 * 8.0 * (double)iters;
-            *how = "scalar";
-        }
-        const double rate = flops / (kb_now() - t0);
-        if (rate > best) best = rate;
-    }
-    return best;
 }
 
 typedef struct {
@@ -277,10 +175,10 @@ static kb_timing kb_time(const kb_options *o, tr_kalman *q, const float *x, size
     double dt = 0.0;
     for (;;) {
         if (tr_kalman_reset(q) != TR_OK) return t;
-        const double t0 = kb_now();
+        const double t0 = bh_now();
         tr_status s = d_x ? tr_kalman_process_device(q, d_x, n, d_out, NULL)
                           : tr_kalman_process(q, x, n, out, NULL);
-        dt = kb_now() - t0;
+        dt = bh_now() - t0;
         if (s != TR_OK) {
             kb_fail("process", tr_kalman_last_error(q));
             return t;
@@ -291,10 +189,10 @@ static kb_timing kb_time(const kb_options *o, tr_kalman *q, const float *x, size
     double v[KB_MAXREP];
     for (int r = 0; r < o->repeat; r++) {
         tr_kalman_reset(q);
-        const double t0 = kb_now();
+        const double t0 = bh_now();
         tr_status s = d_x ? tr_kalman_process_device(q, d_x, n, d_out, NULL)
                           : tr_kalman_process(q, x, n, out, NULL);
-        v[r] = kb_now() - t0;
+        v[r] = bh_now() - t0;
         if (s != TR_OK) {
             kb_fail("process", tr_kalman_last_error(q));
             return t;
@@ -552,7 +450,7 @@ int kalman_bench_main(int argc, char **argv)
         }
     }
     char why[256] = "", cpu_name[256], esc[512];
-    kb_cpu_model(cpu_name, sizeof cpu_name);
+    bh_cpu_model(cpu_name, sizeof cpu_name);
     const int ndev = tr_cuda_device_count(why, sizeof why);
     const int have_cuda = ndev > o.device;
     if (!have_cuda && o.explicit_variants && (o.want[2] || o.want[3])) {
@@ -561,7 +459,7 @@ int kalman_bench_main(int argc, char **argv)
         return 2;
     }
     const char *how = "scalar";
-    const double cpu_fma = kb_host_fma(&how);
+    const double cpu_fma = bh_host_fma_rate(&how);
     double gpu_fma = 0.0;
     tr_bench_device_info info;
     memset(&info, 0, sizeof info);
@@ -575,18 +473,18 @@ int kalman_bench_main(int argc, char **argv)
         }
     }
     if (o.json) {
-        kb_escape(esc, sizeof esc, cpu_name);
+        bh_json_escape(esc, sizeof esc, cpu_name);
         printf("{\"type\":\"env\",\"detector\":\"kalman\",\"library_version\":\"%s\","
                "\"cuda_compiled\":%d,\"cpu_model\":\"%s\",\"host_fma_1core_flops\":%.6g,"
                "\"host_fma_kind\":\"%s\",",
                tr_version(), tr_cuda_compiled(), esc, cpu_fma, how);
         if (have_cuda) {
-            kb_escape(esc, sizeof esc, info.name);
+            bh_json_escape(esc, sizeof esc, info.name);
             printf("\"gpu\":\"%s\",\"compute_capability\":\"%d.%d\",\"sm_count\":%d,"
                    "\"fp32_fma_flops\":%.6g,",
                    esc, info.cc_major, info.cc_minor, info.sm_count, gpu_fma);
         } else {
-            kb_escape(esc, sizeof esc, why);
+            bh_json_escape(esc, sizeof esc, why);
             printf("\"gpu\":null,\"cuda_unavailable\":\"%s\",", esc);
         }
         printf(

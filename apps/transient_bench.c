@@ -29,6 +29,7 @@
 
 #include "signals.h"
 #include "bench_boxcar.h"
+#include "bench_host.h"
 
 #include <transient/bench.h>
 #include <transient/edges.h>
@@ -49,65 +50,6 @@
 
 /* ---- small utilities ---------------------------------------------------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* Copy s into a JSON string body (quotes and control characters escaped). */
-static void json_escape(char *dst, size_t cap, const char *s)
-{
-    size_t o = 0;
-    for (; *s && o + 7 < cap; s++) {
-        const unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            dst[o++] = '\\';
-            dst[o++] = (char)c;
-        } else if (c < 0x20) {
-            o += (size_t)snprintf(dst + o, cap - o, "\\u%04x", c);
-        } else {
-            dst[o++] = (char)c;
-        }
-    }
-    dst[o] = '\0';
-}
-
-static void cpu_model(char *buf, size_t cap)
-{
-    snprintf(buf, cap, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f) return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            const char *p = strchr(line, ':');
-            if (p) {
-                p++;
-                while (*p == ' ' || *p == '\t')
-                    p++;
-                snprintf(buf, cap, "%s", p);
-                buf[strcspn(buf, "\n")] = '\0';
-            }
-            break;
-        }
-    }
-    fclose(f);
-}
-
 /*
  * Single-core read bandwidth of the host: sums of 64-bit words over a buffer
  * far larger than the caches, four independent accumulators (vectorizable),
@@ -124,7 +66,7 @@ static double host_read_bw(size_t bytes, int repeats)
         p[i] = i * 0x9e3779b97f4a7c15ull;
     double t[MAX_REPEAT];
     for (int r = 0; r <= repeats; r++) {
-        const double t0 = now_s();
+        const double t0 = bh_now();
         uint64_t a = 0, b = 0, c = 0, d = 0;
         size_t i = 0;
         for (; i < n; i += 4) {
@@ -134,10 +76,10 @@ static double host_read_bw(size_t bytes, int repeats)
             d += p[i + 3];
         }
         g_sink += a ^ b ^ c ^ d;
-        if (r > 0) t[r - 1] = now_s() - t0; /* run 0 warms up */
+        if (r > 0) t[r - 1] = bh_now() - t0; /* run 0 warms up */
     }
     free(p);
-    return (double)(n * sizeof(uint64_t)) / median(t, repeats);
+    return (double)(n * sizeof(uint64_t)) / bh_median(t, repeats);
 }
 
 /* ---- transitions: count and checksum ----------------------------------- */
@@ -252,10 +194,10 @@ static int run_host_once(tr_edges *q, const float *x, size_t n, tr_edge **out,
     if (tr_edges_reset(q) != TR_OK) return -1;
     while (done < n) {
         size_t used = 0, got = 0;
-        const double t0 = now_s();
+        const double t0 = bh_now();
         const tr_status s = tr_edges_process(q, x + done, n - done, *out + *nout,
                                              *cap - *nout, &used, &got);
-        *seconds += now_s() - t0;
+        *seconds += bh_now() - t0;
         if (s != TR_OK) {
             fail_msg("process: %s", tr_edges_last_error(q));
             return -1;
@@ -282,7 +224,7 @@ static void finish_result(result *r, const options *o, const tr_edge *out, size_
     sum_init(&r->sum);
     sum_add(&r->sum, out, nout, (int64_t)o->ref_samples);
     r->samples = n;
-    r->seconds = median(t, o->repeat);
+    r->seconds = bh_median(t, o->repeat);
     r->sps = (double)n / r->seconds;
     r->ok = 1;
 }
@@ -560,67 +502,6 @@ done:
     return b;
 }
 
-/* Single-core FP32 FMA rate of the host (flop/s, 2 per FMA). */
-#if defined(__GNUC__) && defined(__x86_64__)
-typedef float spiir_v8 __attribute__((vector_size(32)));
-
-__attribute__((target("avx2,fma"))) static double spiir_fma_avx2(long iters)
-{
-    spiir_v8 v[8], a, b;
-    for (int k = 0; k < 8; k++)
-        for (int i = 0; i < 8; i++)
-            v[k][i] = (float)(k + i) * 1e-3f;
-    for (int i = 0; i < 8; i++)
-        a[i] = 0.999f, b[i] = 1e-3f;
-    for (long it = 0; it < iters; it++)
-        for (int k = 0; k < 8; k++)
-            v[k] = __builtin_ia32_vfmaddps256(v[k], a, b);
-    float s = 0.0f;
-    for (int k = 0; k < 8; k++)
-        for (int i = 0; i < 8; i++)
-            s += v[k][i];
-    return (double)s;
-}
-#endif
-
-static double spiir_fma_scalar(long iters)
-{
-    float v[8];
-    for (int k = 0; k < 8; k++)
-        v[k] = (float)k * 1e-3f;
-    for (long it = 0; it < iters; it++)
-        for (int k = 0; k < 8; k++)
-            v[k] = v[k] * 0.999f + 1e-3f;
-    return (double)(v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]);
-}
-
-static double g_spiir_sink;
-
-static double host_fma_rate(const char **how)
-{
-    const long iters = 20000000;
-    double best = 0.0;
-    for (int r = 0; r < 3; r++) {
-        const double t0 = now_s();
-        double flops;
-#if defined(__GNUC__) && defined(__x86_64__)
-        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-            g_spiir_sink += spiir_fma_avx2(iters);
-            flops = 2.0 * 64.0 * (double)iters;
-            *how = "avx2-fma";
-        } else
-#endif
-        {
-            g_spiir_sink += spiir_fma_scalar(iters);
-            flops = 2.0 * 8.0 * (double)iters; /* mul + add counted as one FMA */
-            *how = "scalar";
-        }
-        const double rate = flops / (now_s() - t0);
-        if (rate > best) best = rate;
-    }
-    return best;
-}
-
 typedef struct {
     const char *variant, *backend, *mode;
     size_t samples; /* processed by the timed runs */
@@ -690,14 +571,14 @@ static int spiir_time_host(const spiir_options *o, tr_spiir *q, const float *x, 
             fail_msg("spiir: reset: %s", tr_spiir_last_error(q));
             return -1;
         }
-        const double t0 = now_s();
+        const double t0 = bh_now();
         if (tr_spiir_process(q, x, n, snr) != TR_OK) {
             fail_msg("spiir: process: %s", tr_spiir_last_error(q));
             return -1;
         }
-        if (k > 0) t[k - 1] = now_s() - t0;
+        if (k > 0) t[k - 1] = bh_now() - t0;
     }
-    *seconds = median(t, o->repeat);
+    *seconds = bh_median(t, o->repeat);
     return 0;
 }
 
@@ -732,7 +613,7 @@ static int spiir_time_device(const spiir_options *o, tr_spiir *q, const float *d
         }
         if (k > 0) t[k - 1] = sec;
     }
-    *seconds = median(t, o->repeat);
+    *seconds = bh_median(t, o->repeat);
     rc = 0;
 done:
     tr_bench_timer_destroy(tm);
@@ -923,7 +804,7 @@ done:;
     if (nres == 0) ok = 0;
     if (o->json) {
         char esc[1024];
-        json_escape(esc, sizeof esc, detail);
+        bh_json_escape(esc, sizeof esc, detail);
         printf(
             "{\"type\":\"check\",\"detector\":\"spiir\",\"templates\":%u,\"filters\":%u,"
             "\"ok\":%s,\"results\":%d,\"tolerance\":%g,\"detail\":\"%s\"}\n",
@@ -1055,7 +936,7 @@ static int spiir_main(int argc, char **argv)
     }
 
     char why[256] = "", cpu_name[256], esc[512];
-    cpu_model(cpu_name, sizeof cpu_name);
+    bh_cpu_model(cpu_name, sizeof cpu_name);
     const int ndev = tr_cuda_device_count(why, sizeof why);
     const int have_cuda = ndev > o.device;
     if (!have_cuda && ndev > 0)
@@ -1066,7 +947,7 @@ static int spiir_main(int argc, char **argv)
         return 2;
     }
     const char *fma_how = "scalar";
-    const double cpu_fma = host_fma_rate(&fma_how);
+    const double cpu_fma = bh_host_fma_rate(&fma_how);
     double gpu_fma = 0.0;
     tr_bench_device_info info;
     memset(&info, 0, sizeof info);
@@ -1080,13 +961,13 @@ static int spiir_main(int argc, char **argv)
         }
     }
     if (o.json) {
-        json_escape(esc, sizeof esc, cpu_name);
+        bh_json_escape(esc, sizeof esc, cpu_name);
         printf("{\"type\":\"env\",\"detector\":\"spiir\",\"library_version\":\"%s\","
                "\"cuda_compiled\":%d,\"cpu_model\":\"%s\",\"host_fma_1core_flops\":%.6g,"
                "\"host_fma_kind\":\"%s\",",
                tr_version(), tr_cuda_compiled(), esc, cpu_fma, fma_how);
         if (have_cuda) {
-            json_escape(esc, sizeof esc, info.name);
+            bh_json_escape(esc, sizeof esc, info.name);
             printf(
                 "\"gpu\":\"%s\",\"cuda_driver_version\":%d,\"cuda_runtime_version\":%d,"
                 "\"compute_capability\":\"%d.%d\",\"sm_count\":%d,"
@@ -1094,7 +975,7 @@ static int spiir_main(int argc, char **argv)
                 esc, info.driver_version, info.runtime_version, info.cc_major,
                 info.cc_minor, info.sm_count, gpu_fma);
         } else {
-            json_escape(esc, sizeof esc, why);
+            bh_json_escape(esc, sizeof esc, why);
             printf("\"gpu\":null,\"cuda_unavailable\":\"%s\",", esc);
         }
         printf("\"seed\":%llu,\"max_delay\":%d,\"repeat\":%d,\"fma_per_update\":6}\n",
@@ -1203,7 +1084,7 @@ int main(int argc, char **argv)
 
     /* ---- environment ---- */
     char why[256] = "", cpu[256], esc[512];
-    cpu_model(cpu, sizeof cpu);
+    bh_cpu_model(cpu, sizeof cpu);
     const int ndev = tr_cuda_device_count(why, sizeof why);
     const int have_cuda = ndev > o.device;
     if (!have_cuda && ndev > 0)
@@ -1245,12 +1126,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "transient-bench: cannot allocate %zu samples\n", o.samples);
         return 1;
     }
-    const double tg = now_s();
+    const double tg = bh_now();
     if (tr_sig_generate(&sc, x, o.samples, &sig) != 0) {
         fprintf(stderr, "transient-bench: bad signal configuration\n");
         return 1;
     }
-    const double gen_s = now_s() - tg;
+    const double gen_s = bh_now() - tg;
     /* Transitions in the reference's prefix. */
     const size_t prefix_edges =
         tr_sig_count_transitions(x, o.ref_samples, sig.low, sig.high);
@@ -1258,10 +1139,10 @@ int main(int argc, char **argv)
     if (o.json) {
         printf("{\"type\":\"env\",\"library_version\":\"%s\",\"cuda_compiled\":%d,",
                tr_version(), tr_cuda_compiled());
-        json_escape(esc, sizeof esc, cpu);
+        bh_json_escape(esc, sizeof esc, cpu);
         printf("\"cpu_model\":\"%s\",\"host_read_bw_1core\":%.6g,", esc, host_bw);
         if (have_cuda) {
-            json_escape(esc, sizeof esc, info.name);
+            bh_json_escape(esc, sizeof esc, info.name);
             printf(
                 "\"gpu\":\"%s\",\"cuda_driver_version\":%d,\"cuda_runtime_version\":%d,"
                 "\"compute_capability\":\"%d.%d\",\"sm_count\":%d,\"gpu_memory\":%zu,"
@@ -1271,7 +1152,7 @@ int main(int argc, char **argv)
                 info.cc_minor, info.sm_count, info.global_mem_bytes, info.l2_bytes,
                 dev_read, dev_copy, h2d, d2h, fma);
         } else {
-            json_escape(esc, sizeof esc, why);
+            bh_json_escape(esc, sizeof esc, why);
             printf("\"gpu\":null,\"cuda_unavailable\":\"%s\",", esc);
         }
         printf(
@@ -1425,7 +1306,7 @@ int main(int argc, char **argv)
     if (o.json) {
         for (int k = 0; k < nres; k++)
             print_result_json(&res[k], o.samples, o.ref_samples);
-        json_escape(esc, sizeof esc, detail);
+        bh_json_escape(esc, sizeof esc, detail);
         printf("{\"type\":\"check\",\"ok\":%s,\"results\":%d,\"transitions\":%zu,"
                "\"detail\":\"%s\"}\n",
                ok ? "true" : "false", nres, sig.edges, esc);
