@@ -18,6 +18,7 @@
  */
 
 #include "boxcar_search_ff_impl.h"
+#include "block_util.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
@@ -53,19 +54,9 @@ template <> const char *block_name<gr_complex>()
     return "boxcar_search_cf";
 }
 
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
-
 template <class T> [[noreturn]] void throw_status(tr_status st, const char *what)
 {
-    const std::string msg =
-        std::string(block_name<T>()) + ": " + (what && *what ? what : tr_strerror(st));
-    if (st == TR_ERR_INVALID) throw std::invalid_argument(msg);
-    throw std::runtime_error(msg);
+    detail::throw_status(block_name<T>(), st, what);
 }
 
 template <class T> [[noreturn]] void invalid(const std::string &what)
@@ -75,16 +66,12 @@ template <class T> [[noreturn]] void invalid(const std::string &what)
 
 template <class T> tr_backend parse_backend(const std::string &name)
 {
-    const std::string s = lower(name);
-    if (s == "auto") return TR_BACKEND_AUTO;
-    if (s == "cpu") return TR_BACKEND_CPU;
-    if (s == "cuda") return TR_BACKEND_CUDA;
-    invalid<T>("backend must be \"auto\", \"cpu\" or \"cuda\", not \"" + name + "\"");
+    return detail::parse_backend(block_name<T>(), name);
 }
 
 template <class T> tr_boxcar_algorithm parse_algorithm(const std::string &name)
 {
-    const std::string s = lower(name);
+    const std::string s = detail::lower(name);
     if (s == "boxdit") return TR_BOXCAR_BOXDIT;
     if (s == "igrid") return TR_BOXCAR_IGRID;
     if (s == "ideal") return TR_BOXCAR_IDEAL;
@@ -94,7 +81,7 @@ template <class T> tr_boxcar_algorithm parse_algorithm(const std::string &name)
 
 template <class T> tr_boxcar_norm_mode parse_norm_mode(const std::string &name)
 {
-    const std::string s = lower(name);
+    const std::string s = detail::lower(name);
     if (s == "white") return TR_BOXCAR_NORM_WHITE;
     if (s == "levels") return TR_BOXCAR_NORM_LEVELS;
     if (s == "fixed") return TR_BOXCAR_NORM_FIXED;
@@ -105,7 +92,7 @@ template <class T> tr_boxcar_norm_mode parse_norm_mode(const std::string &name)
 // true: "block" (median of block medians), false: "median" (running median)
 template <class T> bool parse_baseline_mode(const std::string &name)
 {
-    const std::string s = lower(name);
+    const std::string s = detail::lower(name);
     if (s == "median") return false;
     if (s == "block") return true;
     invalid<T>("baseline_mode must be \"median\" or \"block\", not \"" + name + "\"");
@@ -265,20 +252,8 @@ boxcar_search_impl<T>::boxcar_search_impl(
     }
 
     if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA) {
-        char why[TR_ERROR_MESSAGE_LEN];
-        why[0] = '\0';
-        const int ndev = tr_cuda_device_count(why, sizeof(why));
-        std::string reason(why);
-        if (reason.empty()) {
-            if (!tr_cuda_compiled())
-                reason = "built without CUDA support";
-            else if (ndev > 0 && (device < 0 || device >= ndev))
-                reason = "CUDA device " + std::to_string(device) + " does not exist (" +
-                         std::to_string(ndev) + " usable)";
-            else
-                reason = "no usable CUDA device";
-        }
-        this->d_logger->info("backend auto: falling back to the CPU ({})", reason);
+        this->d_logger->info("backend auto: falling back to the CPU ({})",
+                             detail::cpu_fallback_reason(device));
     }
     this->d_debug_logger->debug(
         "{} channel(s), {}, L_end {}, latency {}, hold {} samples", nchan,

@@ -14,6 +14,7 @@
  */
 
 #include "edge_localizer_f_impl.h"
+#include "block_util.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
@@ -36,25 +37,16 @@ namespace
 // Initial room for transitions and FIFO samples beyond the hold of auto levels.
 constexpr size_t k_initial_room = 32768;
 
+constexpr const char *k_who = "edge_localizer_f";
+
 tr_backend parse_backend(const std::string &name)
 {
-    std::string s(name);
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (s == "auto") return TR_BACKEND_AUTO;
-    if (s == "cpu") return TR_BACKEND_CPU;
-    if (s == "cuda") return TR_BACKEND_CUDA;
-    throw std::invalid_argument("edge_localizer_f: backend must be \"auto\", \"cpu\" "
-                                "or \"cuda\", not \"" +
-                                name + "\"");
+    return detail::parse_backend(k_who, name);
 }
 
 [[noreturn]] void throw_status(tr_status st, const char *what)
 {
-    const std::string msg =
-        std::string("edge_localizer_f: ") + (what && *what ? what : tr_strerror(st));
-    if (st == TR_ERR_INVALID) throw std::invalid_argument(msg);
-    throw std::runtime_error(msg);
+    detail::throw_status(k_who, st, what);
 }
 
 } // namespace
@@ -133,20 +125,8 @@ edge_localizer_f_impl::edge_localizer_f_impl(
     }
 
     if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA) {
-        char why[TR_ERROR_MESSAGE_LEN];
-        why[0] = '\0';
-        const int ndev = tr_cuda_device_count(why, sizeof(why));
-        std::string reason(why);
-        if (reason.empty()) {
-            if (!tr_cuda_compiled())
-                reason = "built without CUDA support";
-            else if (ndev > 0 && (device < 0 || device >= ndev))
-                reason = "CUDA device " + std::to_string(device) + " does not exist (" +
-                         std::to_string(ndev) + " usable)";
-            else
-                reason = "no usable CUDA device";
-        }
-        d_logger->info("backend auto: falling back to the CPU ({})", reason);
+        d_logger->info("backend auto: falling back to the CPU ({})",
+                       detail::cpu_fallback_reason(device));
     }
 
     message_port_register_out(d_port);

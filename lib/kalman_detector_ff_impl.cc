@@ -12,6 +12,7 @@
  */
 
 #include "kalman_detector_ff_impl.h"
+#include "block_util.h"
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <cctype>
@@ -30,28 +31,21 @@ namespace
 // Events drained per core call; more stay queued in the core for the next drain.
 constexpr size_t k_event_room = 1024;
 
-std::string lower(const std::string &name)
-{
-    std::string s(name);
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
+constexpr const char *k_who = "kalman_detector_ff";
 
 tr_backend parse_backend(const std::string &name)
 {
-    const std::string s = lower(name);
-    if (s == "auto") return TR_BACKEND_AUTO;
-    if (s == "cpu") return TR_BACKEND_CPU;
-    if (s == "cuda") return TR_BACKEND_CUDA;
-    throw std::invalid_argument("kalman_detector_ff: backend must be \"auto\", \"cpu\" "
-                                "or \"cuda\", not \"" +
-                                name + "\"");
+    return detail::parse_backend(k_who, name);
+}
+
+[[noreturn]] void throw_status(tr_status st, const char *what)
+{
+    detail::throw_status(k_who, st, what);
 }
 
 tr_kalman_envelope parse_envelope(const std::string &name)
 {
-    const std::string s = lower(name);
+    const std::string s = detail::lower(name);
     if (s == "rect") return TR_KALMAN_ENV_RECT;
     if (s == "exp") return TR_KALMAN_ENV_EXP;
     if (s == "gauss") return TR_KALMAN_ENV_GAUSS;
@@ -59,14 +53,6 @@ tr_kalman_envelope parse_envelope(const std::string &name)
     throw std::invalid_argument("kalman_detector_ff: envelope must be \"rect\", \"exp\", "
                                 "\"gauss\" or \"raised_cosine\", not \"" +
                                 name + "\"");
-}
-
-[[noreturn]] void throw_status(tr_status st, const char *what)
-{
-    const std::string msg =
-        std::string("kalman_detector_ff: ") + (what && *what ? what : tr_strerror(st));
-    if (st == TR_ERR_INVALID) throw std::invalid_argument(msg);
-    throw std::runtime_error(msg);
 }
 
 // The model: loaded from a file or designed from the parameters.
@@ -166,20 +152,8 @@ kalman_detector_ff_impl::kalman_detector_ff_impl(
     }
 
     if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA) {
-        char why[TR_ERROR_MESSAGE_LEN];
-        why[0] = '\0';
-        const int ndev = tr_cuda_device_count(why, sizeof(why));
-        std::string reason(why);
-        if (reason.empty()) {
-            if (!tr_cuda_compiled())
-                reason = "built without CUDA support";
-            else if (ndev > 0 && (device < 0 || device >= ndev))
-                reason = "CUDA device " + std::to_string(device) + " does not exist (" +
-                         std::to_string(ndev) + " usable)";
-            else
-                reason = "no usable CUDA device";
-        }
-        d_logger->info("backend auto: falling back to the CPU ({})", reason);
+        d_logger->info("backend auto: falling back to the CPU ({})",
+                       detail::cpu_fallback_reason(device));
     }
 
     message_port_register_out(d_port);

@@ -17,6 +17,7 @@
  */
 
 #include "spiir_bank_impl.h"
+#include "block_util.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
@@ -39,26 +40,8 @@ namespace
 // Initial room of the FIFO beyond the window, in items.
 constexpr size_t k_initial_room = 8192;
 
-tr_backend parse_backend(const char *who, const std::string &name)
-{
-    std::string s(name);
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (s == "auto") return TR_BACKEND_AUTO;
-    if (s == "cpu") return TR_BACKEND_CPU;
-    if (s == "cuda") return TR_BACKEND_CUDA;
-    throw std::invalid_argument(
-        std::string(who) + ": backend must be \"auto\", \"cpu\" or \"cuda\", not \"" +
-        name + "\"");
-}
-
-[[noreturn]] void throw_status(const char *who, tr_status st, const char *what)
-{
-    const std::string msg =
-        std::string(who) + ": " + (what && *what ? what : tr_strerror(st));
-    if (st == TR_ERR_INVALID) throw std::invalid_argument(msg);
-    throw std::runtime_error(msg);
-}
+using detail::parse_backend;
+using detail::throw_status;
 
 struct bank_deleter {
     void operator()(tr_spiir_bank *b) const { tr_spiir_bank_destroy(b); }
@@ -231,20 +214,8 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
         d_batch.reserve(1024);
 
         if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA) {
-            char why[TR_ERROR_MESSAGE_LEN];
-            why[0] = '\0';
-            const int ndev = tr_cuda_device_count(why, sizeof(why));
-            std::string reason(why);
-            if (reason.empty()) {
-                if (!tr_cuda_compiled())
-                    reason = "built without CUDA support";
-                else if (ndev > 0 && (device < 0 || device >= ndev))
-                    reason = "CUDA device " + std::to_string(device) +
-                             " does not exist (" + std::to_string(ndev) + " usable)";
-                else
-                    reason = "no usable CUDA device";
-            }
-            this->d_logger->info("backend auto: falling back to the CPU ({})", reason);
+            this->d_logger->info("backend auto: falling back to the CPU ({})",
+                                 detail::cpu_fallback_reason(device));
         }
     } catch (...) {
         if (d_trig) tr_spiir_triggers_destroy(d_trig);
