@@ -23,42 +23,9 @@
 
 static int gpu_mode = 0;
 
+#include "boxcar_test_configs.h"
+
 /* ---- helpers ------------------------------------------------------------- */
-
-static tr_boxcar_config boxdit(uint32_t b, uint32_t max_width)
-{
-    tr_boxcar_config c = tr_boxcar_config_default();
-    c.algorithm = TR_BOXCAR_BOXDIT;
-    c.widths[0] = b;
-    c.nwidths = 1;
-    c.max_width = max_width;
-    return c;
-}
-
-static tr_boxcar_config igrid(uint32_t d, uint32_t layers, uint32_t max_width)
-{
-    tr_boxcar_config c = tr_boxcar_config_default();
-    c.algorithm = TR_BOXCAR_IGRID;
-    c.depth = d;
-    c.layers = layers;
-    c.max_width = max_width;
-    return c;
-}
-
-static tr_boxcar_config ideal(uint32_t max_width)
-{
-    tr_boxcar_config c = tr_boxcar_config_default();
-    c.algorithm = TR_BOXCAR_IDEAL;
-    c.max_width = max_width;
-    return c;
-}
-
-static void fixed_norm(tr_boxcar_config *c, double mean, double sigma)
-{
-    c->norm.mode = TR_BOXCAR_NORM_FIXED;
-    c->norm.fixed_mean = mean;
-    c->norm.fixed_sigma = sigma;
-}
 
 static void check_stage(const tr_boxcar_plan *p, uint32_t i, uint32_t stride,
                         const uint32_t *w, uint32_t nw)

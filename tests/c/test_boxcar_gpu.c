@@ -32,48 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boxcar_test_configs.h"
+
 /* ---- helpers ------------------------------------------------------------- */
-
-static tr_boxcar_config boxdit_list(const uint32_t *b, uint32_t nb, uint32_t max_width)
-{
-    tr_boxcar_config c = tr_boxcar_config_default();
-    c.algorithm = TR_BOXCAR_BOXDIT;
-    for (uint32_t k = 0; k < nb; k++)
-        c.widths[k] = b[k];
-    c.nwidths = nb;
-    c.max_width = max_width;
-    return c;
-}
-
-static tr_boxcar_config boxdit(uint32_t b, uint32_t max_width)
-{
-    return boxdit_list(&b, 1, max_width);
-}
-
-static tr_boxcar_config igrid(uint32_t d, uint32_t layers, uint32_t max_width)
-{
-    tr_boxcar_config c = tr_boxcar_config_default();
-    c.algorithm = TR_BOXCAR_IGRID;
-    c.depth = d;
-    c.layers = layers;
-    c.max_width = max_width;
-    return c;
-}
-
-static tr_boxcar_config ideal(uint32_t max_width)
-{
-    tr_boxcar_config c = tr_boxcar_config_default();
-    c.algorithm = TR_BOXCAR_IDEAL;
-    c.max_width = max_width;
-    return c;
-}
-
-static void fixed_norm(tr_boxcar_config *c, double mean, double sigma)
-{
-    c->norm.mode = TR_BOXCAR_NORM_FIXED;
-    c->norm.fixed_mean = mean;
-    c->norm.fixed_sigma = sigma;
-}
 
 static const char *cfg_name(const tr_boxcar_config *c, char *buf, size_t len)
 {
