@@ -1,0 +1,1180 @@
+#!/usr/bin/env python3
+"""Write docs/performance.md and docs/plots/perf_*.png from bench/results/.
+
+Every committed benchmark result (the JSON lines of `transient-bench --json`
+and of the per-detector harnesses under bench/results/*/) is shown beside its
+ceiling, the paper-design baseline measured in the same run, and the paper's
+published number. Which file of a folder is the final one and which are
+earlier runs or probes is decided by the folders' README.md files and written
+down below in SOURCES; a result file that SOURCES does not name is still shown
+(under "Files not yet classified") and reported on stderr.
+
+Usage (numpy and matplotlib are needed for the plots only):
+
+    /usr/bin/python3 scripts/perf_report.py             # docs/performance.md + docs/plots/perf_*.png
+    /usr/bin/python3 scripts/perf_report.py --no-plots  # markdown only
+    options: --results DIR  --doc FILE  --plots DIR
+
+The output depends only on the input files: no timestamps, no absolute paths,
+fixed plot styling.
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import sys
+from collections import namedtuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# --------------------------------------------------------------------------
+# Which file is which (from each folder's README.md)
+# --------------------------------------------------------------------------
+FINAL, REPEAT, EARLIER, PROBE = "final", "repeat", "earlier", "probe"
+
+Source = namedtuple("Source", "folder file role reason labels cpu")
+
+
+def S(folder, file, role, reason, labels=None, cpu=None):
+    """labels: names of the runs in the file, in order (for files whose runs
+    carry no `note` line); cpu: CPU model from the README when the env line
+    has none."""
+    return Source(folder, file, role, reason, labels, cpu)
+
+
+SOURCES = [
+    # edge localizer
+    S("2026-11-22-h100-edges", "bench_edges.jsonl", FINAL,
+      "the edge localizer's own run (commit c8ab1ad, pipelined host path), 2^28 samples; "
+      "docs/edges.md quotes it"),
+    S("2026-11-22-h100-edges", "bench_edges_drops.jsonl", FINAL,
+      "the same at 2^24 samples with NaN/Inf bursts (`--drops 0.05`)",
+      labels=["2^24 samples, NaN/Inf bursts"]),
+    S("2026-11-22-h100-spiir", "bench_edges.jsonl", REPEAT,
+      "edges again in the SPIIR run (commit 95d2fe5; no edges code change since c8ab1ad)"),
+    S("2026-11-22-h100-spiir", "bench_edges_drops.jsonl", REPEAT,
+      "the NaN/Inf case again in the SPIIR run",
+      labels=["2^24 samples, NaN/Inf bursts"]),
+    # boxcar search
+    S("2026-11-22-h100-boxcar-fast", "final/kernels.jsonl", FINAL,
+      "the committed FAST kernel (commit e2f99d1) against PAPER through the CUDA context, "
+      "data on the device; the README's result table",
+      labels=["256 x 131072", "1024 x 262144"]),
+    S("2026-11-22-h100-boxcar-fast", "final/bench_boxcar.jsonl", FINAL,
+      "transient-bench on the committed code (the search object, reset before each timed call)",
+      labels=["default batch", "--batch 131072 --repeat 9"]),
+    S("2026-11-22-h100-boxcar-fast", "v2/kernels.jsonl", EARLIER,
+      "intermediate FAST kernel (commit ade9388)", labels=["256 x 131072"]),
+    S("2026-11-22-h100-boxcar-fast", "v2/bench_boxcar.jsonl", EARLIER,
+      "intermediate FAST kernel (commit ade9388)",
+      labels=["default batch", "--batch 131072 --repeat 9"]),
+    S("2026-11-22-h100-boxcar-fast", "probe/kernels.jsonl", PROBE,
+      "first FAST kernel with its skewed shared-memory layout off and on (commit ca6a8a9)",
+      labels=["256 x 131072"]),
+    S("2026-11-22-h100-boxcar-fast", "probe/bench_boxcar.jsonl", PROBE,
+      "first FAST kernel (commit ca6a8a9)",
+      labels=["default batch", "--batch 131072 --repeat 9"]),
+    S("2026-11-22-h100-boxcar", "kernels.jsonl", EARLIER,
+      "first FAST kernel (commit 1f1b9a5), tiles 2048/4096/8192",
+      labels=["256 x 131072", "1024 x 262144"]),
+    S("2026-11-22-h100-boxcar", "bench_boxcar.jsonl", EARLIER,
+      "first FAST kernel (commit 1f1b9a5) through transient-bench",
+      labels=["default batch", "--batch 131072 --repeat 9"]),
+    S("2026-11-22-host-boxcar-cpu", "bench_boxcar_cpu.jsonl", FINAL,
+      "CPU variants, one core, 256 channels x 131072 samples, timed by thread CPU time "
+      "(`--clock cpu`) on a shared host", labels=["256 x 131072"], cpu="AMD EPYC (README)"),
+    S("2026-11-22-host-boxcar-cpu", "bench_boxcar_cpu_1ch.jsonl", FINAL,
+      "CPU variants, one core, 1 channel x 4194304 samples, thread CPU time",
+      labels=["1 x 4194304"], cpu="AMD EPYC (README)"),
+    # SPIIR
+    S("2026-11-22-h100-spiir-fast", "bench_spiir.jsonl", FINAL,
+      "final SPIIR run (commit fea469e), default configuration, data on the device",
+      labels=["single rate", "multirate step 4096", "multirate step 131072"]),
+    S("2026-11-22-h100-spiir-fast", "segment0_bench_spiir.jsonl", FINAL,
+      "same run with time segments off (`TR_SPIIR_CUDA_SEGMENT=0`), an option",
+      labels=["single rate, segments off", "multirate step 131072, segments off"]),
+    S("2026-11-22-h100-spiir-fast", "run1_bench_spiir.jsonl", EARLIER,
+      "first run of the speed work (commit e66c130) with the kernel-shape comparisons"),
+    S("2026-11-22-h100-spiir", "bench_spiir.jsonl", EARLIER,
+      "first SPIIR run (commit 95d2fe5); the latest single-rate run with the CPU variants "
+      "and host-to-host (later runs are `--device-only`)"),
+    S("2026-11-22-h100-spiir-multirate", "bench_spiir_mr.jsonl", EARLIER,
+      "multirate at commit 3a7de70, steps 4096 / 65536 / 131072; the latest multirate run "
+      "with the CPU variants and host-to-host",
+      labels=["step 4096", "step 65536", "step 131072"]),
+    S("2026-11-22-h100-spiir-multirate", "bench_spiir_mr_run1_90eb964.jsonl", EARLIER,
+      "multirate before the shape change (commit 90eb964)",
+      labels=["step 4096", "step 65536"]),
+    S("2026-11-22-h100-spiir-multirate", "bench_spiir_single.jsonl", REPEAT,
+      "single rate after the multirate shape change, to check it left single rate unchanged"),
+    # Kalman
+    S("2026-11-22-h100-kalman-fast", "kalman_gpu_bench.jsonl", FINAL,
+      "second (final) run of the faster CUDA FAST, bench/kalman_gpu_bench.c, 2^20-sample "
+      "batches; the README's result table"),
+    S("2026-11-22-h100-kalman-fast", "bench_kalman.jsonl", FINAL,
+      "transient-bench on the final code, default batch 65536", labels=["batch 65536"]),
+    S("2026-11-22-h100-kalman-fast", "bench_kalman_batch1m.jsonl", FINAL,
+      "transient-bench on the final code, `--batch 1048576`", labels=["batch 1048576"]),
+    S("2026-11-22-h100-kalman-fast", "kalman_gpu_bench_run1.jsonl", EARLIER,
+      "first run of the faster CUDA FAST"),
+    S("2026-11-22-h100-kalman-fast", "bench_kalman_run1.jsonl", EARLIER,
+      "first run of the faster CUDA FAST", labels=["batch 65536"]),
+    S("2026-11-22-h100-kalman-fast", "bench_kalman_batch1m_run1.jsonl", EARLIER,
+      "first run of the faster CUDA FAST", labels=["batch 1048576"]),
+    S("2026-11-22-h100-kalman", "kalman_gpu_bench.jsonl", EARLIER,
+      "first Kalman GPU results (second run there)"),
+    S("2026-11-22-h100-kalman", "kalman_gpu_bench_run1.jsonl", EARLIER,
+      "first Kalman GPU results (first run there)"),
+    S("2026-11-22-h100-kalman", "bench_kalman.jsonl", EARLIER,
+      "first Kalman GPU results, transient-bench (two streams at every M)",
+      labels=["batch 65536"]),
+    S("2026-11-22-h100-kalman", "bench_kalman_run1.jsonl", EARLIER,
+      "first Kalman GPU results, transient-bench, first run", labels=["batch 65536"]),
+]
+
+# Folders with no benchmark JSON (test logs only).
+NO_BENCH = {
+    "2026-11-22-h100-gpu-tests-merged": "GPU tests of the merged tree (ctest log only)",
+}
+
+# The GNU Radio end-to-end results: every *.jsonl of this folder is final.
+FLOWGRAPH_FOLDER = "2026-11-22-h100-flowgraph"
+
+ROLE_ORDER = {FINAL: 0, REPEAT: 1, EARLIER: 2, PROBE: 3}
+
+# --------------------------------------------------------------------------
+# The papers' published numbers (/work/shared/papers, cited per detector)
+# --------------------------------------------------------------------------
+# Edge localizer (Barford et al.), Table III: 7,000,000 samples.
+EDGES_PUB_GPU = 7.0e6 / 15.99e-3   # GTX 480
+EDGES_PUB_CPU = 7.0e6 / 108.55e-3  # serial CPU code
+# Boxcar (Adamek & Armour), section 5: SKA-like data (6000 DM trials at 64 us)
+# processed this many times faster than real time on a Titan V (P100).
+SKA_SAMPLES_PER_S = 6000 / 64e-6
+BOXCAR_PUB_REALTIME = {"BD-32": (106, 33), "IG(1)": (500, 266)}
+# SPIIR (Guo et al.), Table 2: New Kernel over one CPU core, 4096 templates,
+# GTX 980; Table 3: multirate 104x to 121x.
+SPIIR_PUB_SPEEDUP = {512: 123.97, 8: 70.62}
+SPIIR_PUB_MULTIRATE = (104, 121)
+# Kalman bank (the paper's Fig. 4): best published rate per M (samples/s).
+KALMAN_PUB = {92: 15625.0, 10756: 3597.0}
+
+
+# --------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------
+Run = namedtuple("Run", "label note env rows")
+
+
+def read_jsonl(path):
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                out.append(json.loads(line))
+            except ValueError as e:
+                # C printf writes non-finite doubles as inf/nan, which JSON lacks.
+                fixed = re.sub(r'(?<=[:\[,])(-?)inf\b', r'\1Infinity', line)
+                fixed = re.sub(r'(?<=[:\[,])-?nan\b', 'NaN', fixed)
+                try:
+                    out.append(json.loads(fixed))
+                except ValueError:
+                    sys.exit("%s:%d: not JSON: %s" % (path, n, e))
+    return out
+
+
+def split_runs(lines, labels=None):
+    """One run = an env line (after its optional note line) and what follows."""
+    runs = []
+    cur = None
+    for d in lines:
+        t = d.get("type")
+        if t == "note":
+            cur = {"note": d, "env": None, "rows": []}
+            runs.append(cur)
+        elif t == "env":
+            if cur is None or cur["env"] is not None or cur["rows"]:
+                cur = {"note": None, "env": None, "rows": []}
+                runs.append(cur)
+            cur["env"] = d
+        else:
+            if cur is None:
+                cur = {"note": None, "env": None, "rows": []}
+                runs.append(cur)
+            cur["rows"].append(d)
+    out = []
+    for i, r in enumerate(runs):
+        if labels and i < len(labels):
+            label = labels[i]
+        elif r["note"]:
+            label = r["note"].get("tag", "")
+            shape = r["note"].get("shape", "default")
+            if shape and shape != "default":
+                label += " (shape %s)" % shape
+        else:
+            label = "run %d" % (i + 1) if len(runs) > 1 else ""
+        out.append(Run(label, r["note"], r["env"] or {}, r["rows"]))
+    return out
+
+
+class Data:
+    def __init__(self, results):
+        self.results = results
+        self.files = {}          # (folder, file) -> list of Run
+        self.sources = []        # Source entries found
+        self.unclassified = []   # (folder, file)
+        self.flowgraph = []      # list of Run
+        self.flowgraph_files = []
+        self.folders = sorted(d for d in os.listdir(results)
+                              if os.path.isdir(os.path.join(results, d)))
+        known = {(s.folder, s.file) for s in SOURCES}
+        missing = []
+        for s in SOURCES:
+            p = os.path.join(results, s.folder, s.file)
+            if not os.path.isfile(p):
+                missing.append(p)
+                continue
+            self.files[(s.folder, s.file)] = split_runs(read_jsonl(p), s.labels)
+            self.sources.append(s)
+        if missing:
+            sys.exit("perf_report: files named in SOURCES are missing:\n  " + "\n  ".join(missing))
+        for folder in self.folders:
+            files = sorted(os.path.relpath(p, os.path.join(results, folder))
+                           for p in glob.glob(os.path.join(results, folder, "**", "*.jsonl"),
+                                              recursive=True))
+            if folder == FLOWGRAPH_FOLDER:
+                for f in files:
+                    runs = split_runs(read_jsonl(os.path.join(results, folder, f)))
+                    self.flowgraph_files.append(f)
+                    self.flowgraph.extend(runs)
+                    self.files[(folder, f)] = runs
+                continue
+            for f in files:
+                if (folder, f) not in known:
+                    self.unclassified.append((folder, f))
+                    self.files[(folder, f)] = split_runs(read_jsonl(os.path.join(results, folder, f)))
+            if not files and folder not in NO_BENCH:
+                print("perf_report: note: %s has no .jsonl results" % folder, file=sys.stderr)
+        for folder, f in self.unclassified:
+            print("perf_report: warning: %s/%s is not classified in SOURCES "
+                  "(shown under 'Files not yet classified')" % (folder, f), file=sys.stderr)
+
+    def runs(self, folder, file):
+        return self.files[(folder, file)]
+
+    def run(self, folder, file, label):
+        for r in self.runs(folder, file):
+            if r.label == label:
+                return r
+        sys.exit("perf_report: no run %r in %s/%s" % (label, folder, file))
+
+
+# --------------------------------------------------------------------------
+# Formatting
+# --------------------------------------------------------------------------
+def num(x):
+    """3 significant digits, exponent without '+' or leading zeros."""
+    if x is None:
+        return "—"
+    if x == 0:
+        return "0"
+    s = "%.2e" % x
+    mant, exp = s.split("e")
+    return "%se%d" % (mant, int(exp))
+
+
+def pct(r):
+    if r is None:
+        return "—"
+    v = 100.0 * r
+    if v >= 0.1:
+        return "%.1f %%" % v
+    return "%.2g %%" % v
+
+
+def times(s):
+    if s is None:
+        return "—"
+    if s >= 100:
+        return "%.0fx" % s
+    if s >= 10:
+        return "%.1fx" % s
+    return "%.2fx" % s
+
+
+def rt(s):
+    """A real-time factor."""
+    if s is None:
+        return "—"
+    if s >= 1:
+        return times(s)
+    return "%.2gx" % s
+
+
+def code(s):
+    return "`%s`" % s if s else "—"
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    for r in rows:
+        out.append("| " + " | ".join(str(c) for c in r) + " |")
+    return "\n".join(out)
+
+
+def src_link(folder, file=None):
+    path = "../bench/results/%s/" % folder
+    if file:
+        return "[`%s/%s`](%s%s)" % (folder, file, path, file)
+    return "[`%s`](%s)" % (folder, path)
+
+
+def env_caption(env, cpu=None):
+    bits = []
+    gpu = env.get("gpu")
+    bits.append("GPU: %s" % (gpu if gpu else "none"))
+    cpu_model = env.get("cpu_model") or cpu
+    bits.append("CPU: %s" % (cpu_model if cpu_model else "not recorded"))
+    meas = []
+    for key, name in (("device_read_bw", "device read %s B/s"),
+                      ("device_copy_bw", "device copy %s B/s"),
+                      ("device_copy_bytes_per_s", "device copy %s B/s"),
+                      ("copy_bw", "device copy %s B/s"),
+                      ("h2d_pinned_bw", "H2D pinned %s B/s"),
+                      ("d2h_pinned_bw", "D2H pinned %s B/s"),
+                      ("fp32_fma_flops", "GPU FP32 %s flop/s"),
+                      ("device_fp32_per_s", "GPU FP32 %s flop/s"),
+                      ("fp32_flops", "GPU FP32 %s flop/s"),
+                      ("host_read_bw_1core", "1-core read %s B/s"),
+                      ("host_read_bytes_per_s", "1-core read %s B/s"),
+                      ("host_fma_1core_flops", "1-core FP32 %s flop/s"),
+                      ("host_fp32_per_s", "1-core FP32 %s flop/s")):
+        v = env.get(key)
+        if v:
+            meas.append(name % num(v))
+    s = "; ".join(bits)
+    if meas:
+        s += "; measured in the run: " + ", ".join(meas)
+    if env.get("host_clock") == "thread-cpu":
+        s += "; host timings are thread CPU time"
+    return s + "."
+
+
+# --------------------------------------------------------------------------
+# One normalised view of a result line
+# --------------------------------------------------------------------------
+def where(d):
+    b, m = d.get("backend"), d.get("mode")
+    if b and m:
+        return "%s, %s" % (b, m)
+    return b or m or ""
+
+
+def case_of(d):
+    if d.get("type") == "kernel":
+        bits = ["%s" % d.get("algorithm")]
+        for k in ("tile", "split", "positions", "skew"):
+            if k in d and d.get("variant") != "paper":
+                bits.append("%s %s" % (k, d[k]))
+        return ", ".join(bits)
+    if d.get("type") == "flowgraph":
+        return "%s, %s, %s, batch %s" % (d.get("detector"), d.get("backend"), d.get("path"),
+                                        d.get("batch"))
+    det = d.get("detector")
+    if det == "spiir":
+        s = "%s x %s" % (d.get("templates"), d.get("filters"))
+        if d.get("multirate"):
+            s += " multirate"
+        return s
+    if det == "kalman":
+        return "M = %s" % d.get("M")
+    if det == "boxcar":
+        return "%s, %s x %s" % (d.get("config"), d.get("nchan"), d.get("samples"))
+    return ""
+
+
+def norm(d, ctx=None):
+    """dict(rate, unit, ceiling, ceil, ratio, baseline, speedup) or None."""
+    t = d.get("type")
+    if t not in ("result", "kernel", "flowgraph"):
+        return None
+    if "updates_per_s" in d:
+        rate, unit = d["updates_per_s"], "updates/s"
+    else:
+        rate, unit = d.get("samples_per_s"), "samples/s"
+    if rate is None:
+        return None
+    ceiling, ceil, ratio = d.get("ceiling"), None, d.get("ratio")
+    if t == "kernel":
+        c = [("bytes", d.get("ceiling_bw_sps")), ("ops", d.get("ceiling_fp32_sps"))]
+        c = [x for x in c if x[1]]
+        if c:
+            ceiling, ceil = min(c, key=lambda x: x[1])
+            ratio = rate / ceil
+        baseline = "paper" if d.get("variant") != "paper" else None
+        speedup = d.get("speedup_vs_paper") if baseline else None
+        return dict(rate=rate, unit=unit, ceiling=ceiling, ceil=ceil, ratio=ratio,
+                    baseline=baseline, speedup=speedup)
+    if d.get("detector") == "boxcar" and t == "result":
+        c = [("bytes", d.get("ceiling_bytes")), ("ops", d.get("ceiling_ops"))]
+        c = [x for x in c if x[1]]
+        if c:
+            ceiling, ceil = min(c, key=lambda x: x[1])
+            ratio = rate / ceil
+    elif "ceiling_updates_per_s" in d:
+        ceil = d["ceiling_updates_per_s"]
+    elif "ceiling_samples_per_s" in d:
+        ceil = d["ceiling_samples_per_s"]
+    elif "ceiling_ops_samples_per_s" in d or (ctx and d.get("M") in ctx):
+        # bench/kalman_gpu_bench.c: operations and memory ceilings; rows
+        # without them take the ones of the same M in the same run (the
+        # memory one is FAST's register buffer, so not for the paper design).
+        src = d if "ceiling_ops_samples_per_s" in d else ctx[d.get("M")]
+        c = [("ops", src.get("ceiling_ops_samples_per_s"))]
+        if d.get("variant") != "cuda-paper":
+            c.append(("bytes", src.get("ceiling_mem_samples_per_s")))
+        c = [x for x in c if x[1]]
+        if c:
+            ceiling, ceil = min(c, key=lambda x: x[1])
+            ratio = rate / ceil
+    if ratio is None and ceil:
+        ratio = rate / ceil
+    baseline = d.get("baseline") or None
+    speedup = d.get("speedup") if baseline else None
+    if baseline is None and d.get("variant") == "cuda-fast" and d.get("speedup") is not None:
+        baseline, speedup = "cuda-paper", d["speedup"]  # kalman_gpu_bench.c
+    return dict(rate=rate, unit=unit, ceiling=ceiling, ceil=ceil, ratio=ratio,
+                baseline=baseline, speedup=speedup)
+
+
+def kalman_ctx(run):
+    return {d.get("M"): d for d in run.rows
+            if d.get("type") == "result" and "ceiling_ops_samples_per_s" in d}
+
+
+def generic_table(run):
+    ctx = kalman_ctx(run)
+    rows = []
+    for d in run.rows:
+        n = norm(d, ctx)
+        if n is None:
+            continue
+        rows.append([case_of(d) or "—", d.get("variant", "—"), where(d) or "—",
+                     "%s %s" % (num(n["rate"]), n["unit"]), code(n["ceiling"]), num(n["ceil"]),
+                     pct(n["ratio"]), n["baseline"] or "—", times(n["speedup"]), okay(d)])
+    if not rows:
+        return ""
+    return table(["case", "variant", "where", "measured", "ceiling", "ceiling value",
+                  "of ceiling", "baseline (same run)", "speedup", "check"], rows)
+
+
+def okay(d):
+    if "ok" not in d:
+        return "—"
+    return "ok" if d["ok"] else "**failed**"
+
+
+def results(run, **match):
+    out = []
+    for d in run.rows:
+        if d.get("type") not in ("result", "kernel", "flowgraph"):
+            continue
+        if all(d.get(k) == v for k, v in match.items()):
+            out.append(d)
+    return out
+
+
+def one(run, **match):
+    r = results(run, **match)
+    if len(r) != 1:
+        sys.exit("perf_report: expected one result for %r in run %r, found %d"
+                 % (match, run.label, len(r)))
+    return r[0]
+
+
+# --------------------------------------------------------------------------
+# Sections
+# --------------------------------------------------------------------------
+class Report:
+    def __init__(self, data):
+        self.data = data
+        self.md = []
+        self.targets = []   # (issue, target, measured, source, verdict)
+        self.plots = {}     # name -> callable(ax or fig)
+        self.speedups = []  # (label, speedup) of the final FAST cases over the paper design
+        self.ceilings = []  # (label, ratio) of the final FAST cases
+
+    def w(self, *lines):
+        self.md.extend(lines)
+
+    def target(self, issue, what, measured, source, ok):
+        self.targets.append((issue, what, measured, source,
+                             "—" if ok is None else ("met" if ok else "**missed**")))
+
+    # -- edges ------------------------------------------------------------
+    def edges(self):
+        F = "2026-11-22-h100-edges"
+        self.w("## Edge localizer", "",
+               "Paper: Barford et al., parallel transition localization; published: "
+               "%s samples/s on a GTX 480 and %s samples/s for the serial CPU code "
+               "(Table III, 7,000,000 samples). PAPER is the paper's multi-pass GPU design "
+               "(CUB scans) measured in the same run; ceilings are bytes (4 per sample) over "
+               "the measured bandwidth of where the data lives." % (num(EDGES_PUB_GPU),
+                                                                   num(EDGES_PUB_CPU)), "")
+        for file in ("bench_edges.jsonl", "bench_edges_drops.jsonl"):
+            for run in self.data.runs(F, file):
+                self.w("%s%s. %s" % (src_link(F, file),
+                                     (" (%s)" % run.label) if run.label else "",
+                                     env_caption(run.env)), "")
+                rows = []
+                for d in results(run):
+                    n = norm(d)
+                    pub = EDGES_PUB_GPU if d.get("backend") == "cuda" else EDGES_PUB_CPU
+                    rows.append([d["variant"], where(d), num(n["rate"]), code(n["ceiling"]),
+                                 num(n["ceil"]), pct(n["ratio"]), n["baseline"] or "—",
+                                 times(n["speedup"]), num(pub), times(n["rate"] / pub)])
+                self.w(table(["variant", "where", "samples/s", "ceiling", "ceiling samples/s",
+                              "of ceiling", "baseline (same run)", "speedup", "paper (published)",
+                              "x published"], rows), "")
+        run = self.data.runs(F, "bench_edges.jsonl")[0]
+        fast = one(run, variant="cuda-fast", mode="device")
+        self.speedups.append(("edges, cuda-fast vs cuda-paper (device)", fast["speedup"]))
+        self.ceilings.append(("edges, cuda-fast (device)", norm(fast)["ratio"]))
+        h2h = one(run, variant="cuda-fast", mode="host-to-host")
+        self.ceilings.append(("edges, cuda-fast (host to host)", norm(h2h)["ratio"]))
+        cpu = one(run, variant="cpu-fast")
+        self.ceilings.append(("edges, cpu-fast (1 core)", norm(cpu)["ratio"]))
+        self.w("![edges](plots/perf_edges.png)", "")
+
+        def plot(plt):
+            fig, ax = plt.subplots(figsize=(8, 4))
+            rs = results(run)
+            labels = ["%s\n%s" % (d["variant"], d["mode"]) for d in rs]
+            grouped_bars(ax, labels, [("measured", [d["samples_per_s"] for d in rs]),
+                                      ("ceiling", [d["ceiling_samples_per_s"] for d in rs])])
+            hline(ax, EDGES_PUB_GPU, "paper, GTX 480")
+            hline(ax, EDGES_PUB_CPU, "paper, serial CPU", style=":")
+            finish(ax, "Edge localizer (2^28 samples), samples/s", "samples/s")
+            return fig
+        self.plots["perf_edges"] = plot
+
+    # -- boxcar -----------------------------------------------------------
+    def boxcar(self):
+        F = "2026-11-22-h100-boxcar-fast"
+        self.w("## Boxcar single-pulse search", "",
+               "Paper: Adamek & Armour, single pulse detection algorithms (BoxDIT, IGRID). "
+               "Published: SKA-like data (6000 DM trials at 64 us, %s samples/s) processed "
+               "106x (BD-32) and 500x (IG(1)) faster than real time on a Titan V, 33x and 266x "
+               "on a P100. PAPER is the paper's GPU design measured in the same run. Ceilings: "
+               "`bytes` = 12 bytes per sample (input read once, S/N and width written) over "
+               "the measured device copy bandwidth, `ops` = 4 operations per evaluated boxcar "
+               "over the measured FP32 rate; the binding (lower) one is shown with the "
+               "ratio." % num(SKA_SAMPLES_PER_S), "")
+        kf = "final/kernels.jsonl"
+        self.w("### CUDA kernels, data on the device", "")
+        for run in self.data.runs(F, kf):
+            self.w("%s (%s). %s FAST = the default configuration (tile 8192, 8 positions "
+                   "per thread, lane-shared widths on)." % (src_link(F, kf), run.label,
+                                                          env_caption(run.env)), "")
+            rows = []
+            for p in results(run, variant="paper"):
+                alg = p["algorithm"]
+                f = one(run, variant="fast", algorithm=alg, tile=8192, split=1, positions=8)
+                nf, npp = norm(f), norm(p)
+                pub = BOXCAR_PUB_REALTIME.get(alg)
+                rows.append([alg, "%.1f" % p["boxcars_per_sample"], num(p["samples_per_s"]),
+                             pct(npp["ratio"]), "**%s**" % num(f["samples_per_s"]),
+                             num(f["ceiling_bw_sps"]), num(f["ceiling_fp32_sps"]),
+                             "%s (%s)" % (pct(nf["ratio"]), nf["ceiling"]),
+                             times(f["speedup_vs_paper"]), rt(f["realtime_ska"]),
+                             ("%dx (%dx)" % pub) if pub else "—"])
+                if run.label == "256 x 131072":
+                    self.speedups.append(("boxcar %s, FAST vs PAPER" % alg, f["speedup_vs_paper"]))
+                    self.ceilings.append(("boxcar %s, FAST" % alg, nf["ratio"]))
+            self.w(table(["algorithm", "boxcars/sample", "PAPER samples/s", "PAPER of ceiling",
+                          "FAST samples/s", "bytes ceiling", "ops ceiling", "FAST of ceiling",
+                          "FAST / PAPER", "SKA real time", "paper: Titan V (P100) real time"],
+                         rows), "")
+        run = self.data.run(F, kf, "256 x 131072")
+        self.w("Other FAST settings in the same run (%s):" % src_link(F, kf), "")
+        rows = []
+        for f in results(run, variant="fast"):
+            if (f["tile"], f["split"], f["positions"]) == (8192, 1, 8):
+                continue
+            n = norm(f)
+            rows.append([f["algorithm"], f["tile"], f["split"], f["positions"],
+                         num(f["samples_per_s"]), pct(n["ratio"]), times(f["speedup_vs_paper"])])
+        self.w(table(["algorithm", "tile", "lane-shared widths", "positions/thread",
+                      "samples/s", "of ceiling", "x PAPER"], rows), "")
+        bf = "final/bench_boxcar.jsonl"
+        self.w("### Through transient-bench", "",
+               "%s: the search object through the public API, reset before each timed call. %s"
+               % (src_link(F, bf), env_caption(self.data.runs(F, bf)[0].env)), "")
+        rows = []
+        for run in self.data.runs(F, bf):
+            for d in results(run):
+                n = norm(d)
+                rows.append([run.label, d["config"], d["variant"], where(d),
+                             "%s x %s" % (d["nchan"], d["samples"]), num(d["samples_per_s"]),
+                             num(d.get("ceiling_bytes")), num(d.get("ceiling_ops")),
+                             pct(n["ratio"]), n["baseline"] or "—", times(n["speedup"]),
+                             rt(d["realtime_ska"])])
+        self.w(table(["run", "config", "variant", "where", "data", "samples/s", "bytes ceiling",
+                      "ops ceiling", "of ceiling", "baseline (same run)", "speedup",
+                      "SKA real time"], rows), "")
+        C = "2026-11-22-host-boxcar-cpu"
+        self.w("### CPU, one core", "")
+        rows = []
+        for file in ("bench_boxcar_cpu.jsonl", "bench_boxcar_cpu_1ch.jsonl"):
+            run = self.data.runs(C, file)[0]
+            for d in results(run):
+                n = norm(d)
+                rows.append([run.label, d["config"], d["variant"], num(d["samples_per_s"]),
+                             num(d.get("ceiling_bytes")), num(d.get("ceiling_ops")),
+                             pct(n["ratio"]), times(n["speedup"])])
+        run = self.data.runs(C, "bench_boxcar_cpu.jsonl")[0]
+        self.w("%s. %s" % (src_link(C), env_caption(run.env, "AMD EPYC (from the README)")), "")
+        self.w(table(["data", "config", "variant", "samples/s", "bytes ceiling", "ops ceiling",
+                      "of ceiling", "x reference (same run)"], rows), "")
+        self.w("![boxcar](plots/perf_boxcar.png)", "")
+        run = self.data.run(F, kf, "256 x 131072")
+
+        def plot(plt):
+            fig, ax = plt.subplots(figsize=(8, 4))
+            papers = results(run, variant="paper")
+            algs = [p["algorithm"] for p in papers]
+            fast = [one(run, variant="fast", algorithm=a, tile=8192, split=1, positions=8)
+                    for a in algs]
+            pub = [BOXCAR_PUB_REALTIME[a][0] * SKA_SAMPLES_PER_S if a in BOXCAR_PUB_REALTIME
+                   else None for a in algs]
+            grouped_bars(ax, algs, [("PAPER (H100)", [p["samples_per_s"] for p in papers]),
+                                    ("FAST", [f["samples_per_s"] for f in fast]),
+                                    ("ceiling", [norm(f)["ceil"] for f in fast]),
+                                    ("paper, Titan V", pub)])
+            finish(ax, "Boxcar search, 256 x 131072, L_end 8192, samples/s", "samples/s")
+            return fig
+        self.plots["perf_boxcar"] = plot
+
+        # targets (issue 3)
+        bd32 = one(run, variant="fast", algorithm="BD-32", tile=8192, split=1, positions=8)
+        ig1 = one(run, variant="fast", algorithm="IG(1)", tile=8192, split=1, positions=8)
+        src = src_link(F, kf)
+        self.target("3", "BD-32 (CUDA) >= 5e10 samples/s", num(bd32["samples_per_s"]), src,
+                    bd32["samples_per_s"] >= 5e10)
+        self.target("3", "IG(1) (CUDA) >= 2e11 samples/s", num(ig1["samples_per_s"]), src,
+                    ig1["samples_per_s"] >= 2e11)
+        cpu = self.data.runs(C, "bench_boxcar_cpu.jsonl")[0]
+        bd16 = one(cpu, variant="cpu-fast", config="BD-16")
+        self.target("3", "CPU BD-16 >= 5e7 samples/s per core", num(bd16["samples_per_s"]),
+                    src_link(C, "bench_boxcar_cpu.jsonl"), bd16["samples_per_s"] >= 5e7)
+        self.target("3", "CPU BD-16 >= 4x the reference (same run)", times(bd16["speedup"]),
+                    src_link(C, "bench_boxcar_cpu.jsonl"), bd16["speedup"] >= 4)
+
+    # -- SPIIR ------------------------------------------------------------
+    def spiir(self):
+        F = "2026-11-22-h100-spiir-fast"
+        fb, fs = "bench_spiir.jsonl", "segment0_bench_spiir.jsonl"
+        self.w("## SPIIR filter bank, single rate", "",
+               "Paper: Guo et al., GPU SPIIR filtering on Maxwell. Published (GTX 980, 4096 "
+               "templates): the paper's kernels %.0fx (512 filters) and %.0fx (8 filters) "
+               "faster than one CPU core (Table 2); no absolute rates. One update = one filter "
+               "for one sample; ceiling = measured FP32 FMA rate / 6 FMA per update. "
+               "cuda-paper is the paper's design (warp kernel up to 32 filters, block kernel "
+               "with atomic sums above) measured in the same run."
+               % (SPIIR_PUB_SPEEDUP[512], SPIIR_PUB_SPEEDUP[8]), "")
+        run = self.data.run(F, fb, "single rate")
+        self.w("%s (final run). %s" % (src_link(F, fb), env_caption(run.env)), "")
+        self.w(self.spiir_table([(run.label, run)]), "")
+        seg = [r for r in self.data.runs(F, fs) if not results(r, multirate=1)]
+        self.w("With time segments off (`TR_SPIIR_CUDA_SEGMENT=0`, %s):" % src_link(F, fs), "")
+        self.w(self.spiir_table([(r.label, r) for r in seg]), "")
+        E = "2026-11-22-h100-spiir"
+        erun = self.data.runs(E, fb)[0]
+        self.w("CPU variants and host-to-host: the latest run that measured them, %s "
+               "(first SPIIR kernels; its device rows are superseded above). %s"
+               % (src_link(E, fb), env_caption(erun.env)), "")
+        self.w(self.spiir_table([("", erun)], cpu_col=True), "")
+        for filt in (512, 8):
+            f = one(run, variant="cuda-fast", filters=filt)
+            self.speedups.append(("spiir 4096 x %d, cuda-fast vs cuda-paper" % filt, f["speedup"]))
+            self.ceilings.append(("spiir 4096 x %d, cuda-fast" % filt, f["ratio"]))
+        src = src_link(F, fb)
+        for filt, tgt in ((512, 2.5e12), (8, 1.5e12)):
+            f = one(run, variant="cuda-fast", filters=filt)
+            self.target("4", "4096 x %d >= %s updates/s" % (filt, num(tgt)),
+                        num(f["updates_per_s"]), src, f["updates_per_s"] >= tgt)
+            self.target("4", "4096 x %d >= 3x the paper kernels (same run)" % filt,
+                        times(f["speedup"]), src, f["speedup"] >= 3)
+        c = one(erun, variant="cpu-fast", filters=512)
+        self.target("4", "CPU >= 1.5e9 updates/s on one core (4096 x 512)",
+                    num(c["updates_per_s"]), src_link(E, fb), c["updates_per_s"] >= 1.5e9)
+        ok = all(one(erun, variant="cpu-fast", filters=k)["speedup"] >= 4 for k in (512, 8))
+        self.target("4", "CPU >= 4x the complex-double reference (same run)",
+                    " / ".join(times(one(erun, variant="cpu-fast", filters=k)["speedup"])
+                               for k in (512, 8)) + " (x 512 / x 8)", src_link(E, fb), ok)
+
+        # multirate
+        self.w("## SPIIR filter bank, multirate", "",
+               "4096 templates of 10/21/36/65/115/203/88 filters at 4096 Hz down to 64 Hz "
+               "(52.5 updates per template per full-rate sample), 131072 samples (32 s at "
+               "4096 Hz); the step is the batch per call. Published: the paper's multirate "
+               "scheme %d-%dx faster than one CPU core (Table 3, GTX 980)."
+               % SPIIR_PUB_MULTIRATE, "")
+        mr = [(r.label, r) for r in self.data.runs(F, fb) if results(r, multirate=1)]
+        self.w("%s (final run). %s" % (src_link(F, fb), env_caption(mr[-1][1].env)), "")
+        self.w(self.spiir_table(mr, rt_target=True), "")
+        seg = [(r.label, r) for r in self.data.runs(F, fs) if results(r, multirate=1)]
+        self.w("With time segments off (`TR_SPIIR_CUDA_SEGMENT=0`, %s):" % src_link(F, fs), "")
+        self.w(self.spiir_table(seg, rt_target=True), "")
+        M = "2026-11-22-h100-spiir-multirate"
+        mf = "bench_spiir_mr.jsonl"
+        mruns = self.data.runs(M, mf)
+        self.w("CPU variants and host-to-host: the latest multirate run that measured them, "
+               "%s (earlier kernels). %s" % (src_link(M, mf), env_caption(mruns[-1].env)), "")
+        self.w(self.spiir_table([(r.label, r) for r in mruns], cpu_col=True, rt_target=True), "")
+        last = dict(mr)["multirate step 131072"]
+        f = one(last, variant="cuda-fast")
+        self.speedups.append(("spiir multirate step 131072, cuda-fast vs cuda-paper", f["speedup"]))
+        self.ceilings.append(("spiir multirate step 131072, cuda-fast", f["ratio"]))
+        s0 = one(dict(seg)["multirate step 131072, segments off"], variant="cuda-fast")
+        self.target("4", "multirate >= 1000x real time",
+                    "%.0fx (%.0fx with segments off)" % (f["realtime_factor_4096hz"],
+                                                         s0["realtime_factor_4096hz"]),
+                    src, f["realtime_factor_4096hz"] >= 1000)
+        self.w("![spiir](plots/perf_spiir.png)", "")
+
+        def plot(plt):
+            fig, ax = plt.subplots(figsize=(8, 4))
+            cases = [("4096 x 512", run, dict(filters=512)), ("4096 x 8", run, dict(filters=8)),
+                     ("multirate\nstep 4096", dict(mr)["multirate step 4096"], {}),
+                     ("multirate\nstep 131072", last, {})]
+            paper = [one(r, variant="cuda-paper", **m)["updates_per_s"] for _, r, m in cases]
+            fast = [one(r, variant="cuda-fast", **m)["updates_per_s"] for _, r, m in cases]
+            ceil = [one(r, variant="cuda-fast", **m)["ceiling_updates_per_s"] for _, r, m in cases]
+            grouped_bars(ax, [c[0] for c in cases], [("cuda-paper", paper), ("cuda-fast", fast),
+                                                     ("ceiling", ceil)])
+            finish(ax, "SPIIR, 4096 templates, filter updates/s", "updates/s")
+            return fig
+        self.plots["perf_spiir"] = plot
+
+    def spiir_table(self, runs, cpu_col=False, rt_target=False):
+        rows = []
+        for label, run in runs:
+            cpu = {}
+            for d in results(run, variant="cpu-fast"):
+                cpu[(d["filters"], d.get("multirate", 0))] = d["updates_per_s"]
+            for d in results(run):
+                n = norm(d)
+                row = [label or "—", "%s x %s" % (d["templates"], d["filters"]), d["variant"],
+                       where(d), num(n["rate"]), code(n["ceiling"]), num(n["ceil"]),
+                       pct(n["ratio"]), n["baseline"] or "—", times(n["speedup"]),
+                       rt(d["realtime_factor_4096hz"])]
+                if cpu_col:
+                    c = cpu.get((d["filters"], d.get("multirate", 0)))
+                    row.append(times(n["rate"] / c) if c and d["backend"] == "cuda" else "—")
+                if d.get("multirate", 0):
+                    pub = "%d-%dx CPU" % SPIIR_PUB_MULTIRATE
+                else:
+                    p = SPIIR_PUB_SPEEDUP.get(d["filters"])
+                    pub = ("%.0fx CPU" % p) if p else "—"
+                row.append(pub if d["backend"] == "cuda" else "—")
+                rows.append(row)
+        head = ["run", "bank", "variant", "where", "updates/s", "ceiling", "ceiling updates/s",
+                "of ceiling", "baseline (same run)", "speedup", "real time at 4096 Hz"]
+        if cpu_col:
+            head.append("x cpu-fast (same run)")
+        head.append("paper (published, GTX 980)")
+        return table(head, rows)
+
+    # -- Kalman -----------------------------------------------------------
+    def kalman(self):
+        F = "2026-11-22-h100-kalman-fast"
+        gf = "kalman_gpu_bench.jsonl"
+        self.w("## Kalman-bank detector", "",
+               "Paper: the optimal Gaussian-signal detector on CUDA; published best rates "
+               "15625 samples/s (M = 92) and 3597 samples/s (M = 10756) (Fig. 4; Quadro "
+               "K1100M and a Core i7). PAPER is the paper's design (one kernel launch per "
+               "sample, host filters #1 and #M) measured in the same run. Q = 4, data on the "
+               "device.", "")
+        run = self.data.runs(F, gf)[0]
+        ctx = kalman_ctx(run)
+        self.w("%s (bench/kalman_gpu_bench.c, 2^20-sample batches, median of 5). %s "
+               "Ceilings: `ops` = 46 operations per sample and hypothesis over the FP32 rate, "
+               "`bytes` = 8 bytes of the register buffer per sample and hypothesis over the "
+               "device copy bandwidth." % (src_link(F, gf), env_caption(run.env)), "")
+        rows = []
+        for f in results(run, variant="cuda-fast"):
+            m = f["M"]
+            one_s = one(run, variant="cuda-fast-one-stream", M=m)
+            p = one(run, variant="cuda-paper", M=m)
+            n = norm(f, ctx)
+            pub = KALMAN_PUB.get(m)
+            rows.append(["M = %d" % m, "**%s**" % num(f["samples_per_s"]),
+                         num(f["ceiling_ops_samples_per_s"]), num(f["ceiling_mem_samples_per_s"]),
+                         "%s (%s)" % (pct(n["ratio"]), n["ceiling"]),
+                         num(one_s["samples_per_s"]), num(p["samples_per_s"]),
+                         times(f["speedup"]), num(pub), times(f["samples_per_s"] / pub) if pub
+                         else "—"])
+            self.speedups.append(("kalman M = %d, cuda-fast vs cuda-paper" % m, f["speedup"]))
+            self.ceilings.append(("kalman M = %d, cuda-fast" % m, n["ratio"]))
+        self.w(table(["M", "cuda-fast samples/s", "ops ceiling", "bytes ceiling",
+                      "of ceiling", "one stream", "cuda-paper", "FAST / PAPER",
+                      "paper (published)", "x published"], rows), "")
+        rows = []
+        for s in (d for d in run.rows if d.get("type") == "stages"):
+            rows.append(["M = %d" % s["M"], num(s["samples"]), "%.1f" % s["ms_prep_noise_filter"],
+                         "%.1f" % s["ms_diagonals"], "%.1f" % s["ms_normaliser"],
+                         "%.1f" % s["ms_llr"]])
+        self.w("Stages of cuda-fast (one stream, ms):", "")
+        self.w(table(["M", "samples", "prep + noise-only filter", "diagonals", "normaliser",
+                      "LLR"], rows), "")
+        self.w("Through transient-bench (1 s per variant; `ops` ceiling = 60 operations per "
+               "sample and hypothesis; `baseline` is cuda-paper for every variant, as "
+               "transient-bench prints it):", "")
+        rows = []
+        for file in ("bench_kalman.jsonl", "bench_kalman_batch1m.jsonl"):
+            r = self.data.runs(F, file)[0]
+            for d in results(r):
+                n = norm(d)
+                pub = d.get("paper_published_best_samples_per_s")
+                rows.append([r.label, "M = %d" % d["M"], d["variant"], where(d),
+                             num(n["rate"]), code(n["ceiling"]), num(n["ceil"]), pct(n["ratio"]),
+                             n["baseline"] or "—", times(n["speedup"]), num(pub),
+                             times(d.get("speedup_vs_published"))])
+        r0 = self.data.runs(F, "bench_kalman.jsonl")[0]
+        self.w("%s, %s. %s" % (src_link(F, "bench_kalman.jsonl"),
+                               src_link(F, "bench_kalman_batch1m.jsonl"), env_caption(r0.env)), "")
+        self.w(table(["run", "M", "variant", "where", "samples/s", "ceiling", "ceiling samples/s",
+                      "of ceiling", "baseline (same run)", "speedup", "paper (published)",
+                      "x published"], rows), "")
+        self.w("![kalman](plots/perf_kalman.png)", "")
+
+        def plot(plt):
+            fig, ax = plt.subplots(figsize=(8, 4))
+            fs = results(run, variant="cuda-fast")
+            ms = [f["M"] for f in fs]
+            grouped_bars(ax, ["M = %d" % m for m in ms], [
+                ("paper (published)", [KALMAN_PUB.get(m) for m in ms]),
+                ("cuda-paper (H100)", [one(run, variant="cuda-paper", M=m)["samples_per_s"]
+                                       for m in ms]),
+                ("cuda-fast", [f["samples_per_s"] for f in fs]),
+                ("ceiling", [norm(f, ctx)["ceil"] for f in fs])])
+            finish(ax, "Kalman bank, Q = 4, samples/s", "samples/s")
+            return fig
+        self.plots["perf_kalman"] = plot
+
+        src = src_link(F, gf)
+        for m, tgt in ((10756, 1e7), (1024, 5e7), (92, 1e8)):
+            f = one(run, variant="cuda-fast", M=m)
+            self.target("5", "M = %d >= %s samples/s" % (m, num(tgt)), num(f["samples_per_s"]),
+                        src, f["samples_per_s"] >= tgt)
+            self.target("5", "M = %d >= 1000x the paper design (same run)" % m,
+                        times(f["speedup"]), src, f["speedup"] >= 1000)
+        c = one(r0, variant="cpu-fast", M=92)
+        self.target("5", "CPU M = 92 >= 1e6 samples/s (one core)", num(c["samples_per_s"]),
+                    src_link(F, "bench_kalman.jsonl"), c["samples_per_s"] >= 1e6)
+
+    # -- GNU Radio end to end --------------------------------------------
+    def flowgraph(self):
+        self.w("## GNU Radio end to end", "",
+               "A C++ flowgraph (source -> detector block -> sink) per detector and backend; "
+               "`path` = `block` through the GNU Radio block, `core` the core library alone at "
+               "the same batch size. Ceiling: bytes per input sample over the measured "
+               "host-to-device bandwidth from pinned memory (PCIe). Targets (issue 6): CUDA "
+               "blocks reach >= 50 % of the H2D bandwidth for float32 input (edges, boxcar), "
+               "and every block >= 70 % of its core speed for the same backend and batch.", "")
+        runs = [r for r in self.data.flowgraph if results(r, type="flowgraph")]
+        if not runs:
+            self.w("**Not measured yet**: no results in `bench/results/%s/`." % FLOWGRAPH_FOLDER, "")
+            self.target("6", "CUDA edges/boxcar blocks >= 50 % of H2D bandwidth (float32)",
+                        "not measured yet", "—", None)
+            self.target("6", "every block >= 70 % of its core speed", "not measured yet", "—", None)
+            return
+        self.w("Files: " + ", ".join(src_link(FLOWGRAPH_FOLDER, f)
+                                     for f in self.data.flowgraph_files) + ".", "")
+        blocks = []
+        for run in runs:
+            self.w(env_caption(run.env), "")
+            rows = []
+            for d in results(run, type="flowgraph"):
+                if d.get("ceiling_samples_per_s") is None and run.env.get("h2d_pinned_bw") \
+                        and d.get("bytes_per_sample"):
+                    d = dict(d, ceiling=d.get("ceiling") or "h2d_pinned_bw",
+                             ceiling_samples_per_s=run.env["h2d_pinned_bw"] / d["bytes_per_sample"])
+                n = norm(d)
+                core = d.get("core_samples_per_s")
+                boc = d.get("block_over_core")
+                if boc is None and core and d.get("path") == "block":
+                    boc = d["samples_per_s"] / core
+                rows.append([d.get("detector"), d.get("backend"), d.get("path"), d.get("batch"),
+                             num(d.get("samples_per_s")), d.get("bytes_per_sample", "—"),
+                             code(n["ceiling"]), num(n["ceil"]), pct(n["ratio"]), num(core),
+                             pct(boc) if boc is not None else "—"])
+                if d.get("path") == "block":
+                    blocks.append((d, n["ratio"], boc))
+            self.w(table(["detector", "backend", "path", "batch", "samples/s", "bytes/sample",
+                          "ceiling", "ceiling samples/s", "of ceiling", "core samples/s",
+                          "block / core"], rows), "")
+        src = src_link(FLOWGRAPH_FOLDER)
+        for d, ratio, boc in blocks:
+            if d.get("backend") == "cuda" and d.get("detector") in ("edges", "boxcar"):
+                self.target("6", "%s CUDA block >= 50 %% of H2D bandwidth (batch %s)"
+                            % (d["detector"], d.get("batch")), pct(ratio), src,
+                            ratio is not None and ratio >= 0.5)
+        for d, ratio, boc in blocks:
+            self.target("6", "%s %s block >= 70 %% of core (batch %s)"
+                        % (d["detector"], d.get("backend"), d.get("batch")),
+                        pct(boc) if boc is not None else "not measured", src,
+                        None if boc is None else boc >= 0.7)
+        self.w("![flowgraph](plots/perf_flowgraph.png)", "")
+
+        def plot(plt):
+            fig, ax = plt.subplots(figsize=(8, 4))
+            labels = ["%s\n%s b%s" % (d["detector"], d["backend"], d.get("batch")) for d, _, _ in blocks]
+            grouped_bars(ax, labels, [
+                ("block", [d["samples_per_s"] for d, _, _ in blocks]),
+                ("core", [d.get("core_samples_per_s") for d, _, _ in blocks]),
+                ("H2D ceiling", [norm(d)["ceil"] for d, _, _ in blocks])])
+            finish(ax, "GNU Radio flowgraph, samples/s", "samples/s")
+            return fig
+        self.plots["perf_flowgraph"] = plot
+
+    # -- summary plots ----------------------------------------------------
+    def summary_plots(self):
+        speed = list(self.speedups)
+        ceil = list(self.ceilings)
+
+        def p_speed(plt):
+            fig, ax = plt.subplots(figsize=(8, 0.32 * len(speed) + 1.2))
+            y = list(range(len(speed)))[::-1]
+            ax.barh(y, [s for _, s in speed], color=COLORS[1])
+            ax.set_yticks(y)
+            ax.set_yticklabels([lab for lab, _ in speed], fontsize=7)
+            ax.set_xscale("log")
+            ax.axvline(1.0, color="black", linewidth=0.8)
+            for yy, (_, s) in zip(y, speed):
+                ax.text(s, yy, " " + times(s), va="center", fontsize=7)
+            ax.set_xlabel("speedup over the paper's design, same run")
+            ax.set_title("Fastest variant over the paper-design baseline (final runs)", fontsize=9)
+            ax.grid(True, axis="x", which="major", linewidth=0.4, alpha=0.5)
+            fig.tight_layout()
+            return fig
+
+        def p_ceil(plt):
+            fig, ax = plt.subplots(figsize=(8, 0.32 * len(ceil) + 1.2))
+            y = list(range(len(ceil)))[::-1]
+            ax.barh(y, [100 * r for _, r in ceil], color=COLORS[0])
+            ax.set_yticks(y)
+            ax.set_yticklabels([lab for lab, _ in ceil], fontsize=7)
+            ax.set_xlim(0, 100)
+            for yy, (_, r) in zip(y, ceil):
+                ax.text(100 * r, yy, " " + pct(r), va="center", fontsize=7)
+            ax.set_xlabel("% of the ceiling (binding ceiling of each row)")
+            ax.set_title("Measured throughput as a share of its ceiling (final runs)", fontsize=9)
+            ax.grid(True, axis="x", linewidth=0.4, alpha=0.5)
+            fig.tight_layout()
+            return fig
+        self.plots["perf_speedup"] = p_speed
+        self.plots["perf_ceiling"] = p_ceil
+
+    # -- appendix ---------------------------------------------------------
+    def appendix(self):
+        self.w("## Every committed result, by file", "",
+               "All result lines of every file under bench/results/, final runs first. "
+               "`case` names the configuration; `ceiling` is the binding ceiling of the line.", "")
+        srcs = sorted(self.data.sources, key=lambda s: (ROLE_ORDER[s.role], s.folder, s.file))
+        for f in self.data.flowgraph_files:
+            self.file_block(FLOWGRAPH_FOLDER, f, FINAL, "GNU Radio end to end", None)
+        for s in srcs:
+            self.file_block(s.folder, s.file, s.role, s.reason, s.cpu)
+        if self.data.unclassified:
+            self.w("### Files not yet classified", "",
+                   "These files are not named in `SOURCES` in scripts/perf_report.py; add them "
+                   "there with their role (from the folder's README.md).", "")
+            for folder, f in self.data.unclassified:
+                self.file_block(folder, f, "unclassified", "", None)
+
+    def file_block(self, folder, f, role, reason, cpu):
+        self.w("<details><summary>%s/%s (%s)</summary>" % (folder, f, role), "")
+        self.w("%s: %s" % (src_link(folder, f), reason or "not classified"), "")
+        for run in self.data.runs(folder, f):
+            t = generic_table(run)
+            if not t:
+                continue
+            head = ("Run %s" % run.label) if run.label else ""
+            if run.note and run.note.get("args"):
+                head += " (`%s`)" % run.note["args"]
+            self.w(("%s. " % head if head else "") + env_caption(run.env, cpu), "", t, "")
+        self.w("</details>", "")
+
+
+# --------------------------------------------------------------------------
+# Plot helpers (fixed styling)
+# --------------------------------------------------------------------------
+COLORS = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860"]
+
+
+def series_color(name, i):
+    low = name.lower()
+    if "published" in low or "titan" in low:
+        return "#8C8C8C"
+    if "paper" in low:
+        return COLORS[0]
+    if "fast" in low or "block" in low or "measured" in low:
+        return COLORS[1]
+    if "core" in low:
+        return COLORS[2]
+    return COLORS[(i + 3) % len(COLORS)]
+
+
+def grouped_bars(ax, labels, series):
+    """Log-scale grouped bars; a series named '...ceiling...' is drawn hollow,
+    None values are left out."""
+    k = len(series)
+    width = 0.8 / k
+    for i, (name, vals) in enumerate(series):
+        xs = [j + (i - (k - 1) / 2.0) * width for j in range(len(labels))]
+        pts = [(x, v) for x, v in zip(xs, vals) if v]
+        if not pts:
+            continue
+        hollow = "ceiling" in name
+        color = series_color(name, i)
+        ax.bar([p[0] for p in pts], [p[1] for p in pts], width=width * 0.95, label=name,
+               color="none" if hollow else color, edgecolor="black" if hollow else color,
+               hatch="//" if hollow else None, linewidth=0.8)
+    ax.set_xticks(list(range(len(labels))))
+    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_yscale("log")
+    vals = [v for _, vs in series for v in vs if v]
+    if vals:
+        ax.set_ylim(10 ** math.floor(math.log10(min(vals) * 0.9)),
+                    10 ** math.ceil(math.log10(max(vals) * 1.1)))
+
+
+def hline(ax, y, label, style="--"):
+    ax.axhline(y, color="gray", linestyle=style, linewidth=1.0, label=label)
+
+
+def finish(ax, title, ylabel):
+    ax.set_title(title, fontsize=9)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.grid(True, axis="y", which="major", linewidth=0.4, alpha=0.5)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.figure.tight_layout()
+
+
+def write_plots(plots, outdir):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plt.rcdefaults()
+    plt.rcParams.update({"font.family": "DejaVu Sans", "figure.dpi": 100, "savefig.dpi": 100,
+                         "hatch.linewidth": 0.5, "svg.hashsalt": "perf"})
+    os.makedirs(outdir, exist_ok=True)
+    written = []
+    for name in sorted(plots):
+        fig = plots[name](plt)
+        path = os.path.join(outdir, name + ".png")
+        fig.savefig(path, metadata={"Software": None})
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+# --------------------------------------------------------------------------
+def build(data):
+    rep = Report(data)
+    body = Report(data)  # sections are written first, the summary goes on top
+    body.targets, body.speedups, body.ceilings, body.plots = (rep.targets, rep.speedups,
+                                                              rep.ceilings, rep.plots)
+    body.edges()
+    body.boxcar()
+    body.spiir()
+    body.kalman()
+    body.flowgraph()
+    body.appendix()
+    rep.summary_plots()
+
+    w = rep.w
+    w("# Performance",
+      "",
+      "<!-- Generated by scripts/perf_report.py from bench/results/; do not edit by hand. -->",
+      "",
+      "Every benchmark result committed under `bench/results/`, each beside its ceiling, the "
+      "paper-design baseline measured in the same run, and the paper's published number. "
+      "Regenerate this page and its plots after adding results:",
+      "",
+      "```sh",
+      "/usr/bin/python3 scripts/perf_report.py   # docs/performance.md, docs/plots/perf_*.png",
+      "```",
+      "",
+      "The ctest `perf_report` fails when this page differs from what the script makes of "
+      "`bench/results/`.",
+      "",
+      "## How measured",
+      "",
+      "- `transient-bench --detector <edges|boxcar|spiir|kalman> --json` (apps/) prints an `env` "
+      "line, then one `result` line per variant and configuration, then `check` lines (every "
+      "variant compared with the reference). The per-detector harnesses "
+      "(`bench/boxcar_kernels.c`, `bench/kalman_gpu_bench.c`) print the same kind of lines "
+      "for the CUDA contexts alone.",
+      "- The `env` line carries the GPU and CPU model and the ceilings measured in the same "
+      "run (include/transient/bench.h): device read bandwidth (a read-only reduction), device "
+      "copy bandwidth (read + write), host-to-device and device-to-host bandwidth from pinned "
+      "memory, the GPU's FP32 FMA rate (FMA counted as 2 flop), one CPU core's read bandwidth "
+      "and FP32 FMA rate. Rates are medians of repeated runs after a warm-up.",
+      "- Each result line names its ceiling (`ceiling`, e.g. `device_read_bw/4` = device read "
+      "bandwidth over 4 bytes per sample, `fp32_fma_flops/2/6` = FMA rate over 6 FMA per "
+      "filter update), the ceiling in samples (or updates) per second and the ratio. Where a "
+      "line gives two ceilings (bytes and operations), the lower one binds and is shown.",
+      "- `baseline` and `speedup`: the paper's own GPU design (variant `cuda-paper`) or the "
+      "reference, measured in the same run. The paper's published numbers were measured on "
+      "older hardware and are shown for scale.",
+      "- `device` = data already on the GPU; `host-to-host` = input from pageable host memory "
+      "and results back; `host` = CPU variants (one core).",
+      "- Which file of a folder is the final result and which are earlier runs or probes "
+      "follows each folder's README.md and is written down in `SOURCES` in "
+      "scripts/perf_report.py. Folders: %s." % ", ".join(src_link(f) for f in data.folders),
+      "")
+    for folder, why in sorted(NO_BENCH.items()):
+        if folder in data.folders:
+            w("(%s: %s, no benchmark lines.)" % (src_link(folder), why), "")
+    w("## Targets", "",
+      "From issues 3 (boxcar), 4 (SPIIR), 5 (Kalman) and 6 (GNU Radio end to end); measured = "
+      "the final run's figure.", "")
+    w(table(["issue", "target", "measured", "source", "verdict"], rep.targets), "")
+    w("## Summary", "",
+      "![speedup over the paper design](plots/perf_speedup.png)", "",
+      "![share of the ceiling](plots/perf_ceiling.png)", "")
+    rep.md.extend(body.md)
+    text = "\n".join(rep.md).rstrip("\n") + "\n"
+    return text, rep.plots
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results"))
+    ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "performance.md"))
+    ap.add_argument("--plots", default=os.path.join(ROOT, "docs", "plots"))
+    ap.add_argument("--no-plots", action="store_true", help="write the markdown only")
+    a = ap.parse_args(argv)
+    data = Data(a.results)
+    text, plots = build(data)
+    os.makedirs(os.path.dirname(os.path.abspath(a.doc)), exist_ok=True)
+    with open(a.doc, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("wrote %s" % a.doc)
+    if not a.no_plots:
+        for p in write_plots(plots, a.plots):
+            print("wrote %s" % p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
