@@ -1120,8 +1120,8 @@ def build(data):
       "## How measured",
       "",
       "- `transient-bench --detector <edges|boxcar|spiir|kalman> --json` (apps/) prints an `env` "
-      "line, then one `result` line per variant and configuration, then `check` lines (every "
-      "variant compared with the reference). The per-detector harnesses "
+      "line, then one `result` line per variant and configuration, and `check` lines or `ok` "
+      "fields (each variant compared with the reference). The per-detector harnesses "
       "(`bench/boxcar_kernels.c`, `bench/kalman_gpu_bench.c`) print the same kind of lines "
       "for the CUDA contexts alone.",
       "- The `env` line carries the GPU and CPU model and the ceilings measured in the same "
@@ -1136,8 +1136,9 @@ def build(data):
       "- `baseline` and `speedup`: the paper's own GPU design (variant `cuda-paper`) or the "
       "reference, measured in the same run. The paper's published numbers were measured on "
       "older hardware and are shown for scale.",
-      "- `device` = data already on the GPU; `host-to-host` = input from pageable host memory "
-      "and results back; `host` = CPU variants (one core).",
+      "- `device` = data already in GPU memory; `host-to-host` = input from ordinary (pageable) "
+      "host memory and results back to it, copies included; `host` = CPU variants on one "
+      "thread.",
       "- Which file of a folder is the final result and which are earlier runs or probes "
       "follows each folder's README.md and is written down in `SOURCES` in "
       "scripts/perf_report.py. Folders: %s." % ", ".join(src_link(f) for f in data.folders),
