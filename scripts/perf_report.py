@@ -369,6 +369,8 @@ def env_caption(env, cpu=None):
 # One normalised view of a result line
 # --------------------------------------------------------------------------
 def where(d):
+    if d.get("type") == "kernel" or (d.get("detector") == "kalman" and "backend" not in d):
+        return "cuda, device"  # bench/boxcar_kernels.c, bench/kalman_gpu_bench.c
     b, m = d.get("backend"), d.get("mode")
     if b and m:
         return "%s, %s" % (b, m)
