@@ -139,8 +139,10 @@ NO_BENCH = {
     "2026-11-22-h100-gpu-tests-merged": "GPU tests of the merged tree (ctest log only)",
 }
 
-# The GNU Radio end-to-end results: every *.jsonl of this folder is final.
+# The GNU Radio end-to-end results: every *.jsonl of this folder is final
+# unless named here (file -> why), e.g. an earlier run kept for the record.
 FLOWGRAPH_FOLDER = "2026-11-22-h100-flowgraph"
+FLOWGRAPH_EARLIER = {}
 
 ROLE_ORDER = {FINAL: 0, REPEAT: 1, EARLIER: 2, PROBE: 3}
 
@@ -230,6 +232,7 @@ class Data:
         self.unclassified = []   # (folder, file)
         self.flowgraph = []      # list of Run
         self.flowgraph_files = []
+        self.flowgraph_earlier = []
         self.folders = sorted(d for d in os.listdir(results)
                               if os.path.isdir(os.path.join(results, d)))
         known = {(s.folder, s.file) for s in SOURCES}
@@ -250,9 +253,12 @@ class Data:
             if folder == FLOWGRAPH_FOLDER:
                 for f in files:
                     runs = split_runs(read_jsonl(os.path.join(results, folder, f)))
-                    self.flowgraph_files.append(f)
-                    self.flowgraph.extend(runs)
                     self.files[(folder, f)] = runs
+                    if f in FLOWGRAPH_EARLIER:
+                        self.flowgraph_earlier.append(f)
+                    else:
+                        self.flowgraph_files.append(f)
+                        self.flowgraph.extend(runs)
                 continue
             for f in files:
                 if (folder, f) not in known:
@@ -992,6 +998,8 @@ class Report:
         srcs = sorted(self.data.sources, key=lambda s: (ROLE_ORDER[s.role], s.folder, s.file))
         for f in self.data.flowgraph_files:
             self.file_block(FLOWGRAPH_FOLDER, f, FINAL, "GNU Radio end to end", None)
+        for f in self.data.flowgraph_earlier:
+            self.file_block(FLOWGRAPH_FOLDER, f, EARLIER, FLOWGRAPH_EARLIER[f], None)
         for s in srcs:
             self.file_block(s.folder, s.file, s.role, s.reason, s.cpu)
         if self.data.unclassified:
