@@ -144,6 +144,9 @@ def build_parser():
                    help="progress bar on stderr even when it is not a terminal")
     g.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bar, summary or notes on stderr")
+    g.add_argument("-v", "--verbose", action="store_true",
+                   help="GNU Radio's informational log lines too (e.g. the backend "
+                   "choice); by default only its warnings and errors")
     g = common.add_argument_group("backend")
     g.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto")
     g.add_argument("--device", type=_nonneg_int, default=0, help="CUDA device index")
@@ -460,7 +463,7 @@ class Progress(object):
 
 def run_flowgraph(args, rec, start, count, progress):
     """Stream the recording through the detector; returns (messages, backend,
-    seconds)."""
+    seconds, sample rate: the recording's, or for spiir without one the bank's)."""
     from gnuradio import blocks, gr
     import pmt
     from gnuradio import transient
@@ -519,7 +522,10 @@ def run_flowgraph(args, rec, start, count, progress):
     msgs = [pmt.to_python(store.get_message(i)) for i in range(store.num_messages())]
     if det.nitems_read(0) != count:
         raise RuntimeError("the detector read %d of %d samples" % (det.nitems_read(0), count))
-    return msgs, det.backend(), elapsed
+    rate = rec.rate
+    if rate is None and args.detector == "spiir":
+        rate = det.samp_rate()  # the bank's
+    return msgs, det.backend(), elapsed, rate
 
 
 # ---- outputs ------------------------------------------------------------------
@@ -608,13 +614,13 @@ def _output_format(args):
 
 def _params(args):
     skip = {"input", "output", "output_format", "sigmf_annotations", "in_place", "progress",
-            "quiet", "format"}
+            "quiet", "verbose", "format"}
     return {k: v for k, v in sorted(vars(args).items()) if k not in skip}
 
 
-def _set_log_level(gr, quiet):
-    """Quiet: only warnings and errors of GNU Radio's loggers."""
-    if not quiet:
+def _set_log_level(gr, verbose):
+    """Only warnings and errors of GNU Radio's loggers unless verbose."""
+    if verbose:
         return
     try:
         gr.logging().set_default_level(gr.log_levels.warn)
@@ -640,8 +646,8 @@ def run(argv=None, stdout=None, stderr=None):
                                             channel=args.channel,
                                             allow_all_channels=args.detector == "boxcar")
         except (ValueError, OSError) as e:
-            raise UsageError(str(e) if isinstance(e, ValueError) else
-                             "%s: %s" % (args.input, e.strerror or e))
+            raise UsageError(str(e) if isinstance(e, ValueError) else "%s: %s" % (
+                getattr(e, "filename", None) or args.input, e.strerror or e))
         if args.output not in (None, "-") and (_same_file(args.output, rec.path) or
                                                _same_file(args.output, rec.data_path)):
             raise UsageError("-o %s is the input" % args.output)
@@ -657,10 +663,12 @@ def run(argv=None, stdout=None, stderr=None):
             raise UsageError("%s: no samples to process" % rec.path)
 
         from gnuradio import gr
-        _set_log_level(gr, args.quiet)
+        _set_log_level(gr, args.verbose)
         show = not args.quiet and (args.progress or stderr.isatty())
-        msgs, backend, elapsed = run_flowgraph(args, rec, start, count,
-                                               Progress(count, show, stderr))
+        msgs, backend, elapsed, rate = run_flowgraph(args, rec, start, count,
+                                                     Progress(count, show, stderr))
+        if rec.rate is None and rate is not None:
+            rec.rate = rate
         rows = to_detections(args.detector, msgs, start, rec.rate)
 
         stats = {"start": start, "samples": count, "seconds": None if rec.rate is None
