@@ -400,7 +400,6 @@ def _sigrok(path, rate, channel, tmpdir=None):
                 m = re.fullmatch(r"probe([0-9]+)", key)
                 if m:
                     probes[value] = int(m.group(1)) - 1
-            names = sorted(analog) + sorted(probes)
             if channel is None:
                 if len(analog) != 1:
                     raise _err(path, "choose a channel with --channel (analog: %s; logic: %s)" %

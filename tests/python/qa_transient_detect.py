@@ -517,6 +517,37 @@ class qa_transient_detect(gr_unittest.TestCase):
         # No temporary files left beside the outputs.
         self.assertEqual([f for f in os.listdir(self.dir) if f.startswith(".")], [])
 
+    def test_023_sigmf_module(self):
+        for text, cplx, np_dt in (("rf32_le", False, "<f4"), ("cf64_be", True, ">f8"),
+                                  ("ci8", True, "i1"), ("ru16_le", False, "<u2")):
+            dt = sigmf.parse_datatype(text)
+            self.assertEqual((dt.complex, dt.numpy), (cplx, np.dtype(np_dt)))
+        for bad in ("rf32", "ci8_le", "xf32_le", "cf16_le", "", None):
+            with self.assertRaises(ValueError):
+                sigmf.parse_datatype(bad)
+        # Big-endian complex doubles, two channels, read per channel.
+        z = (np.arange(20) + 1j * np.arange(20, 40)).reshape(10, 2)
+        comps = np.stack([z.real, z.imag], axis=2)
+        write_sigmf(self.p("be"), comps, "cf64_be", 10.0, extra_global={"core:num_channels": 2})
+        m = sigmf.read_meta(self.p("be"))
+        self.assertEqual((m.nsamples, m.num_channels), (10, 2))
+        np.testing.assert_array_equal(m.read(channel=1), z[:, 1].astype(np.complex64))
+        # Writing: NaN becomes null, annotations sorted, the extension once.
+        doc = sigmf.new_meta("rf32_le", 100.0, dataset="x.f32")
+        sigmf.add_annotations(doc, [{"core:sample_start": 9, "transient:v": float("nan")},
+                                    {"core:sample_start": 3}], extension={"name": "transient"})
+        sigmf.add_annotations(doc, [{"core:sample_start": 5}], extension={"name": "transient"})
+        sigmf.write_meta(self.p("w.sigmf-meta"), doc)
+        back = sigmf.load_json(self.p("w.sigmf-meta"))
+        self.assertEqual([a["core:sample_start"] for a in back["annotations"]], [3, 5, 9])
+        self.assertIsNone(back["annotations"][2]["transient:v"])
+        self.assertEqual(len(back["global"]["core:extensions"]), 1)
+        # Negative or non-integer sample_start is refused.
+        back["annotations"][0]["core:sample_start"] = -1
+        sigmf.write_meta(self.p("w.sigmf-meta"), back)
+        with self.assertRaises(ValueError):
+            sigmf.load_json(self.p("w.sigmf-meta"))
+
     # ---- errors -----------------------------------------------------------
 
     def check_error(self, argv, needle, out_name="out.csv"):
