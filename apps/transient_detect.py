@@ -307,10 +307,13 @@ def label(det, r):
 def to_annotations(det, rows, rec):
     """SigMF annotations of the detections (sample numbers of the dataset)."""
     out = []
-    edges = None
-    if rec.is_complex and rec.frequency is not None and rec.rate is not None:
-        edges = (rec.frequency - rec.rate / 2, rec.frequency + rec.rate / 2)
+    captures = rec.info.get("doc", {}).get("captures", [])
     for r in rows:
+        # The band of the capture that holds the detection (complex samples only).
+        edges = None
+        f = sigmf.frequency_at(captures, r["sample"]) if captures else rec.frequency
+        if rec.is_complex and f is not None and rec.rate is not None:
+            edges = (f - rec.rate / 2, f + rec.rate / 2)
         a = {"core:sample_start": int(r["sample"]), "core:sample_count": int(r["count"]),
              "core:label": label(det, r), "core:generator": "gr-transient " + PROG,
              "transient:detector": det}

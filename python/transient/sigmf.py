@@ -144,8 +144,8 @@ class SigMFMeta(object):
 
     Attributes: meta_path, data_path, doc (the whole metadata dict),
     datatype (Datatype), sample_rate (Hz, None if not given), num_channels,
-    data_offset (bytes before the first sample: the captures'
-    ``core:header_bytes``), nsamples (samples per channel in the data file),
+    data_offset (bytes before the first sample: the first capture's
+    ``core:header_bytes``; later captures may not have any), nsamples (samples per channel in the data file),
     frequency (``core:frequency`` of the first capture, None if not given).
     """
 
@@ -179,7 +179,12 @@ class SigMFMeta(object):
             if not (isinstance(h, int) and not isinstance(h, bool) and h >= 0):
                 raise ValueError("%s: captures[%d] core:header_bytes must be an integer >= 0" %
                                  (meta_path, i))
-            hb += h
+            if i == 0:
+                hb = h
+            elif h:
+                raise ValueError("%s: captures[%d] has core:header_bytes: headers inside the "
+                                 "data are not supported (only before the first sample)" %
+                                 (meta_path, i))
         self.data_offset = hb
         caps = doc["captures"]
         f = caps[0].get("core:frequency") if caps else None
@@ -204,6 +209,11 @@ class SigMFMeta(object):
         """Bytes of one sample of all channels."""
         return self.datatype.sample_bytes * self.num_channels
 
+    def frequency_at(self, sample):
+        """core:frequency of the capture that holds `sample` (the last capture
+        whose core:sample_start is <= sample), None if that capture has none."""
+        return frequency_at(self.doc["captures"], sample)
+
     @property
     def annotations(self):
         return self.doc["annotations"]
@@ -225,6 +235,16 @@ class SigMFMeta(object):
             raw = np.fromfile(f, dtype=dt.numpy,
                               count=count * self.num_channels * (2 if dt.complex else 1))
         return convert(raw, dt, self.num_channels, channel)
+
+
+def frequency_at(captures, sample):
+    """core:frequency of the capture of `sample` in a captures list (None if none)."""
+    f = None
+    for c in sorted(captures, key=lambda c: c.get("core:sample_start", 0)):
+        if c.get("core:sample_start", 0) > sample:
+            break
+        f = c.get("core:frequency")
+    return float(f) if isinstance(f, (int, float)) and not isinstance(f, bool) else None
 
 
 def convert(raw, dt, num_channels=1, channel=0):

@@ -469,16 +469,28 @@ class qa_transient_detect(gr_unittest.TestCase):
         rng = np.random.default_rng(14)
         iq = rng.standard_normal((20000, 2))
         iq[12000:12030, 0] += 4
-        meta = write_sigmf(self.p("iq"), iq, "cf32_le", 2e6,
-                           captures=[{"core:sample_start": 0, "core:frequency": 100e6}])
+        iq[17000:17030, 0] += 4
+        # Two captures (a retune at sample 15000): each pulse gets its capture's band.
+        caps = [{"core:sample_start": 0, "core:frequency": 100e6},
+                {"core:sample_start": 15000, "core:frequency": 200e6}]
+        meta = write_sigmf(self.p("iq"), iq, "cf32_le", 2e6, captures=caps)
         rc, _, err = self.tool("boxcar", meta, "--window", 4096, "--threshold", 20,
                                "--sigmf-annotations", "-q")
         self.assertEqual(rc, 0, err)
         anns = sigmf.annotations(self.p("iq.transient.sigmf-meta"), label="pulse")
-        self.assertEqual(len(anns), 1, anns)
+        self.assertEqual(len(anns), 2, anns)
         self.assertEqual(anns[0]["core:freq_lower_edge"], 99e6)
         self.assertEqual(anns[0]["core:freq_upper_edge"], 101e6)
+        self.assertEqual(anns[1]["core:freq_lower_edge"], 199e6)
+        self.assertEqual(anns[1]["core:freq_upper_edge"], 201e6)
         self.assertLessEqual(abs(anns[0]["core:sample_start"] - 12000), 15)
+        self.assertLessEqual(abs(anns[1]["core:sample_start"] - 17000), 15)
+        # Headers inside the data (a later capture's header_bytes) are refused.
+        caps[1]["core:header_bytes"] = 8
+        write_sigmf(self.p("iq"), iq, "cf32_le", 2e6, captures=caps)
+        rc, _, err = self.tool("boxcar", meta)
+        self.assertEqual(rc, 2)
+        self.assertIn("header_bytes", err)
 
     def test_022_sigmf_for_other_inputs(self):
         # Raw float32: new metadata that names the raw file as its dataset.
