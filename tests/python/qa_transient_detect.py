@@ -15,6 +15,7 @@ import importlib.util
 import io
 import json
 import os
+import pty
 import shutil
 import struct
 import subprocess
@@ -689,6 +690,31 @@ class qa_transient_detect(gr_unittest.TestCase):
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
         self.assertEqual((r.returncode, r.stderr), (0, b""))
         self.assertEqual(len(r.stdout.decode().splitlines()), len(truth) + 1)
+        # stderr a terminal: the bar without --progress; -q still silences it.
+        for quiet in (False, True):
+            master, slave = pty.openpty()
+            r = subprocess.run([sys.executable, APP, "edges", self.p("train.f32"), "-o",
+                                self.p("t.json")] + (["-q"] if quiet else []),
+                               stdout=subprocess.PIPE, stderr=slave, timeout=120)
+            os.close(slave)
+            tty = b""
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                tty += chunk
+            os.close(master)
+            self.assertEqual(r.returncode, 0)
+            self.assertEqual(b"100.0%" in tty, not quiet, tty)
+        # -o - with --output-format json: the JSON document on stdout.
+        r = subprocess.run([sys.executable, APP, "edges", self.p("train.f32"), "-o", "-",
+                            "--output-format", "json", "-q"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(len(json.loads(r.stdout.decode())["detections"]), len(truth))
         # A large native file and a converted one: chunked streaming, same result.
         big = np.tile(x, 20)
         big.astype("<f4").tofile(self.p("big.f32"))
