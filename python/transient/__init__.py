@@ -41,6 +41,10 @@ Pure-Python modules of the package are imported on their own:
     gnuradio.transient.kalman_signals  Gaussian bursts in coloured noise (numpy)
     gnuradio.transient.timeseries   SIGPROC .tim/.fil and PRESTO .dat/.inf
                                     time series, folding and period checks
+    gnuradio.transient.sigmf        SigMF metadata and data: reading, writing
+                                    annotations
+    gnuradio.transient.recordings   every recording format of transient-detect
+                                    as a sample stream (format dispatch)
 """
 
 # pybind11 generated symbols (blocks and core helpers)
