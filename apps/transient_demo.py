@@ -273,8 +273,7 @@ def main(argv=None):
             tb.run()
             t_run = time.time() - t
             rows = score.detections(tb)
-            for r in rows:
-                r["source"] = label
+            print("source: %s (no truth: detections only)" % label)
             print()
             score.print_table(rows, truth=False)
             print()

@@ -378,8 +378,8 @@ def _num(v):
 
 
 def format_table(rows, truth=True):
-    """The rows as one text table (without truth: no events/hits/misses/false
-    alarms columns; quality then lists the first detections)."""
+    """The rows as one text table (without truth: no source, events, hits,
+    misses or false alarms columns; quality then lists the first detections)."""
     if truth:
         head = ("detector", "source", "backend", "events", "found", "hits", "misses",
                 "false", "quality")
@@ -388,10 +388,9 @@ def format_table(rows, truth=True):
                   r["quality"] + ("  FAIL" if r["failures"] else "")) for r in rows]
         right = {3, 4, 5, 6, 7}
     else:
-        head = ("detector", "source", "backend", "detections", "first detections")
-        cells = [(r["detector"], r["source"], r["backend"], _num(r["found"]), r["quality"])
-                 for r in rows]
-        right = {3}
+        head = ("detector", "backend", "detections", "first detections")
+        cells = [(r["detector"], r["backend"], _num(r["found"]), r["quality"]) for r in rows]
+        right = {2}
     widths = [max(len(str(c[i])) for c in [head] + cells) for i in range(len(head))]
 
     def line(c):

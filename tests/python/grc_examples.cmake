@@ -180,6 +180,19 @@ tb.run()
         ENVIRONMENT "${_tr_grc_env};HOME=${_tr_grc_out}/home-demo_sdr"
         ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
         FAIL_REGULAR_EXPRESSION "Traceback|Load Error|Generate Error"
+        FIXTURES_SETUP grc_demo_sdr
+        LABELS "python;gnuradio;grc" TIMEOUT 120)
+    # Run with a stand-in for the radio (tests/python/fake_osmosdr): the 20
+    # tone bursts of its first 1,000,000 samples give 40 edges of |z|.
+    add_test(NAME grc_run_demo_sdr
+             COMMAND ${PYTHON_EXECUTABLE} -B ${_tr_grc_out}/demo_sdr.py --samples 1000000)
+    set_tests_properties(grc_run_demo_sdr PROPERTIES
+        ENVIRONMENT "${_tr_grc_env}"
+        ENVIRONMENT_MODIFICATION
+          "${_tr_grc_pythonpath};PYTHONPATH=path_list_prepend:${CMAKE_CURRENT_SOURCE_DIR}/fake_osmosdr"
+        PASS_REGULAR_EXPRESSION "edges +[a-z]+ +4[0-9]  "
+        FAIL_REGULAR_EXPRESSION "Traceback"
+        FIXTURES_REQUIRED grc_demo_sdr
         LABELS "python;gnuradio;grc" TIMEOUT 120)
   endif()
 
