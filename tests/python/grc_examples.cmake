@@ -155,6 +155,74 @@ tb.run()
       FIXTURES_REQUIRED grc_boxcar_search_pulsar
       LABELS "python;gnuradio;grc" TIMEOUT 120)
 
+  # The demo's flow graphs (examples/demo_*.grc, scored by
+  # gnuradio.transient.demo_score after they stop: hits, misses and false
+  # alarms against the injected truth and the recordings' references).
+  tr_grc_example(demo_edges "demo edges: PASS")
+  tr_grc_example(demo_boxcar "demo boxcar: PASS")
+  tr_grc_example(demo_spiir "demo spiir: PASS")
+  tr_grc_example(demo_kalman "demo kalman: PASS")
+  # The four detectors on a raw float32 file: the pulsar recording's samples
+  # (a PRESTO .dat is raw float32), the boxcar search on its pulses.
+  tr_grc_example(demo_file "boxcar +[a-z]+ +12[0-9]  "
+                 --file ${PROJECT_SOURCE_DIR}/examples/data/GBT_J1807-0847.dat)
+  foreach(_tr_demo edges boxcar spiir kalman file)
+    set_tests_properties(grc_run_demo_${_tr_demo} PROPERTIES
+        FAIL_REGULAR_EXPRESSION "Traceback|FAIL")
+  endforeach()
+  # The SDR flow graph needs gr-osmosdr's block definitions to compile (and a
+  # device to run): compiled only where gr-osmosdr is installed.
+  if(EXISTS ${_tr_grc_gr_blocks}/osmosdr_source.block.yml)
+    add_test(NAME grc_compile_demo_sdr
+             COMMAND ${TR_GRCC_EXECUTABLE} -o ${_tr_grc_out}
+                     ${PROJECT_SOURCE_DIR}/examples/demo_sdr.grc)
+    set_tests_properties(grc_compile_demo_sdr PROPERTIES
+        ENVIRONMENT "${_tr_grc_env};HOME=${_tr_grc_out}/home-demo_sdr"
+        ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+        FAIL_REGULAR_EXPRESSION "Traceback|Load Error|Generate Error"
+        FIXTURES_SETUP grc_demo_sdr
+        LABELS "python;gnuradio;grc" TIMEOUT 120)
+    # Run with a stand-in for the radio (tests/python/fake_osmosdr): the 20
+    # tone bursts of its first 1,000,000 samples give 40 edges of |z|.
+    add_test(NAME grc_run_demo_sdr
+             COMMAND ${PYTHON_EXECUTABLE} -B ${_tr_grc_out}/demo_sdr.py --samples 1000000)
+    set_tests_properties(grc_run_demo_sdr PROPERTIES
+        ENVIRONMENT "${_tr_grc_env}"
+        ENVIRONMENT_MODIFICATION
+          "${_tr_grc_pythonpath};PYTHONPATH=path_list_prepend:${CMAKE_CURRENT_SOURCE_DIR}/fake_osmosdr"
+        PASS_REGULAR_EXPRESSION "edges +[a-z]+ +4[0-9]  "
+        FAIL_REGULAR_EXPRESSION "Traceback"
+        FIXTURES_REQUIRED grc_demo_sdr
+        LABELS "python;gnuradio;grc" TIMEOUT 120)
+  endif()
+
+  # The demo itself (apps/transient_demo.py, the first README command): it
+  # compiles examples/demo_*.grc with grcc and prints one table; every
+  # detector must find the injected events (exit status 0, "demo: PASS").
+  add_test(NAME transient_demo
+           COMMAND ${PYTHON_EXECUTABLE} -B ${PROJECT_SOURCE_DIR}/apps/transient_demo.py
+                   --keep ${_tr_grc_out}/transient_demo)
+  set_tests_properties(transient_demo PROPERTIES
+      ENVIRONMENT "${_tr_grc_env};HOME=${_tr_grc_out}/home-transient_demo"
+      ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+      PASS_REGULAR_EXPRESSION "demo: PASS"
+      FAIL_REGULAR_EXPRESSION "Traceback|FAIL"
+      LABELS "python;gnuradio;grc" TIMEOUT 300)
+  # Without gr-osmosdr, --source sdr stops with a clear message (status 2).
+  execute_process(COMMAND ${PYTHON_EXECUTABLE} -c "import osmosdr"
+                  RESULT_VARIABLE _tr_no_osmosdr OUTPUT_QUIET ERROR_QUIET)
+  if(_tr_no_osmosdr)
+    add_test(NAME transient_demo_sdr_missing
+             COMMAND ${PYTHON_EXECUTABLE} -B ${PROJECT_SOURCE_DIR}/apps/transient_demo.py
+                     --source sdr)
+    set_tests_properties(transient_demo_sdr_missing PROPERTIES
+        ENVIRONMENT "${_tr_grc_env};HOME=${_tr_grc_out}/home-transient_demo"
+        ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+        PASS_REGULAR_EXPRESSION "--source sdr needs gr-osmosdr"
+        FAIL_REGULAR_EXPRESSION "Traceback"
+        LABELS "python;gnuradio;grc" TIMEOUT 120)
+  endif()
+
   # The level variables' callbacks reach the block: High above the signal's
   # high state leaves no transition, Low above Mid is refused (ValueError).
   file(WRITE ${_tr_grc_out}/check_synthetic_setters.py [=[
