@@ -197,9 +197,13 @@ void compare(const std::string &what, const result &host, const result &dev)
 {
     size_t i = 0;
     const bool snr = same_bits(host.snr, dev.snr, &i);
+    std::string why;
+    if (host.snr.size() != dev.snr.size())
+        why = ", host " + std::to_string(host.snr.size()) + " values";
+    else if (!snr)
+        why = ", first difference at " + std::to_string(i);
     check(snr, what + ": S/N bit-identical (" + std::to_string(dev.snr.size()) +
-                   " values" + (snr ? "" : ", first difference at " + std::to_string(i)) +
-                   ")");
+                   " values" + why + ")");
     const bool w = same_bits(host.width, dev.width, &i);
     check(w, what + ": widths identical");
     check(host.tags == dev.tags, what + ": pulse tags identical (" +
@@ -272,24 +276,28 @@ const params k_small{1, 4096, 50000};
 // A copy whose output is GNU Radio's own single-mapped host_buffer (it
 // simulates a device buffer in host memory): the single-mapped buffer
 // behaviour without a GPU.
+// With end_at_once it ends its stream at its first call, as power_cf does when
+// it refuses its device buffer.
 class sm_copy : public gr::sync_block
 {
   public:
-    explicit sm_copy(size_t itemsize)
+    explicit sm_copy(size_t itemsize, bool end_at_once = false)
         : gr::sync_block(
               "sm_copy", gr::io_signature::make(1, 1, int(itemsize)),
               gr::io_signature::make(1, 1, int(itemsize), gr::host_buffer::type)),
-          d_size(itemsize)
+          d_size(itemsize), d_end(end_at_once)
     {
     }
     int work(int n, gr_vector_const_void_star &in, gr_vector_void_star &out) override
     {
+        if (d_end) return WORK_DONE;
         std::memcpy(out[0], in[0], size_t(n) * d_size);
         return n;
     }
 
   private:
     size_t d_size;
+    bool d_end;
 };
 
 // CPU: boxcar_search_ff reading a single-mapped buffer (items wrap at its end)
@@ -328,6 +336,31 @@ void case_single_mapped()
         compare("single-mapped input, output multiple " + std::to_string(p.batch) +
                     " (nchan " + std::to_string(p.nchan) + ", CPU)",
                 r[0], r[2]);
+    }
+
+    // A refused device buffer ends its writer's stream at once: the graphs that
+    // are refused (fan-out, a reader with history) must then finish, not hang.
+    {
+        const params &p = k_small;
+        auto tb = gr::make_top_block("refused");
+        auto src =
+            gr::blocks::vector_source_f::make(host_power(make_input(p, 5)), false, 1);
+        auto cp = gnuradio::make_block_sptr<sm_copy>(sizeof(float), true);
+        auto bx = make_boxcar(p, false, "fixed", "cpu");
+        bx->set_output_multiple(int(p.batch));
+        auto ma = gr::blocks::moving_average_ff::make(8, 1.0f);
+        auto s0 = gr::blocks::vector_sink_f::make(1);
+        auto s1 = gr::blocks::vector_sink_f::make(1);
+        tb->connect(src, 0, cp, 0);
+        tb->connect(cp, 0, bx, 0);
+        tb->connect(cp, 0, ma, 0);
+        tb->connect(ma, 0, s1, 0);
+        tb->connect(bx, 0, s0, 0);
+        tb->connect(bx, 1, gr::blocks::null_sink::make(sizeof(float)), 0);
+        tb->run();
+        check(s0->data().empty() && s1->data().empty(),
+              "a single-mapped writer that ends at once: fan-out and history readers "
+              "finish");
     }
 }
 
