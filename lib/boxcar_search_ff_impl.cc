@@ -134,12 +134,12 @@ typename boxcar_search<T>::sptr boxcar_search<T>::make(
     unsigned int norm_history, unsigned int baseline_window,
     const std::string &baseline_mode, double fixed_mean, double fixed_sigma,
     unsigned int cluster_time, unsigned int cluster_chan, const std::string &backend,
-    int device, size_t batch)
+    int device, size_t batch, bool device_buffers)
 {
     return gnuradio::make_block_sptr<boxcar_search_impl<T>>(
         nchan, algorithm, widths, depth, layers, max_width, threshold, norm_mode,
         reject_sigma, window, norm_history, baseline_window, baseline_mode, fixed_mean,
-        fixed_sigma, cluster_time, cluster_chan, backend, device, batch);
+        fixed_sigma, cluster_time, cluster_chan, backend, device, batch, device_buffers);
 }
 
 template <class T>
@@ -150,7 +150,7 @@ boxcar_search_impl<T>::boxcar_search_impl(
     unsigned int norm_history, unsigned int baseline_window,
     const std::string &baseline_mode, double fixed_mean, double fixed_sigma,
     unsigned int cluster_time, unsigned int cluster_chan, const std::string &backend,
-    int device, size_t batch)
+    int device, size_t batch, bool device_buffers)
     : gr::block(block_name<T>(),
                 gr::io_signature::make(1, 1, sizeof(T) * std::max(nchan, 1u)),
                 gr::io_signature::make(2, 2, sizeof(float) * std::max(nchan, 1u))),
@@ -166,7 +166,7 @@ boxcar_search_impl<T>::boxcar_search_impl(
       d_key_pulses(pmt::mp("pulses")), d_key_start(pmt::mp("start")),
       d_key_width(pmt::mp("width")), d_key_snr(pmt::mp("snr")),
       d_key_channel(pmt::mp("channel")), d_key_sample(pmt::mp("sample")),
-      d_key_members(pmt::mp("members"))
+      d_key_members(pmt::mp("members")), d_device_buffers(device_buffers)
 {
     if (nchan < 1 || nchan > TR_BOXCAR_MAX_NCHAN)
         invalid<T>("nchan must be in [1, " + std::to_string(TR_BOXCAR_MAX_NCHAN) +
@@ -205,6 +205,11 @@ boxcar_search_impl<T>::boxcar_search_impl(
     d_cfg.variant = TR_VARIANT_FAST;
     d_cfg.batch = batch;
     const tr_backend requested = d_cfg.backend;
+    if (device_buffers) { // device buffers: what cannot work is refused first
+        detail::check_device_request(block_name<T>(), requested);
+        detail::check_boxcar_device(block_name<T>(), std::is_same<T, gr_complex>::value,
+                                    d_cfg.norm);
+    }
 
     validate_norm(d_cfg.norm);
     create_search(); // validates everything the core checks
@@ -235,6 +240,11 @@ boxcar_search_impl<T>::boxcar_search_impl(
                            "] with the CUDA backend");
             this->set_output_multiple(static_cast<int>(batch));
             d_chunk = batch;
+        }
+        if (device_buffers) { // device buffers: input in device memory
+            detail::check_device_backend(block_name<T>(), d_backend, device);
+            d_devio = std::make_unique<detail::boxcar_device_io>(block_name<T>(), device,
+                                                                 d_chunk * nchan);
         }
         d_snr.resize(d_chunk * nchan);
         d_width.resize(d_chunk * nchan);
@@ -309,6 +319,7 @@ template <class T> void boxcar_search_impl<T>::reset_stream()
 template <class T> bool boxcar_search_impl<T>::start()
 {
     gr::thread::scoped_lock guard(this->d_setlock);
+    d_input_on_device = d_devio && detail::input_on_device(*this, this->d_logger);
     // A restarted flow graph starts a new stream: forget the old one (with
     // the statistics settings changed since, if any).
     if (d_restart_pending) {
@@ -449,7 +460,10 @@ template <class T> void boxcar_search_impl<T>::run_core(const T *x, size_t n)
             xf = x + done * nc;
         }
         const uint64_t pos_in = tr_boxcar_position(d_q);
-        const tr_status st = tr_boxcar_process(d_q, xf, m, d_snr.data(), d_width.data());
+        const tr_status st =
+            d_input_on_device
+                ? d_devio->process(d_q, xf, m, nc, d_snr.data(), d_width.data())
+                : tr_boxcar_process(d_q, xf, m, d_snr.data(), d_width.data());
         if (st != TR_OK) throw_status<T>(st, tr_boxcar_last_error(d_q));
         d_fed += m;
         take_outputs(m, pos_in);
@@ -566,7 +580,10 @@ template <class T> bool boxcar_search_impl<T>::input_finished(int ninput) const
     if (!det) return false;
     const buffer_reader_sptr reader = det->input(0);
     gr::thread::scoped_lock guard(*reader->mutex());
-    return reader->done() && reader->items_available() <= ninput;
+    // Every unread item, not items_available(): a single-mapped buffer (device
+    // buffers) offers only the items up to its end, the rest wrap to its start.
+    const uint64_t unread = reader->buffer()->nitems_written() - reader->nitems_read();
+    return reader->done() && unread <= static_cast<uint64_t>(std::max(ninput, 0));
 }
 
 template <class T>
@@ -582,7 +599,10 @@ void boxcar_search_impl<T>::forecast(int noutput_items,
         gr::thread::scoped_lock guard(*reader->mutex());
         done = reader->done();
     }
-    ninput_items_required[0] = (done || safe_position() > d_released) ? 0 : noutput_items;
+    // Device buffers: any input will do (a single-mapped buffer may hold
+    // fewer contiguous items than a batch at its end).
+    ninput_items_required[0] =
+        (done || safe_position() > d_released) ? 0 : (d_devio ? 1 : noutput_items);
 }
 
 template <class T>
@@ -667,6 +687,7 @@ void boxcar_search_impl<T>::validate_norm(const tr_boxcar_norm_config &norm) con
 // Caller holds d_setlock.
 template <class T> void boxcar_search_impl<T>::set_norm(const tr_boxcar_norm_config &norm)
 {
+    if (d_devio) detail::check_boxcar_device(block_name<T>(), false, norm);
     validate_norm(norm);
     d_cfg.norm = norm;
     // Nothing searched yet: the new settings simply apply from the start.

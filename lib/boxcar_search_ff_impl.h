@@ -10,7 +10,10 @@
 #ifndef INCLUDED_TRANSIENT_BOXCAR_SEARCH_FF_IMPL_H
 #define INCLUDED_TRANSIENT_BOXCAR_SEARCH_FF_IMPL_H
 
+#include "device_buffers.h"
 #include <gnuradio/transient/boxcar_search_ff.h>
+#include <gnuradio/transient/cuda_buffer.h>
+#include <memory>
 #include <pmt/pmt.h>
 #include <transient/boxcar.h>
 #include <transient/candidates.h>
@@ -21,7 +24,7 @@ namespace gr
 namespace transient
 {
 
-template <class T> class boxcar_search_impl : public boxcar_search<T>
+template <class T> class boxcar_search_impl : public boxcar_search<T>, public device_port
 {
   private:
     struct pending_tag {
@@ -83,6 +86,11 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>
     const pmt::pmt_t d_key_sample;
     const pmt::pmt_t d_key_members;
 
+    // Device buffers (device_buffers.h): the device input path, or none.
+    const bool d_device_buffers;
+    std::unique_ptr<detail::boxcar_device_io> d_devio;
+    bool d_input_on_device = false; // this run reads device memory
+
     size_t fifo_count() const { return d_fifo_tail - d_fifo_head; }
     void fifo_reserve(size_t n);
     void fifo_pop(float *snr, float *width, size_t n);
@@ -112,7 +120,7 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>
                        unsigned int baseline_window, const std::string &baseline_mode,
                        double fixed_mean, double fixed_sigma, unsigned int cluster_time,
                        unsigned int cluster_chan, const std::string &backend, int device,
-                       size_t batch);
+                       size_t batch, bool device_buffers);
     ~boxcar_search_impl() override;
 
     boxcar_search_impl(const boxcar_search_impl &) = delete;
@@ -148,6 +156,9 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>
     uint64_t candidates() const override;
     uint64_t nonfinite() const override;
     std::string backend() const override;
+    bool device_buffers() const override { return d_device_buffers; }
+    int cuda_device() const override { return d_cfg.device; }
+    bool device_input() const override { return d_device_buffers; }
 };
 
 } // namespace transient

@@ -105,6 +105,11 @@ namespace transient
  *   backend      "auto", "cpu" or "cuda"; device: CUDA device index;
  *   batch        CUDA: samples per channel per batch (the block then works in
  *                multiples of it)
+ *   device_buffers  off by default; CUDA backend, boxcar_search_ff, norm_mode
+ *                "fixed" without baseline only: the input is a device buffer
+ *                (cuda_buffer), read in place from a gr-transient CUDA block
+ *                such as power_cf(device_buffers=True) or copied from a host
+ *                block; see docs/device-buffers.md for what is refused
  *
  * Run-time settings (GRC callbacks): set_threshold() applies from the next
  * position given to the clustering (those not searched yet). The statistics
@@ -140,7 +145,7 @@ template <class T> class TRANSIENT_API boxcar_search : virtual public gr::block
                      const std::string &baseline_mode = "median", double fixed_mean = 0.0,
                      double fixed_sigma = 1.0, unsigned int cluster_time = 0,
                      unsigned int cluster_chan = 1, const std::string &backend = "auto",
-                     int device = 0, size_t batch = 65536);
+                     int device = 0, size_t batch = 65536, bool device_buffers = false);
 
     /*!
      * \brief Candidate S/N threshold (applies to the next samples searched).
@@ -214,6 +219,8 @@ template <class T> class TRANSIENT_API boxcar_search : virtual public gr::block
     virtual uint64_t nonfinite() const = 0;
     //! Backend actually in use: "cpu" or "cuda" ("auto" resolved)
     virtual std::string backend() const = 0;
+    //! Whether the input is a device buffer (make's device_buffers)
+    virtual bool device_buffers() const = 0;
 };
 
 typedef boxcar_search<float> boxcar_search_ff;

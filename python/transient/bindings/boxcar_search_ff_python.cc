@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(boxcar_search_ff.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(311e750b269ca3608d499b6cd921b163)                     */
+/* BINDTOOL_HEADER_FILE_HASH(ca503b37063653cf56f158bffc3a62ef)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -43,7 +43,8 @@ template <class T> void bind_boxcar_search_template(py::module &m, const char *c
              py::arg("baseline_mode") = "median", py::arg("fixed_mean") = 0.0,
              py::arg("fixed_sigma") = 1.0, py::arg("cluster_time") = 0,
              py::arg("cluster_chan") = 1, py::arg("backend") = "auto",
-             py::arg("device") = 0, py::arg("batch") = 65536, D(boxcar_search, make))
+             py::arg("device") = 0, py::arg("batch") = 65536,
+             py::arg("device_buffers") = false, D(boxcar_search, make))
 
         .def("set_threshold", &boxcar_search::set_threshold, py::arg("threshold"),
              D(boxcar_search, set_threshold))
@@ -81,6 +82,8 @@ template <class T> void bind_boxcar_search_template(py::module &m, const char *c
         .def("candidates", &boxcar_search::candidates, D(boxcar_search, candidates))
         .def("nonfinite", &boxcar_search::nonfinite, D(boxcar_search, nonfinite))
         .def("backend", &boxcar_search::backend, D(boxcar_search, backend))
+        .def("device_buffers", &boxcar_search::device_buffers,
+             D(boxcar_search, device_buffers))
 
         ;
 }

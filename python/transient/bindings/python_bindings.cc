@@ -23,6 +23,7 @@ void bind_spiir_bank_fc(py::module &m);
 void bind_spiir_bank_cc(py::module &m);
 void bind_kalman_detector_ff(py::module &m);
 void bind_boxcar_search_ff(py::module &m);
+void bind_power_cf(py::module &m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 // Core helpers on numpy arrays (core_python.cc).
@@ -55,6 +56,7 @@ PYBIND11_MODULE(transient_python, m)
     bind_spiir_bank_cc(m);
     bind_kalman_detector_ff(m);
     bind_boxcar_search_ff(m);
+    bind_power_cf(m);
     // ) END BINDING_FUNCTION_CALLS
 
     bind_core(m);

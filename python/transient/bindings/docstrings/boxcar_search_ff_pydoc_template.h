@@ -68,6 +68,8 @@ Args:
     backend: "auto", "cpu" or "cuda"
     device: CUDA device index
     batch: CUDA samples per channel per batch (and output multiple)
+    device_buffers: input in a CUDA device buffer (off by default; CUDA backend,
+        float input, norm_mode "fixed" without baseline; docs/device-buffers.md)
 
 Raises ValueError on invalid parameters, RuntimeError if the backend cannot be
 used.)doc";
@@ -139,3 +141,7 @@ Non-finite input samples replaced since start.)doc";
 
 static const char *__doc_gr_transient_boxcar_search_backend = R"doc(
 Backend in use: "cpu" or "cuda".)doc";
+
+static const char *__doc_gr_transient_boxcar_search_device_buffers = R"doc(
+Whether the input is a device buffer (make's device_buffers; off by default).
+See docs/device-buffers.md.)doc";
