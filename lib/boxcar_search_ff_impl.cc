@@ -235,6 +235,9 @@ boxcar_search_impl<T>::boxcar_search_impl(
                            "] with the CUDA backend");
             this->set_output_multiple(static_cast<int>(batch));
             d_chunk = batch;
+        } else {
+            detail::set_min_output_buffers(
+                *this, detail::cpu_output_buffer_items(batch, sizeof(float) * nchan));
         }
         d_snr.resize(d_chunk * nchan);
         d_width.resize(d_chunk * nchan);
@@ -336,6 +339,9 @@ template <class T> bool boxcar_search_impl<T>::stop()
             if (tr_candidates_flush(d_cands) == TR_OK) read_events();
         }
         publish_batch();
+        d_pins.unpin();
+        d_scratch_pins.unpin();
+        d_scratch_pinned = false;
     }
     return gr::block::stop();
 }
@@ -449,6 +455,11 @@ template <class T> void boxcar_search_impl<T>::run_core(const T *x, size_t n)
             xf = x + done * nc;
         }
         const uint64_t pos_in = tr_boxcar_position(d_q);
+        if (d_backend == TR_BACKEND_CUDA && !d_scratch_pinned) {
+            d_scratch_pinned = true;
+            d_scratch_pins.pin_range(d_snr.data(), d_snr.size() * sizeof(float));
+            d_scratch_pins.pin_range(d_width.data(), d_width.size() * sizeof(int32_t));
+        }
         const tr_status st = tr_boxcar_process(d_q, xf, m, d_snr.data(), d_width.data());
         if (st != TR_OK) throw_status<T>(st, tr_boxcar_last_error(d_q));
         d_fed += m;
@@ -464,6 +475,8 @@ template <class T> void boxcar_search_impl<T>::flush_all()
     const uint64_t pos = tr_boxcar_position(d_q);
     const size_t nl = d_latency;
     if (d_snr.size() < nl * d_nchan) {
+        d_scratch_pins.unpin(); // the vectors move
+        d_scratch_pinned = false;
         d_snr.resize(nl * d_nchan);
         d_width.resize(nl * d_nchan);
     }
@@ -603,6 +616,7 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
         d_need_base = false;
     }
     const bool finished = input_finished(ninput_items[0]);
+    if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, this->d_logger);
 
     size_t take = 0;
     if (!d_flushed) {
