@@ -19,6 +19,7 @@
 #include <gnuradio/sync_block.h>
 #include <gnuradio/tags.h>
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -130,16 +131,17 @@ class count_sink : public gr::sync_block
                          gr::io_signature::make(0, 0, 0))
     {
     }
-    uint64_t count() const { return d_count; }
+    uint64_t count() const { return d_count.load(std::memory_order_relaxed); }
     int work(int noutput_items, gr_vector_const_void_star &,
              gr_vector_void_star &) override
     {
-        d_count += static_cast<uint64_t>(noutput_items);
+        d_count.fetch_add(static_cast<uint64_t>(noutput_items),
+                          std::memory_order_relaxed);
         return noutput_items;
     }
 
   private:
-    uint64_t d_count = 0;
+    std::atomic<uint64_t> d_count{0};
 };
 
 //! Sink that keeps the bytes of every input and the tags of input 0.

@@ -37,7 +37,9 @@
  * FAST, batch) first processes the same signal from pageable memory in calls
  * of `batch` samples for S seconds (core_samples_per_s); then the flow graph
  * runs for about the same number of seconds (samples_per_s, wall time from
- * start() to the end of wait(); block construction is not timed).
+ * start() to the end of wait(); block construction is not timed). A flow
+ * graph still running after 10 S + 1 seconds is stopped and its rate is what
+ * went through by then ("stopped_at_limit": true).
  *
  * Ceilings, measured in the same run: "h2d_pinned_bw" (cudaMemcpyAsync from
  * pinned host memory to the device, tr_bench_h2d_bw) for the CUDA backend,
@@ -302,11 +304,25 @@ struct block_result : result {
     uint64_t period = 0;
     uint64_t ring = 0;
     bool replay = false;
+    bool stopped = false; // stopped at the time limit before the source was done
 };
+
+// Runs a flow graph until its source is done or `limit` seconds have passed
+// (then stops it: the rate is what went through in the time it ran).
+void run_bounded(gr::top_block_sptr tb, const trfg::count_sink::sptr &snk, uint64_t total,
+                 double limit)
+{
+    const double t0 = now();
+    tb->start();
+    while (snk->count() < total && now() - t0 < limit)
+        usleep(2000);
+    if (snk->count() < total) tb->stop();
+    tb->wait();
+}
 
 block_result run_block(const trfg::det_case &c, const std::string &backend,
                        std::shared_ptr<const std::vector<float>> pattern, size_t ring,
-                       uint64_t total)
+                       uint64_t total, double limit)
 {
     std::vector<int> out_sizes;
     gr::block_sptr blk = trfg::make_block(c, backend, out_sizes);
@@ -318,15 +334,15 @@ block_result run_block(const trfg::det_case &c, const std::string &backend,
     for (size_t i = 0; i < out_sizes.size(); i++)
         tb->connect(blk, (int)i, snk, (int)i);
     const double t0 = now();
-    tb->start();
-    tb->wait();
+    run_bounded(tb, snk, total, limit);
     block_result r;
     r.seconds = now() - t0;
     r.samples = snk->count();
     r.period = src->period();
     r.ring = src->ring_items();
     r.replay = !src->wrote_all();
-    if (r.samples != total)
+    r.stopped = r.samples < total && r.seconds >= limit;
+    if (r.samples != total && !r.stopped)
         throw std::runtime_error(c.detector + " block: " + std::to_string(r.samples) +
                                  " samples out of " + std::to_string(total));
     return r;
@@ -387,6 +403,7 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
                  json_str(br->replay ? "ring_replay" : "write_every_item");
             s += ",\"source_period\":" + std::to_string(br->period);
             s += ",\"ring_items\":" + std::to_string(br->ring);
+            if (br->stopped) s += ",\"stopped_at_limit\":true";
         }
         if (c.detector == "edges")
             s += ",\"edge_spacing\":[" + num(c.edge_min_width) + "," +
@@ -629,7 +646,8 @@ int main(int argc, char **argv)
                     pins = {1};
                 for (int pin : pins) {
                     setenv("GR_TRANSIENT_PIN_BUFFERS", pin ? "1" : "0", 1);
-                    const block_result br = run_block(c, backend, pattern, ring, total);
+                    const block_result br =
+                        run_block(c, backend, pattern, ring, total, 10 * o.seconds + 1);
                     emit(o, env, c, backend, "block", br, core.rate(), &br,
                          backend == "cuda" ? pin : 0);
                 }

@@ -17,15 +17,16 @@
 #   host.txt            kernel, C library, CPU
 #   gpu_flowgraph.log   the gpu flow graph test (CUDA against CPU detections)
 #   flowgraph.jsonl     transient-flowgraph-bench --json --pin both [BENCH ARGS]
-#   flowgraph_boxcar_fixed.jsonl  the same for boxcar with --boxcar-norm fixed
-#                       (no robust statistics on the CPU before the search)
+#   flowgraph_extra.jsonl  boxcar with --boxcar-norm fixed (no robust
+#                       statistics on the CPU before the search), then edges with
+#                       a transition every 24 to 200 samples (--edge-spacing 24,200)
 #   flowgraph.stderr    their log
 #   command.txt         the commands
 # Exit status: 1 if the test or the benchmark failed.
 set -uo pipefail
 
 if [ $# -lt 2 ]; then
-    sed -n '2,26p' "$0"
+    sed -n '2,28p' "$0"
     exit 2
 fi
 bundle=$1
@@ -56,6 +57,7 @@ bench_args=(--json --pin both "$@")
     echo "$run test_flowgraph_cuda"
     echo "$run transient-flowgraph-bench ${bench_args[*]}"
     echo "$run transient-flowgraph-bench ${bench_args[*]} --detector boxcar --boxcar-norm fixed"
+    echo "$run transient-flowgraph-bench ${bench_args[*]} --detector edges --edge-spacing 24,200"
 } >"$out/command.txt"
 
 "$run" test_flowgraph_cuda >"$out/gpu_flowgraph.log" 2>&1
@@ -70,12 +72,17 @@ echo "exit status $rc" >>"$out/flowgraph.stderr"
 [ $rc -eq 0 ] || status=1
 
 "$run" transient-flowgraph-bench "${bench_args[@]}" --detector boxcar --boxcar-norm fixed \
-    >"$out/flowgraph_boxcar_fixed.jsonl" 2>>"$out/flowgraph.stderr"
+    >"$out/flowgraph_extra.jsonl" 2>>"$out/flowgraph.stderr"
 rc=$?
 echo "exit status $rc (boxcar, fixed normalisation)" >>"$out/flowgraph.stderr"
 [ $rc -eq 0 ] || status=1
+"$run" transient-flowgraph-bench "${bench_args[@]}" --detector edges --edge-spacing 24,200 \
+    >>"$out/flowgraph_extra.jsonl" 2>>"$out/flowgraph.stderr"
+rc=$?
+echo "exit status $rc (edges, dense transitions)" >>"$out/flowgraph.stderr"
+[ $rc -eq 0 ] || status=1
 
 cat "$out/nvidia-smi.txt" "$out/gpu_flowgraph.log"
-cat "$out/flowgraph.jsonl" "$out/flowgraph_boxcar_fixed.jsonl"
+cat "$out/flowgraph.jsonl" "$out/flowgraph_extra.jsonl"
 tail -5 "$out/flowgraph.stderr"
 exit $status
