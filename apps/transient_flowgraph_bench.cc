@@ -637,13 +637,14 @@ int main(int argc, char **argv)
                 uint64_t total = (uint64_t)want;
                 if (o.quick) total = std::min<uint64_t>(total, 4 * ring);
                 total = (total + c.batch - 1) / c.batch * c.batch;
+                // Page-locked GNU Radio buffers on (1) and/or off (0).
                 std::vector<int> pins;
-                if (backend == "cuda" && o.pin == "both")
-                    pins = {1, 0};
-                else if (backend == "cuda" && o.pin == "off")
-                    pins = {0};
-                else
-                    pins = {1};
+                if (backend == "cuda" && o.pin != "on") {
+                    if (o.pin == "both") pins.push_back(1);
+                    pins.push_back(0);
+                } else {
+                    pins.push_back(1);
+                }
                 for (int pin : pins) {
                     setenv("GR_TRANSIENT_PIN_BUFFERS", pin ? "1" : "0", 1);
                     const block_result br =
