@@ -240,6 +240,9 @@ boxcar_search_impl<T>::boxcar_search_impl(
                            "] with the CUDA backend");
             this->set_output_multiple(static_cast<int>(batch));
             d_chunk = batch;
+        } else {
+            detail::set_min_output_buffers(
+                *this, detail::cpu_output_buffer_items(batch, sizeof(float) * nchan));
         }
         if (device_buffers) { // device buffers: input in device memory
             detail::check_device_backend(block_name<T>(), d_backend, device);
@@ -347,6 +350,9 @@ template <class T> bool boxcar_search_impl<T>::stop()
             if (tr_candidates_flush(d_cands) == TR_OK) read_events();
         }
         publish_batch();
+        d_pins.unpin();
+        d_scratch_pins.unpin();
+        d_scratch_pinned = false;
     }
     return gr::block::stop();
 }
@@ -460,6 +466,11 @@ template <class T> void boxcar_search_impl<T>::run_core(const T *x, size_t n)
             xf = x + done * nc;
         }
         const uint64_t pos_in = tr_boxcar_position(d_q);
+        if (d_backend == TR_BACKEND_CUDA && !d_scratch_pinned) {
+            d_scratch_pinned = true;
+            d_scratch_pins.pin_range(d_snr.data(), d_snr.size() * sizeof(float));
+            d_scratch_pins.pin_range(d_width.data(), d_width.size() * sizeof(int32_t));
+        }
         const tr_status st =
             d_input_on_device
                 ? d_devio->process(d_q, xf, m, nc, d_snr.data(), d_width.data())
@@ -478,6 +489,8 @@ template <class T> void boxcar_search_impl<T>::flush_all()
     const uint64_t pos = tr_boxcar_position(d_q);
     const size_t nl = d_latency;
     if (d_snr.size() < nl * d_nchan) {
+        d_scratch_pins.unpin(); // the vectors move
+        d_scratch_pinned = false;
         d_snr.resize(nl * d_nchan);
         d_width.resize(nl * d_nchan);
     }
@@ -623,6 +636,7 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
         d_need_base = false;
     }
     const bool finished = input_finished(ninput_items[0]);
+    if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, this->d_logger);
 
     size_t take = 0;
     if (!d_flushed) {

@@ -10,6 +10,7 @@
 #ifndef INCLUDED_TRANSIENT_BOXCAR_SEARCH_FF_IMPL_H
 #define INCLUDED_TRANSIENT_BOXCAR_SEARCH_FF_IMPL_H
 
+#include "block_util.h"
 #include "device_buffers.h"
 #include <gnuradio/transient/boxcar_search_ff.h>
 #include <gnuradio/transient/cuda_buffer.h>
@@ -71,6 +72,12 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     uint64_t d_span;               // clustering max_span
     bool d_block_baseline;         // baseline mode "block" (else "median")
     std::vector<tr_candidate> d_events;
+
+    // CUDA: page-locked GNU Radio buffers and d_snr/d_width (the core's
+    // device-to-host copies then run as DMA without staging).
+    detail::buffer_pins d_pins;
+    detail::buffer_pins d_scratch_pins;
+    bool d_scratch_pinned = false;
 
     std::vector<pending_tag> d_tags;
     size_t d_tags_head;

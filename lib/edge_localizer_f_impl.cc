@@ -108,6 +108,9 @@ edge_localizer_f_impl::edge_localizer_f_impl(
                                             std::to_string(INT_MAX / 4) +
                                             "] with the CUDA backend");
             set_output_multiple(static_cast<int>(batch));
+        } else {
+            detail::set_min_output_buffers(
+                *this, detail::cpu_output_buffer_items(batch, sizeof(float)));
         }
 
         // Pre-size the buffers: transitions of one call (at most one per sample)
@@ -180,6 +183,7 @@ bool edge_localizer_f_impl::stop()
         // Their samples can no longer be released, so they get no tags.
         flush_core();
         publish_batch();
+        d_pins.unpin();
     }
     return block::stop();
 }
@@ -348,6 +352,7 @@ int edge_localizer_f_impl::general_work(int noutput_items, gr_vector_int &ninput
         d_need_base = false;
     }
     const bool finished = input_finished(ninput_items[0]);
+    if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, d_logger);
 
     // Input to take: while the core holds samples for a level estimate, what can
     // go out plus up to d_hold_limit samples more (this bounds the FIFO);
@@ -361,9 +366,23 @@ int edge_localizer_f_impl::general_work(int noutput_items, gr_vector_int &ninput
         room = noutput > in_fifo ? noutput - in_fifo : 0;
     const size_t take = std::min(ninput, room);
 
-    if (take > 0) run_core(in, take);
-    if (finished && take == ninput && d_known < d_fed)
-        flush_core(); // end of stream: estimate from what arrived, release all
+    // The samples that will go out behind the FIFO are copied to the output
+    // on a worker thread while the core searches them (at most from_in <= spec
+    // of them are released below; the rest is overwritten later).
+    size_t spec = 0;
+    if (take > 0 && noutput > in_fifo) {
+        spec = std::min(take, noutput - in_fifo);
+        d_copy.start(out + in_fifo, in, spec * sizeof(float));
+    }
+    try {
+        if (take > 0) run_core(in, take);
+        if (finished && take == ninput && d_known < d_fed)
+            flush_core(); // end of stream: estimate from what arrived, release all
+    } catch (...) {
+        d_copy.wait();
+        throw;
+    }
+    d_copy.wait();
     publish_batch();
 
     // Release the samples whose transitions are known: FIFO first, then input.
@@ -373,7 +392,8 @@ int edge_localizer_f_impl::general_work(int noutput_items, gr_vector_int &ninput
     const size_t from_fifo = std::min(n_out, fifo_count());
     fifo_pop(out, from_fifo);
     const size_t from_in = n_out - from_fifo;
-    if (from_in > 0) std::memcpy(out + from_fifo, in, from_in * sizeof(float));
+    if (from_in > spec)
+        std::memcpy(out + from_fifo + spec, in + spec, (from_in - spec) * sizeof(float));
     fifo_push(in + from_in, take - from_in);
     d_released += n_out;
 

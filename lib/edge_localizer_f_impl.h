@@ -10,6 +10,7 @@
 #ifndef INCLUDED_TRANSIENT_EDGE_LOCALIZER_F_IMPL_H
 #define INCLUDED_TRANSIENT_EDGE_LOCALIZER_F_IMPL_H
 
+#include "block_util.h"
 #include <gnuradio/transient/edge_localizer_f.h>
 #include <pmt/pmt.h>
 #include <transient/edges.h>
@@ -56,6 +57,9 @@ class edge_localizer_f_impl : public edge_localizer_f
     size_t d_tags_head;              // first not yet attached entry of d_tags
     std::vector<pmt::pmt_t> d_batch; // dicts of the current detects message
     bool d_warned_late;
+
+    detail::buffer_pins d_pins; // CUDA: page-locked GNU Radio buffers
+    detail::async_copy d_copy;  // pass-through copy while the core runs
 
     const pmt::pmt_t d_port;
     const pmt::pmt_t d_key_edge;

@@ -148,7 +148,17 @@ kalman_detector_ff_impl::kalman_detector_ff_impl(
                                         std::to_string(INT_MAX / 4) +
                                         "] with the CUDA backend");
         }
-        set_output_multiple(static_cast<int>(batch));
+        // Not set_output_multiple(batch): a sync block in multiples of the
+        // batch would never process the last (n mod batch) samples of a finite
+        // stream. Output buffers of 2 batches let the scheduler hand the block
+        // whole batches whenever they are there (the core splits any call
+        // into device batches itself).
+        detail::set_min_output_buffers(
+            *this, static_cast<long>(
+                       std::min<size_t>(2 * batch, static_cast<size_t>(INT_MAX / 8))));
+    } else {
+        detail::set_min_output_buffers(
+            *this, detail::cpu_output_buffer_items(batch, sizeof(float)));
     }
 
     if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA) {
@@ -175,6 +185,15 @@ bool kalman_detector_ff_impl::start()
     d_need_base = true;
     d_base = 0;
     return sync_block::start();
+}
+
+bool kalman_detector_ff_impl::stop()
+{
+    {
+        gr::thread::scoped_lock guard(d_setlock);
+        d_pins.unpin();
+    }
+    return sync_block::stop();
 }
 
 void kalman_detector_ff_impl::take_events(int noutputs)
@@ -217,6 +236,7 @@ int kalman_detector_ff_impl::work(int noutput_items,
         d_base = nitems_written(0);
         d_need_base = false;
     }
+    if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, d_logger);
     const size_t n = static_cast<size_t>(std::max(noutput_items, 0));
     const float *in = static_cast<const float *>(input_items[0]);
     float *llr = static_cast<float *>(output_items[0]);

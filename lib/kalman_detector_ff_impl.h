@@ -10,6 +10,7 @@
 #ifndef INCLUDED_TRANSIENT_KALMAN_DETECTOR_FF_IMPL_H
 #define INCLUDED_TRANSIENT_KALMAN_DETECTOR_FF_IMPL_H
 
+#include "block_util.h"
 #include <gnuradio/transient/kalman_detector_ff.h>
 #include <pmt/pmt.h>
 #include <transient/kalman.h>
@@ -35,6 +36,8 @@ class kalman_detector_ff_impl : public kalman_detector_ff
     std::vector<tr_kalman_event> d_events; // events drained after each call
     bool d_warned_dropped;
 
+    detail::buffer_pins d_pins; // CUDA: page-locked GNU Radio buffers
+
     const pmt::pmt_t d_port;
     const pmt::pmt_t d_key_burst;
     const pmt::pmt_t d_key_start;
@@ -59,6 +62,7 @@ class kalman_detector_ff_impl : public kalman_detector_ff
     kalman_detector_ff_impl &operator=(const kalman_detector_ff_impl &) = delete;
 
     bool start() override;
+    bool stop() override;
 
     int work(int noutput_items, gr_vector_const_void_star &input_items,
              gr_vector_void_star &output_items) override;

@@ -205,6 +205,9 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
                     std::string(name) + ": batch must be in [1, " +
                     std::to_string(INT_MAX / 4) + "] with the CUDA backend");
             this->set_output_multiple(static_cast<int>(batch));
+        } else {
+            detail::set_min_output_buffers(
+                *this, detail::cpu_output_buffer_items(batch, sizeof(gr_complex) * d_nt));
         }
         const size_t room =
             std::max(k_initial_room, d_backend == TR_BACKEND_CUDA ? batch : size_t(0));
@@ -277,6 +280,7 @@ template <class Base, bool Complex> bool spiir_bank_impl<Base, Complex>::stop()
         // detects (their items can no longer be released, so no tags).
         if (!d_flushed) flush_triggers();
         publish_batch();
+        d_pins.unpin();
     }
     return gr::block::stop();
 }
@@ -442,6 +446,7 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
         d_need_base = false;
     }
     const bool finished = input_finished(ninput_items[0]);
+    if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, this->d_logger);
 
     // Input to take: what can go out now plus the window held back.
     const size_t hold = noutput + static_cast<size_t>(d_window);

@@ -11,6 +11,7 @@
 #ifndef INCLUDED_TRANSIENT_SPIIR_BANK_IMPL_H
 #define INCLUDED_TRANSIENT_SPIIR_BANK_IMPL_H
 
+#include "block_util.h"
 #include <gnuradio/gr_complex.h>
 #include <gnuradio/transient/spiir_bank_cc.h>
 #include <gnuradio/transient/spiir_bank_fc.h>
@@ -50,6 +51,7 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     const bool d_multirate;
     int64_t d_latency;
     tr_backend d_backend;
+    detail::buffer_pins d_pins; // CUDA: page-locked GNU Radio buffers
 
     // Stream bookkeeping. Core sample i is output offset d_out_base + i.
     bool d_need_base;

@@ -1,0 +1,665 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-transient authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * transient-flowgraph-bench: the detectors in a GNU Radio flow graph
+ * (source -> detector block -> sink, C++, no Python), against the
+ * host-to-device bandwidth and against the core library on the same data.
+ *
+ *   transient-flowgraph-bench [--detector LIST] [--backend LIST] [--seconds S]
+ *                             [--boxcar-nchan LIST] [--spiir T,L] [--kalman-M M]
+ *                             [--edge-spacing MIN,MAX] [--boxcar-norm MODE]
+ *                             [--batch N] [--pin on|off|both] [--quick] [--json]
+ *
+ * LIST is comma separated: detectors edges,boxcar,spiir,kalman (default all),
+ * backends cpu,cuda (default both; cuda is left out when no GPU is usable).
+ * Signals and parameters: edges, a two-level pulse train with noise and
+ * ringing (apps/signals.h) with MIN to MAX samples between transitions
+ * (default 20000,200000; every transition costs the block a tag and a message
+ * entry), fixed levels; boxcar, unit white noise with a pulse every 8192
+ * samples, BoxDIT 32,16,16,16,8 up to width 256, normalisation "white"
+ * (--boxcar-norm; "fixed" uses mean 0, sigma 1), 1 and 64 channels
+ * (--boxcar-nchan); spiir, a random bank of T templates of L
+ * filters (default 256 x 64; poles near the unit circle, delays up to 4096)
+ * on white noise with an impulse every 16384 samples; kalman, M = 92 (N_s =
+ * M / 2), AR(1) noise 0.5 and target 0.9, a burst every 2000 samples.
+ *
+ * Source: a vector source that writes its test signal into its own output
+ * ring during the first ring's worth of items and afterwards produces items
+ * without writing them (GNU Radio's ring keeps the data: item k is signal item
+ * k mod ring size), so that the flow graph measures the detector, not the
+ * source. The ring holds at least 64 MiB and 4 batches. Sink: takes every
+ * item of every output of the block without touching it.
+ *
+ * Per case the core object with the block's settings (same backend, variant
+ * FAST, batch) first processes the same signal from pageable memory in calls
+ * of `batch` samples for S seconds (core_samples_per_s); then the flow graph
+ * runs for about the same number of seconds (samples_per_s, wall time from
+ * start() to the end of wait(); block construction is not timed). A flow
+ * graph still running after 10 S + 1 seconds is stopped and its rate is what
+ * went through by then ("stopped_at_limit": true).
+ *
+ * Ceilings, measured in the same run: "h2d_pinned_bw" (cudaMemcpyAsync from
+ * pinned host memory to the device, tr_bench_h2d_bw) for the CUDA backend,
+ * "host_memcpy_bw" (one thread's memcpy between two 256 MiB buffers) for the
+ * CPU backend; ceiling_samples_per_s = ceiling / bytes_per_sample (input
+ * bytes per sample: 4 per channel), ratio = samples_per_s / that.
+ *
+ * --pin both also runs each CUDA flow graph with the block's page-locking of
+ * its GNU Radio buffers turned off (GR_TRANSIENT_PIN_BUFFERS=0, the staging
+ * path), field "pinned_buffers". --quick: small rings and 0.05 s per case (a
+ * smoke test, not a measurement).
+ *
+ * Core lines of boxcar and spiir also give the rate of the host stage that
+ * limits them alone: "norm_samples_per_s" (the boxcar normalisation,
+ * tr_boxcar_norm_process, which runs on the CPU before the search with every
+ * backend) and "triggers_samples_per_s" (the SPIIR trigger search over the SNR
+ * of all templates, which the block runs on the CPU).
+ *
+ * Output: a table, or JSON lines with --json: one "env" line, then per case
+ * one "overhead" line (the replaying source straight into the sink, no
+ * detector: what the source and the scheduler alone reach with that ring) and
+ * one "flowgraph" line per backend and path ("core" and "block").
+ */
+
+#include "flowgraph_blocks.h"
+#include "flowgraph_cases.h"
+
+#include <gnuradio/constants.h>
+#include <gnuradio/top_block.h>
+#include <transient/bench.h>
+#include <transient/common.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+// Results go here: the original standard output. Standard output itself is
+// sent to standard error, so that GNU Radio's log lines (written to stdout)
+// never mix with the JSON lines.
+FILE *g_out = stdout;
+
+struct options {
+    std::vector<std::string> detectors{"edges", "boxcar", "spiir", "kalman"};
+    std::vector<std::string> backends;
+    std::vector<unsigned> boxcar_nchan{1, 64};
+    unsigned spiir_templates = 256, spiir_filters = 64;
+    unsigned kalman_M = 92;
+    double edge_min = 20000, edge_max = 200000;
+    std::string boxcar_norm = "white";
+    size_t batch = 0; // 0: per detector default
+    double seconds = 2.0;
+    std::string pin = "on";
+    bool quick = false;
+    bool json = false;
+};
+
+double now()
+{
+    return std::chrono::duration<double>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+std::vector<std::string> split(const std::string &s)
+{
+    std::vector<std::string> r;
+    std::stringstream ss(s);
+    std::string t;
+    while (std::getline(ss, t, ','))
+        if (!t.empty()) r.push_back(t);
+    return r;
+}
+
+[[noreturn]] void usage(const char *msg)
+{
+    std::fprintf(stderr, "transient-flowgraph-bench: %s\n", msg);
+    std::fprintf(
+        stderr,
+        "usage: transient-flowgraph-bench [--detector edges,boxcar,spiir,kalman]\n"
+        "  [--backend cpu,cuda] [--seconds S] [--boxcar-nchan 1,64] [--spiir T,L]\n"
+        "  [--kalman-M M] [--edge-spacing MIN,MAX] [--boxcar-norm white|levels|fixed]\n"
+        "  [--batch N] [--pin on|off|both] [--quick] [--json]\n");
+    std::exit(2);
+}
+
+std::string json_str(const std::string &s)
+{
+    std::string r = "\"";
+    for (char ch : s) {
+        if (ch == '"' || ch == '\\') {
+            r += '\\';
+            r += ch;
+        } else if ((unsigned char)ch < 0x20) {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\u%04x", ch);
+            r += b;
+        } else {
+            r += ch;
+        }
+    }
+    return r + "\"";
+}
+
+std::string num(double v)
+{
+    if (!std::isfinite(v)) return "null";
+    char b[64];
+    std::snprintf(b, sizeof b, "%.6g", v);
+    return b;
+}
+
+std::string cpu_model()
+{
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            const size_t p = line.find(':');
+            if (p != std::string::npos) {
+                std::string m = line.substr(p + 1);
+                m.erase(0, m.find_first_not_of(' '));
+                return m;
+            }
+        }
+    }
+    return "unknown";
+}
+
+double host_memcpy_bw()
+{
+    const size_t bytes = (size_t)256 << 20;
+    std::vector<char> a(bytes, 1), b(bytes, 0);
+    std::vector<double> r;
+    for (int i = 0; i < 4; i++) {
+        const double t0 = now();
+        std::memcpy(b.data(), a.data(), bytes);
+        const double t = now() - t0;
+        if (i > 0) r.push_back((double)bytes / t);
+    }
+    std::sort(r.begin(), r.end());
+    return r[r.size() / 2];
+}
+
+struct env_info {
+    bool cuda = false;
+    std::string gpu;
+    double h2d = NAN, d2h = NAN, memcpy_bw = NAN;
+};
+
+struct result {
+    uint64_t samples = 0;
+    double seconds = 0;
+    double rate() const { return seconds > 0 ? (double)samples / seconds : NAN; }
+    // One host stage of the block measured alone (what limits it), or none.
+    std::string stage;
+    double stage_rate = NAN;
+};
+
+// The boxcar normalisation alone (tr_boxcar_norm_process on the CPU, which
+// every backend runs before the search), `batch` samples per call.
+double boxcar_norm_rate(const trfg::det_case &c, const std::vector<float> &x,
+                        size_t period, double seconds)
+{
+    const tr_boxcar_norm_config n = trfg::boxcar_norm_config(c);
+    tr_error err;
+    tr_boxcar_norm *q =
+        tr_boxcar_norm_create(&n, c.nchan, trfg::k_boxcar_max_width, 1024, &err);
+    if (!q) throw std::runtime_error(std::string("boxcar norm: ") + err.message);
+    std::vector<float> y(c.batch * c.nchan);
+    uint64_t samples = 0;
+    size_t pos = 0;
+    const double t0 = now();
+    double t = 0;
+    do {
+        const size_t m = std::min(c.batch, period - pos);
+        tr_boxcar_norm_process(q, x.data() + pos * c.nchan, m, y.data());
+        samples += m;
+        pos = (pos + m) % period;
+        t = now() - t0;
+    } while (t < seconds);
+    tr_boxcar_norm_destroy(q);
+    return (double)samples / t;
+}
+
+// The SPIIR trigger search alone (tr_spiir_triggers_process on the CPU, run by
+// the block over every SNR sample) over n samples of SNR output.
+double spiir_trigger_rate(const trfg::det_case &c, const float *snr, size_t n,
+                          double seconds)
+{
+    tr_spiir_triggers_config tc = tr_spiir_triggers_config_default();
+    tc.ntemplates = c.templates;
+    tc.threshold = trfg::k_spiir_threshold;
+    tc.window = (uint32_t)trfg::k_spiir_window;
+    tr_error err;
+    tr_spiir_triggers *q = tr_spiir_triggers_create(&tc, &err);
+    if (!q) throw std::runtime_error(std::string("spiir triggers: ") + err.message);
+    std::vector<tr_spiir_trigger> out(std::max<size_t>(4 * c.templates, 1024));
+    uint64_t samples = 0;
+    const double t0 = now();
+    double t = 0;
+    do {
+        size_t done = 0;
+        while (done < n) {
+            size_t consumed = 0, nout = 0;
+            tr_spiir_triggers_process(q, snr + done * 2 * c.templates, n - done,
+                                      out.data(), out.size(), &consumed, &nout);
+            done += consumed;
+            if (consumed == 0 && nout == 0) break;
+        }
+        samples += n;
+        t = now() - t0;
+    } while (t < seconds);
+    tr_spiir_triggers_destroy(q);
+    return (double)samples / t;
+}
+
+// The core over the pattern's first `period` items, `batch` per call, for
+// about `seconds` (at least one period).
+result run_core(const trfg::det_case &c, tr_backend be, const std::vector<float> &x,
+                size_t period, double seconds)
+{
+    trfg::core_runner core(c, be);
+    const size_t nc = c.detector == "boxcar" ? c.nchan : 1;
+    // Warm-up: one batch (first-call allocations, statistics).
+    core.process(x.data(), std::min(c.batch, period));
+    result r;
+    const double t0 = now();
+    size_t pos = 0;
+    do {
+        const size_t n = std::min(c.batch, period - pos);
+        core.process(x.data() + pos * nc, n);
+        r.samples += n;
+        pos += n;
+        if (pos == period) pos = 0;
+        r.seconds = now() - t0;
+    } while (r.seconds < seconds);
+    if (c.detector == "boxcar") {
+        r.stage = "norm";
+        r.stage_rate = boxcar_norm_rate(c, x, period, seconds / 2);
+    } else if (c.detector == "spiir") {
+        // The last call's output: `batch` samples (or the period's rest).
+        r.stage = "triggers";
+        const size_t last = (pos == 0 ? period : pos) % c.batch;
+        r.stage_rate =
+            spiir_trigger_rate(c, core.snr(), last ? last : c.batch, seconds / 2);
+    }
+    return r;
+}
+
+struct block_result : result {
+    uint64_t period = 0;
+    uint64_t ring = 0;
+    bool replay = false;
+    bool stopped = false; // stopped at the time limit before the source was done
+};
+
+// Runs a flow graph until its source is done or `limit` seconds have passed
+// (then stops it: the rate is what went through in the time it ran).
+void run_bounded(gr::top_block_sptr tb, const trfg::count_sink::sptr &snk, uint64_t total,
+                 double limit)
+{
+    const double t0 = now();
+    tb->start();
+    while (snk->count() < total && now() - t0 < limit)
+        usleep(2000);
+    if (snk->count() < total) tb->stop();
+    tb->wait();
+}
+
+block_result run_block(const trfg::det_case &c, const std::string &backend,
+                       std::shared_ptr<const std::vector<float>> pattern, size_t ring,
+                       uint64_t total, double limit)
+{
+    std::vector<int> out_sizes;
+    gr::block_sptr blk = trfg::make_block(c, backend, out_sizes);
+    const unsigned vlen = c.detector == "boxcar" ? c.nchan : 1;
+    auto src = trfg::ring_source::make(pattern, vlen, total, ring, true);
+    auto snk = trfg::count_sink::make(out_sizes);
+    gr::top_block_sptr tb = gr::make_top_block("transient_flowgraph_bench");
+    tb->connect(src, 0, blk, 0);
+    for (size_t i = 0; i < out_sizes.size(); i++)
+        tb->connect(blk, (int)i, snk, (int)i);
+    const double t0 = now();
+    run_bounded(tb, snk, total, limit);
+    block_result r;
+    r.seconds = now() - t0;
+    r.samples = snk->count();
+    r.period = src->period();
+    r.ring = src->ring_items();
+    r.replay = !src->wrote_all();
+    r.stopped = r.samples < total && r.seconds >= limit;
+    if (r.samples != total && !r.stopped)
+        throw std::runtime_error(c.detector + " block: " + std::to_string(r.samples) +
+                                 " samples out of " + std::to_string(total));
+    return r;
+}
+
+// The flow graph without a detector: replaying source -> sink, the rate the
+// source and the scheduler alone reach for this item size and ring.
+result run_overhead(unsigned vlen, std::shared_ptr<const std::vector<float>> pattern,
+                    size_t ring, uint64_t total)
+{
+    auto src = trfg::ring_source::make(pattern, vlen, total, ring, true);
+    auto snk = trfg::count_sink::make(std::vector<int>(1, (int)(sizeof(float) * vlen)));
+    gr::top_block_sptr tb = gr::make_top_block("transient_flowgraph_overhead");
+    tb->connect(src, 0, snk, 0);
+    const double t0 = now();
+    tb->start();
+    tb->wait();
+    result r;
+    r.seconds = now() - t0;
+    r.samples = snk->count();
+    return r;
+}
+
+size_t default_batch(const trfg::det_case &c, bool quick)
+{
+    if (quick) return 4096;
+    if (c.detector == "boxcar") return c.nchan > 1 ? 65536 : (size_t)1 << 20;
+    if (c.detector == "spiir") return 8192;
+    return (size_t)1 << 20;
+}
+
+void emit(const options &o, const env_info &env, const trfg::det_case &c,
+          const std::string &backend, const std::string &path, const result &r,
+          double core_rate, const block_result *br, int pinned)
+{
+    const double bps = (double)trfg::in_item_bytes(c);
+    const bool cuda = backend == "cuda";
+    const double ceiling_bw = cuda ? env.h2d : env.memcpy_bw;
+    const double ceil_sps = ceiling_bw / bps;
+    const double rate = r.rate();
+    if (o.json) {
+        std::string s =
+            "{\"type\":\"flowgraph\",\"detector\":" + json_str(c.detector) +
+            ",\"backend\":" + json_str(backend) + ",\"path\":" + json_str(path) +
+            ",\"batch\":" + std::to_string(c.batch) +
+            ",\"samples\":" + std::to_string(r.samples) +
+            ",\"seconds\":" + num(r.seconds) + ",\"samples_per_s\":" + num(rate) +
+            ",\"bytes_per_sample\":" + num(bps) +
+            ",\"ceiling\":" + json_str(cuda ? "h2d_pinned_bw" : "host_memcpy_bw") +
+            ",\"ceiling_bytes_per_s\":" + num(ceiling_bw) +
+            ",\"ceiling_samples_per_s\":" + num(ceil_sps) +
+            ",\"ratio\":" + num(rate / ceil_sps) +
+            ",\"core_samples_per_s\":" + num(core_rate) +
+            ",\"block_over_core\":" + num(rate / core_rate);
+        if (br) {
+            s += ",\"pinned_buffers\":" + std::string(pinned ? "true" : "false");
+            s += ",\"source\":" +
+                 json_str(br->replay ? "ring_replay" : "write_every_item");
+            s += ",\"source_period\":" + std::to_string(br->period);
+            s += ",\"ring_items\":" + std::to_string(br->ring);
+            if (br->stopped) s += ",\"stopped_at_limit\":true";
+        }
+        if (c.detector == "edges")
+            s += ",\"edge_spacing\":[" + num(c.edge_min_width) + "," +
+                 num(c.edge_max_width) +
+                 "],\"levels\":\"fixed\",\"low\":" + num(c.edge_levels[0]) +
+                 ",\"mid\":" + num(c.edge_levels[1]) +
+                 ",\"high\":" + num(c.edge_levels[2]);
+        if (c.detector == "boxcar")
+            s += ",\"nchan\":" + std::to_string(c.nchan) +
+                 ",\"algorithm\":\"boxdit\",\"widths\":[32,16,16,16,8],\"max_width\":" +
+                 std::to_string(trfg::k_boxcar_max_width) +
+                 ",\"norm\":" + json_str(c.boxcar_norm) +
+                 ",\"threshold\":" + num(trfg::k_boxcar_threshold);
+        if (c.detector == "spiir")
+            s += ",\"templates\":" + std::to_string(c.templates) +
+                 ",\"filters\":" + std::to_string(c.filters) +
+                 ",\"output_bytes_per_sample\":" + std::to_string(8 * c.templates) +
+                 ",\"threshold\":" + num(trfg::k_spiir_threshold) +
+                 ",\"window\":" + std::to_string(trfg::k_spiir_window);
+        if (c.detector == "kalman")
+            s += ",\"M\":" + std::to_string(c.M) + ",\"Ns\":" + std::to_string(c.M / 2) +
+                 ",\"noise_ar\":[0.5],\"target_ar\":[0.9]";
+        if (!r.stage.empty())
+            s += ",\"" + r.stage + "_samples_per_s\":" + num(r.stage_rate);
+        if (o.quick) s += ",\"quick\":true";
+        s += "}";
+        std::fprintf(g_out, "%s\n", s.c_str());
+    } else {
+        char name[64];
+        std::snprintf(name, sizeof name, "%s%s", c.detector.c_str(),
+                      c.detector == "boxcar" ? ("/" + std::to_string(c.nchan)).c_str()
+                                             : "");
+        std::fprintf(g_out,
+                     "%-10s %-4s %-5s%s batch %8zu  %10.4g samples/s  ceiling %10.4g  "
+                     "ratio %6.3f  block/core %6.3f\n",
+                     name, backend.c_str(), path.c_str(),
+                     br && cuda ? (pinned ? "+pin" : "-pin") : "    ", c.batch, rate,
+                     ceil_sps, rate / ceil_sps, rate / core_rate);
+    }
+    std::fflush(g_out);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    {
+        const int fd = dup(1);
+        if (fd >= 0) {
+            FILE *f = fdopen(fd, "w");
+            if (f && dup2(2, 1) >= 0) g_out = f;
+        }
+    }
+    options o;
+    for (int i = 1; i < argc; i++) {
+        const std::string a = argv[i];
+        auto val = [&]() -> std::string {
+            if (i + 1 >= argc) usage(("missing value after " + a).c_str());
+            return argv[++i];
+        };
+        if (a == "--detector")
+            o.detectors = split(val());
+        else if (a == "--backend")
+            o.backends = split(val());
+        else if (a == "--seconds")
+            o.seconds = std::atof(val().c_str());
+        else if (a == "--boxcar-nchan") {
+            o.boxcar_nchan.clear();
+            for (auto &s : split(val()))
+                o.boxcar_nchan.push_back((unsigned)std::atoi(s.c_str()));
+        } else if (a == "--spiir") {
+            auto v = split(val());
+            if (v.size() != 2) usage("--spiir needs T,L");
+            o.spiir_templates = (unsigned)std::atoi(v[0].c_str());
+            o.spiir_filters = (unsigned)std::atoi(v[1].c_str());
+        } else if (a == "--kalman-M")
+            o.kalman_M = (unsigned)std::atoi(val().c_str());
+        else if (a == "--edge-spacing") {
+            auto v = split(val());
+            if (v.size() != 2) usage("--edge-spacing needs MIN,MAX");
+            o.edge_min = std::atof(v[0].c_str());
+            o.edge_max = std::atof(v[1].c_str());
+        } else if (a == "--boxcar-norm")
+            o.boxcar_norm = val();
+        else if (a == "--batch")
+            o.batch = (size_t)std::atoll(val().c_str());
+        else if (a == "--pin")
+            o.pin = val();
+        else if (a == "--quick")
+            o.quick = true;
+        else if (a == "--json")
+            o.json = true;
+        else if (a == "--help" || a == "-h")
+            usage("help");
+        else
+            usage(("unknown option " + a).c_str());
+    }
+    if (o.pin != "on" && o.pin != "off" && o.pin != "both")
+        usage("--pin: on, off or both");
+    if (!(o.seconds > 0)) usage("--seconds must be > 0");
+    if (o.quick) o.seconds = std::min(o.seconds, 0.05);
+    for (auto &d : o.detectors)
+        if (d != "edges" && d != "boxcar" && d != "spiir" && d != "kalman")
+            usage(("unknown detector " + d).c_str());
+
+    env_info env;
+    char why[256] = "";
+    env.cuda = tr_cuda_device_count(why, sizeof why) > 0;
+    if (o.backends.empty()) {
+        o.backends.push_back("cpu");
+        if (env.cuda) o.backends.push_back("cuda");
+    }
+    for (auto &b : o.backends) {
+        if (b != "cpu" && b != "cuda") usage(("unknown backend " + b).c_str());
+        if (b == "cuda" && !env.cuda) {
+            std::fprintf(stderr, "transient-flowgraph-bench: no usable CUDA device: %s\n",
+                         why);
+            return 77;
+        }
+    }
+    tr_bench_device_info info;
+    std::memset(&info, 0, sizeof info);
+    if (env.cuda) {
+        if (tr_bench_device_info_get(0, &info) == TR_OK) env.gpu = info.name;
+        const size_t bytes = o.quick ? (size_t)16 << 20 : (size_t)256 << 20;
+        if (tr_bench_h2d_bw(0, bytes, 5, &env.h2d) != TR_OK) env.h2d = NAN;
+        if (tr_bench_d2h_bw(0, bytes, 5, &env.d2h) != TR_OK) env.d2h = NAN;
+    }
+    env.memcpy_bw = host_memcpy_bw();
+    const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (o.json) {
+        std::fprintf(
+            g_out,
+            "{\"type\":\"env\",\"gpu\":%s,\"h2d_pinned_bw\":%s,\"d2h_pinned_bw\":%s,"
+            "\"host_memcpy_bw\":%s,\"cpu_model\":%s,\"cpus\":%ld,"
+            "\"cuda_driver\":%d,\"cuda_runtime\":%d,\"sm_count\":%d,"
+            "\"gnuradio\":%s,\"transient\":%s,\"seconds_per_case\":%s,"
+            "\"pin\":%s}\n",
+            env.cuda ? json_str(env.gpu).c_str() : "null", num(env.h2d).c_str(),
+            num(env.d2h).c_str(), num(env.memcpy_bw).c_str(),
+            json_str(cpu_model()).c_str(), ncpu, info.driver_version,
+            info.runtime_version, info.sm_count, json_str(gr::version()).c_str(),
+            json_str(tr_version()).c_str(), num(o.seconds).c_str(),
+            json_str(o.pin).c_str());
+    } else {
+        std::fprintf(g_out,
+                     "GPU %s, H2D pinned %.3g GB/s, D2H pinned %.3g GB/s, host memcpy "
+                     "%.3g GB/s, CPU %s (%ld), GNU Radio %s\n",
+                     env.cuda ? env.gpu.c_str() : "none", env.h2d / 1e9, env.d2h / 1e9,
+                     env.memcpy_bw / 1e9, cpu_model().c_str(), ncpu,
+                     gr::version().c_str());
+    }
+    std::fflush(g_out);
+
+    // The cases.
+    std::vector<trfg::det_case> cases;
+    for (auto &d : o.detectors) {
+        if (d == "boxcar") {
+            for (unsigned nc : o.boxcar_nchan) {
+                trfg::det_case c;
+                c.detector = d;
+                c.nchan = nc;
+                c.boxcar_norm = o.boxcar_norm;
+                cases.push_back(c);
+            }
+            continue;
+        }
+        trfg::det_case c;
+        c.detector = d;
+        c.templates = o.quick ? 16 : o.spiir_templates;
+        c.filters = o.quick ? 8 : o.spiir_filters;
+        c.M = o.kalman_M;
+        c.edge_min_width = o.edge_min;
+        c.edge_max_width = o.edge_max;
+        cases.push_back(c);
+    }
+
+    char bank_path[] = "/tmp/transient-fg-bank-XXXXXX";
+    bool have_bank = false;
+    int status = 0;
+    for (auto &c : cases) {
+        c.batch = o.batch ? o.batch : default_batch(c, o.quick);
+        try {
+            if (c.detector == "spiir" && !have_bank) {
+                const int fd = mkstemp(bank_path);
+                if (fd < 0) throw std::runtime_error("cannot create a temporary file");
+                close(fd);
+                have_bank = true;
+            }
+            if (c.detector == "spiir") trfg::make_spiir_bank(c, bank_path, 7);
+            const size_t item = (size_t)trfg::in_item_bytes(c);
+            // Ring: >= 64 MiB and 4 batches (quick: 4 batches), whole batches.
+            size_t ring = o.quick
+                              ? 4 * c.batch
+                              : std::max<size_t>(4 * c.batch, ((size_t)64 << 20) / item);
+            ring = (ring + c.batch - 1) / c.batch * c.batch;
+            // GNU Radio rounds the ring up to whole pages: room for that.
+            const size_t pattern_items = ring + ring / 4 + 65536;
+            auto pattern = std::make_shared<std::vector<float>>(
+                trfg::make_signal(c, pattern_items, 11));
+
+            {
+                // Source and scheduler alone, with the same ring.
+                const unsigned vlen = c.detector == "boxcar" ? c.nchan : 1;
+                const uint64_t total = (o.quick ? 4 : 64) * (uint64_t)ring;
+                const result ov = run_overhead(vlen, pattern, ring, total);
+                if (o.json)
+                    std::fprintf(
+                        g_out,
+                        "{\"type\":\"overhead\",\"what\":\"source_to_sink\","
+                        "\"detector\":%s,\"item_bytes\":%zu,\"ring_items\":%zu,"
+                        "\"samples\":%llu,\"seconds\":%s,\"samples_per_s\":%s}\n",
+                        json_str(c.detector).c_str(), item, ring,
+                        (unsigned long long)ov.samples, num(ov.seconds).c_str(),
+                        num(ov.rate()).c_str());
+                else
+                    std::fprintf(g_out,
+                                 "%-10s source->sink (no detector): %.4g samples/s\n",
+                                 c.detector.c_str(), ov.rate());
+                std::fflush(g_out);
+            }
+            for (auto &backend : o.backends) {
+                const tr_backend be =
+                    backend == "cuda" ? TR_BACKEND_CUDA : TR_BACKEND_CPU;
+                const result core = run_core(c, be, *pattern, ring, o.seconds);
+                emit(o, env, c, backend, "core", core, core.rate(), nullptr, 0);
+                // The flow graph for about as long (at least 2 rings when the
+                // core is fast enough, whole batches).
+                double want = core.rate() * o.seconds;
+                want = std::max(want, (double)(4 * c.batch));
+                uint64_t total = (uint64_t)want;
+                if (o.quick) total = std::min<uint64_t>(total, 4 * ring);
+                total = (total + c.batch - 1) / c.batch * c.batch;
+                // Page-locked GNU Radio buffers on (1) and/or off (0).
+                std::vector<int> pins;
+                if (backend == "cuda" && o.pin != "on") {
+                    if (o.pin == "both") pins.push_back(1);
+                    pins.push_back(0);
+                } else {
+                    pins.push_back(1);
+                }
+                for (int pin : pins) {
+                    setenv("GR_TRANSIENT_PIN_BUFFERS", pin ? "1" : "0", 1);
+                    const block_result br =
+                        run_block(c, backend, pattern, ring, total, 10 * o.seconds + 1);
+                    emit(o, env, c, backend, "block", br, core.rate(), &br,
+                         backend == "cuda" ? pin : 0);
+                }
+                unsetenv("GR_TRANSIENT_PIN_BUFFERS");
+            }
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "transient-flowgraph-bench: %s: %s\n",
+                         c.detector.c_str(), e.what());
+            status = 1;
+        }
+    }
+    if (have_bank) unlink(bank_path);
+    return status;
+}

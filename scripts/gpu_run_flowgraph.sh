@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The end-to-end GNU Radio measurements on a GPU host without GNU Radio, from
+# a bundle made by scripts/make_bundle.sh (see bench/results/
+# 2026-11-22-h100-flowgraph/README.md):
+#
+#   # on the build host (GNU Radio and CUDA):
+#   cmake -S . -B build -G Ninja -DENABLE_GNURADIO=ON -DENABLE_PYTHON=OFF \
+#         -DENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90
+#   cmake --build build --target transient-flowgraph-bench test_flowgraph_cuda
+#   scripts/make_bundle.sh -o build/bundle build/apps/transient-flowgraph-bench \
+#         build/tests/flowgraph/test_flowgraph_cuda
+#   # on the GPU host:
+#   scripts/gpu_run_flowgraph.sh gr-transient-bundle.tar.gz OUTDIR [BENCH ARGS...]
+#
+# BUNDLE is the tarball or its unpacked folder. Writes into OUTDIR:
+#   nvidia-smi.txt      GPU name, driver, PCIe link
+#   host.txt            kernel, C library, CPU
+#   gpu_flowgraph.log   the gpu flow graph test (CUDA against CPU detections)
+#   flowgraph.jsonl     transient-flowgraph-bench --json --pin both [BENCH ARGS]
+#   flowgraph_extra.jsonl  boxcar with --boxcar-norm fixed (no robust
+#                       statistics on the CPU before the search), then edges with
+#                       a transition every 24 to 200 samples (--edge-spacing 24,200)
+#   flowgraph.stderr    their log
+#   command.txt         the commands
+# Exit status: 1 if the test or the benchmark failed.
+set -uo pipefail
+
+if [ $# -lt 2 ]; then
+    sed -n '2,28p' "$0"
+    exit 2
+fi
+bundle=$1
+out=$2
+shift 2
+mkdir -p "$out"
+
+if [ -f "$bundle" ]; then
+    tmp=$(mktemp -d)
+    tar -C "$tmp" -xzf "$bundle"
+    bundle=$(echo "$tmp"/*)
+fi
+run=$bundle/run
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current,pcie.link.gen.max \
+    --format=csv >"$out/nvidia-smi.txt" 2>&1
+{
+    uname -a
+    ldd --version 2>&1 | head -1
+    echo "cpus: $(nproc)"
+    grep -m1 "model name" /proc/cpuinfo
+    echo "bundle: $(head -2 "$bundle/MANIFEST" | tr '\n' ' ')"
+} >"$out/host.txt"
+
+status=0
+bench_args=(--json --pin both "$@")
+{
+    echo "$run test_flowgraph_cuda"
+    echo "$run transient-flowgraph-bench ${bench_args[*]}"
+    echo "$run transient-flowgraph-bench ${bench_args[*]} --detector boxcar --boxcar-norm fixed"
+    echo "$run transient-flowgraph-bench ${bench_args[*]} --detector edges --edge-spacing 24,200"
+} >"$out/command.txt"
+
+"$run" test_flowgraph_cuda >"$out/gpu_flowgraph.log" 2>&1
+rc=$?
+echo "exit status $rc" >>"$out/gpu_flowgraph.log"
+[ $rc -eq 0 ] || status=1
+
+"$run" transient-flowgraph-bench "${bench_args[@]}" >"$out/flowgraph.jsonl" \
+    2>"$out/flowgraph.stderr"
+rc=$?
+echo "exit status $rc" >>"$out/flowgraph.stderr"
+[ $rc -eq 0 ] || status=1
+
+"$run" transient-flowgraph-bench "${bench_args[@]}" --detector boxcar --boxcar-norm fixed \
+    >"$out/flowgraph_extra.jsonl" 2>>"$out/flowgraph.stderr"
+rc=$?
+echo "exit status $rc (boxcar, fixed normalisation)" >>"$out/flowgraph.stderr"
+[ $rc -eq 0 ] || status=1
+"$run" transient-flowgraph-bench "${bench_args[@]}" --detector edges --edge-spacing 24,200 \
+    >>"$out/flowgraph_extra.jsonl" 2>>"$out/flowgraph.stderr"
+rc=$?
+echo "exit status $rc (edges, dense transitions)" >>"$out/flowgraph.stderr"
+[ $rc -eq 0 ] || status=1
+
+cat "$out/nvidia-smi.txt" "$out/gpu_flowgraph.log"
+cat "$out/flowgraph.jsonl" "$out/flowgraph_extra.jsonl"
+tail -5 "$out/flowgraph.stderr"
+exit $status

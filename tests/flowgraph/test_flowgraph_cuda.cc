@@ -1,0 +1,323 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-transient authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * The CUDA pipeline in a GNU Radio flow graph gives the same detections as the
+ * CPU pipeline, for every detector: the same signal goes through
+ * source -> block -> sink once with backend "cpu" and once with "cuda", and the
+ * outputs and tags are compared with the equality of docs/architecture.md:
+ *   edges   bit-identical output and transition tags;
+ *   boxcar  S/N within 2 TR_BOXCAR_FAST_TOL(L_end) (1 + |Y|) (each backend is
+ *           within one tolerance of the reference), the same pulse events
+ *           (channel, S/N within 1e-3, start within the event's width);
+ *   spiir   relative RMS difference of the SNR at most 2e-4, the same triggers
+ *           (template, sample; |SNR| within 1e-3);
+ *   kalman  LLR within 2e-3 max(1, |LLR|), the same burst tags except where
+ *           the LLR is that close to the threshold.
+ * The CUDA batches are smaller than the streams and do not divide them, so
+ * that several batches, GNU Radio's chunking and the end of a stream are
+ * exercised. Exit 77 (skipped) without a usable GPU; `--cpu-only` runs the
+ * CPU flow graphs alone (checks that the signals give detections).
+ */
+
+#include "flowgraph_blocks.h"
+#include "flowgraph_cases.h"
+
+#include <gnuradio/top_block.h>
+#include <pmt/pmt.h>
+#include <transient/common.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+int g_failures = 0;
+
+#define CHECK(cond, ...)                                                                 \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            std::fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                    \
+            std::fprintf(stderr, __VA_ARGS__);                                           \
+            std::fprintf(stderr, "\n");                                                  \
+            g_failures++;                                                                \
+        }                                                                                \
+    } while (0)
+
+struct run_out {
+    std::vector<std::vector<char>> data;
+    std::vector<gr::tag_t> tags;
+};
+
+run_out run(const trfg::det_case &c, const std::string &backend,
+            std::shared_ptr<const std::vector<float>> x, uint64_t n)
+{
+    std::vector<int> sizes;
+    gr::block_sptr blk = trfg::make_block(c, backend, sizes);
+    const unsigned vlen = c.detector == "boxcar" ? c.nchan : 1;
+    auto src = trfg::ring_source::make(x, vlen, n, 0, false);
+    auto snk = trfg::capture_sink::make(sizes);
+    gr::top_block_sptr tb = gr::make_top_block("test_flowgraph_cuda");
+    tb->connect(src, 0, blk, 0);
+    for (size_t i = 0; i < sizes.size(); i++)
+        tb->connect(blk, (int)i, snk, (int)i);
+    tb->run();
+    run_out r;
+    for (size_t i = 0; i < sizes.size(); i++)
+        r.data.push_back(snk->data(i));
+    r.tags = snk->tags();
+    return r;
+}
+
+// Tags of the detector's key only, in offset order.
+std::vector<gr::tag_t> det_tags(const run_out &r, const char *key)
+{
+    std::vector<gr::tag_t> v;
+    for (const auto &t : r.tags)
+        if (pmt::symbol_to_string(t.key) == key) v.push_back(t);
+    std::stable_sort(v.begin(), v.end(), gr::tag_t::offset_compare);
+    return v;
+}
+
+double dnum(const pmt::pmt_t &dict, const char *key)
+{
+    const pmt::pmt_t v = pmt::dict_ref(dict, pmt::mp(key), pmt::PMT_NIL);
+    if (pmt::is_integer(v)) return (double)pmt::to_long(v);
+    if (pmt::is_uint64(v)) return (double)pmt::to_uint64(v);
+    if (pmt::is_real(v)) return pmt::to_double(v);
+    return NAN;
+}
+
+const float *floats(const std::vector<char> &b)
+{
+    return (const float *)b.data();
+}
+
+void check_edges(const trfg::det_case &c, const run_out &a, const run_out &g, uint64_t n,
+                 const std::vector<float> &x)
+{
+    CHECK(a.data[0].size() == n * 4 && g.data[0].size() == n * 4,
+          "edges: output lengths %zu, %zu", a.data[0].size() / 4, g.data[0].size() / 4);
+    // The block passes its input through unchanged.
+    CHECK(a.data[0].size() == n * 4 &&
+              std::memcmp(a.data[0].data(), x.data(), n * 4) == 0,
+          "edges: the CPU output is not the input");
+    CHECK(a.data[0] == g.data[0], "edges: outputs differ");
+    const auto ta = det_tags(a, "edge"), tg = det_tags(g, "edge");
+    CHECK(!ta.empty(), "edges: no transitions found");
+    CHECK(ta.size() == tg.size(), "edges: %zu transitions on the CPU, %zu on CUDA",
+          ta.size(), tg.size());
+    size_t bad = 0;
+    for (size_t i = 0; i < std::min(ta.size(), tg.size()); i++) {
+        const double t1 = dnum(ta[i].value, "time"), t2 = dnum(tg[i].value, "time");
+        if (ta[i].offset != tg[i].offset || std::memcmp(&t1, &t2, sizeof t1) != 0 ||
+            dnum(ta[i].value, "polarity") != dnum(tg[i].value, "polarity"))
+            bad++;
+    }
+    CHECK(bad == 0, "edges: %zu transitions differ", bad);
+    (void)c;
+    std::printf("edges: %zu transitions, identical\n", ta.size());
+}
+
+void check_boxcar(const trfg::det_case &c, const run_out &a, const run_out &g, uint64_t n)
+{
+    const size_t m = n * c.nchan;
+    CHECK(a.data[0].size() == m * 4 && g.data[0].size() == m * 4,
+          "boxcar/%u: output lengths differ", c.nchan);
+    if (a.data[0].size() == m * 4 && g.data[0].size() == m * 4) {
+        // L_end of BoxDIT 32,16,16,16,8 up to 256 is at most 512.
+        const double tol = 2.0 * TR_BOXCAR_FAST_TOL(512);
+        size_t bad = 0;
+        const float *ya = floats(a.data[0]), *yg = floats(g.data[0]);
+        for (size_t i = 0; i < m; i++) {
+            const double d = std::fabs((double)ya[i] - yg[i]);
+            if (!(d <= tol * (1.0 + std::fabs((double)ya[i]))) &&
+                !(std::isinf(ya[i]) && ya[i] == yg[i]))
+                bad++;
+        }
+        CHECK(bad == 0, "boxcar/%u: %zu of %zu S/N values differ beyond tolerance",
+              c.nchan, bad, m);
+    }
+    const auto ta = det_tags(a, "pulse"), tg = det_tags(g, "pulse");
+    CHECK(ta.size() >= 10, "boxcar/%u: only %zu pulses found", c.nchan, ta.size());
+    CHECK(ta.size() == tg.size(), "boxcar/%u: %zu pulses on the CPU, %zu on CUDA",
+          c.nchan, ta.size(), tg.size());
+    // Match by channel and start within the width.
+    size_t bad = 0;
+    std::vector<bool> used(tg.size(), false);
+    for (const auto &t : ta) {
+        const double ch = dnum(t.value, "channel"), w = dnum(t.value, "width"),
+                     s = dnum(t.value, "snr");
+        bool ok = false;
+        for (size_t j = 0; j < tg.size() && !ok; j++) {
+            if (used[j] || dnum(tg[j].value, "channel") != ch) continue;
+            const double d = std::fabs((double)t.offset - (double)tg[j].offset);
+            if (d > std::max(w, dnum(tg[j].value, "width"))) continue;
+            if (std::fabs(dnum(tg[j].value, "snr") - s) >
+                1e-3 * std::max(1.0, std::fabs(s)))
+                continue;
+            used[j] = ok = true;
+        }
+        if (!ok) bad++;
+    }
+    CHECK(bad == 0, "boxcar/%u: %zu pulses without a match", c.nchan, bad);
+    std::printf("boxcar/%u: %zu pulses, equal\n", c.nchan, ta.size());
+}
+
+void check_spiir(const trfg::det_case &c, const run_out &a, const run_out &g, uint64_t n)
+{
+    const size_t m = n * 2 * c.templates;
+    CHECK(a.data[0].size() == m * 4 && g.data[0].size() == m * 4,
+          "spiir: output lengths differ");
+    if (a.data[0].size() == m * 4 && g.data[0].size() == m * 4) {
+        const float *za = floats(a.data[0]), *zg = floats(g.data[0]);
+        double num = 0, den = 0;
+        for (size_t i = 0; i < m; i++) {
+            const double d = (double)za[i] - zg[i];
+            num += d * d;
+            den += (double)za[i] * za[i];
+        }
+        const double rel = den > 0 ? std::sqrt(num / den) : 0.0;
+        double zmax = 0;
+        for (size_t i = 0; i + 1 < m; i += 2)
+            zmax = std::max(zmax, std::hypot((double)za[i], (double)za[i + 1]));
+        CHECK(rel <= 2e-4, "spiir: relative RMS difference %.3g", rel);
+        std::printf("spiir: SNR relative RMS difference %.3g (RMS |z| %.3g, max %.3g)\n",
+                    rel, std::sqrt(den / (m / 2)), zmax);
+    }
+    const auto ta = det_tags(a, "trigger"), tg = det_tags(g, "trigger");
+    CHECK(!ta.empty(), "spiir: no triggers");
+    // A trigger of one backend without its twin in the other is allowed only
+    // when its |SNR| is within 1e-3 of the threshold (a peak the float32
+    // differences may put on either side).
+    const double thr = trfg::k_spiir_threshold;
+    auto key = [](const gr::tag_t &t) {
+        return std::make_pair(t.offset, (long)dnum(t.value, "template"));
+    };
+    std::map<std::pair<uint64_t, long>, double> bya, byg;
+    for (const auto &t : ta)
+        bya[key(t)] = dnum(t.value, "snr");
+    for (const auto &t : tg)
+        byg[key(t)] = dnum(t.value, "snr");
+    size_t bad = 0;
+    for (const auto &e : bya) {
+        auto it = byg.find(e.first);
+        if (it == byg.end() ? std::fabs(e.second) > thr * (1 + 1e-3)
+                            : std::fabs(it->second - e.second) >
+                                  1e-3 * std::max(1.0, std::fabs(e.second)))
+            bad++;
+    }
+    for (const auto &e : byg)
+        if (!bya.count(e.first) && std::fabs(e.second) > thr * (1 + 1e-3)) bad++;
+    CHECK(bad == 0, "spiir: %zu triggers without a match", bad);
+    std::printf("spiir: %zu triggers, equal\n", ta.size());
+}
+
+void check_kalman(const trfg::det_case &c, const run_out &a, const run_out &g, uint64_t n)
+{
+    (void)c;
+    CHECK(a.data[0].size() == n * 4 && g.data[0].size() == n * 4,
+          "kalman: output lengths differ");
+    const float *la = floats(a.data[0]), *lg = floats(g.data[0]);
+    auto close = [](double x, double y, double k) {
+        return std::fabs(x - y) <= k * std::max(1.0, std::fabs(x));
+    };
+    if (a.data[0].size() == n * 4 && g.data[0].size() == n * 4) {
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++)
+            if (!close(la[i], lg[i], 2e-3) && !(la[i] == lg[i])) bad++;
+        CHECK(bad == 0, "kalman: %zu of %zu LLR values differ beyond tolerance", bad,
+              (size_t)n);
+    }
+    const auto ta = det_tags(a, "burst"), tg = det_tags(g, "burst");
+    CHECK(ta.size() >= 10, "kalman: only %zu burst tags", ta.size());
+    // Tags may differ only where the LLR is within the tolerance of the
+    // threshold (0) near the tag.
+    auto near_thr = [&](uint64_t off) {
+        for (uint64_t k = off > 1 ? off - 1 : 0; k <= off + 1 && k < n; k++)
+            if (std::fabs(la[k]) <= 2e-3 * std::max(1.0, std::fabs((double)la[k])))
+                return true;
+        return false;
+    };
+    std::map<std::pair<uint64_t, bool>, int> sa, sg;
+    for (const auto &t : ta)
+        sa[{t.offset, pmt::to_bool(t.value)}]++;
+    for (const auto &t : tg)
+        sg[{t.offset, pmt::to_bool(t.value)}]++;
+    size_t bad = 0;
+    for (const auto &e : sa)
+        if (!sg.count(e.first) && !near_thr(e.first.first)) bad++;
+    for (const auto &e : sg)
+        if (!sa.count(e.first) && !near_thr(e.first.first)) bad++;
+    CHECK(bad == 0, "kalman: %zu burst tags differ away from the threshold", bad);
+    std::printf("kalman: %zu burst tags, equal\n", ta.size());
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const bool cpu_only = argc > 1 && std::strcmp(argv[1], "--cpu-only") == 0;
+    char why[256] = "";
+    if (!cpu_only && tr_cuda_device_count(why, sizeof why) <= 0) {
+        std::printf("skipped: no usable CUDA device (%s)\n", why);
+        return 77;
+    }
+
+    char bank_path[] = "/tmp/transient-fg-test-bank-XXXXXX";
+    const int fd = mkstemp(bank_path);
+    if (fd < 0) {
+        std::fprintf(stderr, "cannot create a temporary file\n");
+        return 1;
+    }
+    close(fd);
+
+    struct spec {
+        const char *det;
+        unsigned nchan;
+        size_t batch;
+        uint64_t n;
+    };
+    const spec specs[] = {
+        {"edges", 1, 65536, 3000017},  {"boxcar", 1, 65536, 1500007},
+        {"boxcar", 16, 8192, 200003},  {"spiir", 1, 4096, 150001},
+        {"kalman", 1, 65536, 1000003},
+    };
+    for (const spec &s : specs) {
+        trfg::det_case c;
+        c.detector = s.det;
+        c.nchan = s.nchan;
+        c.batch = s.batch;
+        c.templates = 64;
+        c.filters = 16;
+        try {
+            if (c.detector == "spiir") trfg::make_spiir_bank(c, bank_path, 3);
+            auto x = std::make_shared<std::vector<float>>(trfg::make_signal(c, s.n, 5));
+            const run_out a = run(c, "cpu", x, s.n);
+            const run_out g = cpu_only ? a : run(c, "cuda", x, s.n);
+            if (c.detector == "edges") check_edges(c, a, g, s.n, *x);
+            if (c.detector == "boxcar") check_boxcar(c, a, g, s.n);
+            if (c.detector == "spiir") check_spiir(c, a, g, s.n);
+            if (c.detector == "kalman") check_kalman(c, a, g, s.n);
+        } catch (const std::exception &e) {
+            CHECK(false, "%s: %s", s.det, e.what());
+        }
+    }
+    unlink(bank_path);
+    if (g_failures) {
+        std::printf("%d check(s) failed\n", g_failures);
+        return 1;
+    }
+    std::printf("all detectors: the %s flow graphs agree\n",
+                cpu_only ? "CPU (only)" : "CUDA and CPU");
+    return 0;
+}
