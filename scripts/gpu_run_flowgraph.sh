@@ -16,6 +16,8 @@
 #   nvidia-smi.txt      GPU name, driver, PCIe link
 #   host.txt            kernel, C library, CPU
 #   gpu_flowgraph.log   the gpu flow graph test (CUDA against CPU detections)
+#   device_buffers.log  the device-resident buffer test (test_device_buffers,
+#                       docs/device-buffers.md), when the bundle has it
 #   flowgraph.jsonl     transient-flowgraph-bench --json --pin both [BENCH ARGS]
 #   flowgraph_extra.jsonl  boxcar with --boxcar-norm fixed (no robust
 #                       statistics on the CPU before the search), then edges with
@@ -55,6 +57,7 @@ status=0
 bench_args=(--json --pin both "$@")
 {
     echo "$run test_flowgraph_cuda"
+    [ -x "$bundle/bin/test_device_buffers" ] && echo "$run test_device_buffers"
     echo "$run transient-flowgraph-bench ${bench_args[*]}"
     echo "$run transient-flowgraph-bench ${bench_args[*]} --detector boxcar --boxcar-norm fixed"
     echo "$run transient-flowgraph-bench ${bench_args[*]} --detector edges --edge-spacing 24,200"
@@ -64,6 +67,13 @@ bench_args=(--json --pin both "$@")
 rc=$?
 echo "exit status $rc" >>"$out/gpu_flowgraph.log"
 [ $rc -eq 0 ] || status=1
+
+if [ -x "$bundle/bin/test_device_buffers" ]; then
+    "$run" test_device_buffers >"$out/device_buffers.log" 2>&1
+    rc=$?
+    echo "exit status $rc" >>"$out/device_buffers.log"
+    [ $rc -eq 0 ] || status=1
+fi
 
 "$run" transient-flowgraph-bench "${bench_args[@]}" >"$out/flowgraph.jsonl" \
     2>"$out/flowgraph.stderr"
@@ -83,6 +93,7 @@ echo "exit status $rc (edges, dense transitions)" >>"$out/flowgraph.stderr"
 [ $rc -eq 0 ] || status=1
 
 cat "$out/nvidia-smi.txt" "$out/gpu_flowgraph.log"
+[ -f "$out/device_buffers.log" ] && tail -20 "$out/device_buffers.log"
 cat "$out/flowgraph.jsonl" "$out/flowgraph_extra.jsonl"
 tail -5 "$out/flowgraph.stderr"
 exit $status
