@@ -209,7 +209,11 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
         const size_t room =
             std::max(k_initial_room, d_backend == TR_BACKEND_CUDA ? batch : size_t(0));
         d_fifo.resize((static_cast<size_t>(window) + room) * d_nt);
-        d_found.resize(std::max<size_t>(4 * static_cast<size_t>(d_nt), 1024));
+        // Room for the triggers of 8192 samples (plus two per template): the
+        // trigger search then scans a whole core call at once (on its threads).
+        d_found.resize(std::max<size_t>(
+            static_cast<size_t>(d_nt) * (8192 / (static_cast<size_t>(window) + 1) + 2),
+            1024));
         d_tags.reserve(1024);
         d_batch.reserve(1024);
 
@@ -326,13 +330,11 @@ void spiir_bank_impl<Base, Complex>::take_triggers(const tr_spiir_trigger *t, si
 }
 
 template <class Base, bool Complex>
-void spiir_bank_impl<Base, Complex>::run_core(const input_t *x, size_t n)
+void spiir_bank_impl<Base, Complex>::run_core(const input_t *x, size_t n, gr_complex *dst)
 {
-    gr_complex *dst = fifo_reserve(n);
     const tr_status st = tr_spiir_process(d_q, reinterpret_cast<const float *>(x), n,
                                           reinterpret_cast<float *>(dst));
     if (st != TR_OK) fail(st, tr_spiir_last_error(d_q));
-    d_fifo_tail += n;
     d_fed += n;
 
     const float *z = reinterpret_cast<const float *>(dst);
@@ -446,8 +448,26 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
     // Input to take: what can go out now plus the window held back.
     const size_t hold = noutput + static_cast<size_t>(d_window);
     const size_t in_fifo = fifo_count();
-    const size_t take = std::min(ninput, hold > in_fifo ? hold - in_fifo : 0);
-    if (take > 0) run_core(in, take);
+    size_t take = std::min(ninput, hold > in_fifo ? hold - in_fifo : 0);
+    // Direct: when the held-back items and at least as many new ones fit in the
+    // output buffer, the core writes the new SNR straight into it, after the
+    // held-back items copied there, and only the items held back again go to
+    // the FIFO (window items instead of every item through the FIFO).
+    const size_t room = noutput > in_fifo ? noutput - in_fifo : 0;
+    const bool direct = room > 0 && std::min(take, room) >= in_fifo;
+    if (direct) take = std::min(take, room);
+    gr_complex *snr = nullptr;
+    if (take > 0) {
+        if (direct) {
+            if (in_fifo > 0)
+                std::memcpy(out, d_fifo.data() + d_fifo_head * d_nt,
+                            in_fifo * d_nt * sizeof(gr_complex));
+            snr = out + in_fifo * d_nt;
+        } else {
+            snr = fifo_reserve(take);
+        }
+        run_core(in, take, snr);
+    }
     if (finished && take == ninput && !d_flushed) flush_triggers();
     publish_batch();
 
@@ -457,11 +477,23 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
     const size_t n_out =
         static_cast<size_t>(std::min<uint64_t>(noutput, decided - d_released));
     attach_tags(d_released + n_out);
-    if (n_out > 0) {
-        std::memcpy(out, d_fifo.data() + d_fifo_head * d_nt,
-                    n_out * d_nt * sizeof(gr_complex));
-        d_fifo_head += n_out;
-        if (d_fifo_head == d_fifo_tail) d_fifo_head = d_fifo_tail = 0;
+    if (direct && take > 0) {
+        // out[0, in_fifo + take) holds every item not yet released, in order.
+        const size_t held = in_fifo + take - n_out;
+        d_fifo_head = d_fifo_tail = 0;
+        if (held > 0) {
+            gr_complex *dst = fifo_reserve(held);
+            std::memcpy(dst, out + n_out * d_nt, held * d_nt * sizeof(gr_complex));
+            d_fifo_tail = held;
+        }
+    } else {
+        if (take > 0) d_fifo_tail += take;
+        if (n_out > 0) {
+            std::memcpy(out, d_fifo.data() + d_fifo_head * d_nt,
+                        n_out * d_nt * sizeof(gr_complex));
+            d_fifo_head += n_out;
+            if (d_fifo_head == d_fifo_tail) d_fifo_head = d_fifo_tail = 0;
+        }
     }
     d_released += n_out;
 

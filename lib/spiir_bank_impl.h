@@ -81,7 +81,7 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     size_t fifo_count() const { return d_fifo_tail - d_fifo_head; }
     gr_complex *fifo_reserve(size_t n);
     void reset_stream();
-    void run_core(const input_t *x, size_t n);
+    void run_core(const input_t *x, size_t n, gr_complex *dst);
     void take_triggers(const tr_spiir_trigger *t, size_t n);
     void flush_triggers();
     void attach_tags(uint64_t end);
