@@ -5,7 +5,7 @@
  *
  *   transient-bench --detector spiir-triggers [--templates T] [--filters L]
  *       [--window W] [--threshold X] [--batch B] [--period P] [--threads LIST]
- *       [--seconds S] [--json]
+ *       [--seconds S] [--pipeline] [--json]
  *
  * Paper: X. Guo, Q. Chu, S. K. Chung, Z. Du, L. Wen, "Acceleration of
  * low-latency gravitational wave searches using Maxwell-microarchitecture GPUs"
@@ -26,6 +26,15 @@
  * one core's measured read bandwidth over 8 T bytes, their ratio and the
  * speedup over REFERENCE in the same run; every row must give REFERENCE's
  * triggers (a "check" line; exit status 1 otherwise).
+ *
+ * --pipeline (CUDA): the core alone (tr_spiir_process, CUDA, FAST, B samples
+ * per call into pageable memory, as the flow graph benchmark measures it)
+ * beside the data path of the spiir_bank block in a work call of B output
+ * items: the W held-back items copied into the output buffer, the core on B - W
+ * new samples straight into it, the trigger search over them (automatic
+ * threads), the W items held back again copied out. The output buffer is
+ * pageable or page-locked (cudaHostRegister, as the blocks page-lock their
+ * GNU Radio buffers). No GNU Radio scheduler: an estimate of block/core.
  */
 #include "bench_spiir_triggers.h"
 
@@ -35,6 +44,7 @@
 #include <transient/spiir.h>
 #include <transient/spiir_triggers.h>
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +59,7 @@ typedef struct {
     int json;
     int threads[16];
     int nthreads;
+    int pipeline; /* also the block's data path with the CUDA core */
 } st_options;
 
 static uint64_t st_rng(uint64_t *s)
@@ -70,6 +81,9 @@ static double st_gauss(uint64_t *s)
     if (u < 1e-300) u = 1e-300;
     return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
+
+static tr_spiir_bank *g_bank; /* the benchmark's bank (kept for --pipeline) */
+static float *g_x;            /* its input signal, o->period samples */
 
 /* The SNR of the benchmark's bank over its signal (NULL on failure). */
 static float *make_snr(const st_options *o)
@@ -111,10 +125,10 @@ static float *make_snr(const st_options *o)
     q = tr_spiir_create(&cfg, bank, &err);
     if (!q || tr_spiir_process(q, x, o->period, snr) != TR_OK) goto fail;
     tr_spiir_destroy(q);
-    tr_spiir_bank_destroy(bank);
+    g_bank = bank;
+    g_x = x;
     free(f);
     free(counts);
-    free(x);
     return snr;
 fail:
     fprintf(stderr, "spiir-triggers: cannot make the SNR: %s\n", err.message);
@@ -229,12 +243,151 @@ static int run_variant(const st_options *o, const float *snr, tr_variant variant
     return 0;
 }
 
+/* ---- --pipeline ---------------------------------------------------------- */
+
+typedef int (*host_register_fn)(void *, size_t, unsigned int);
+typedef int (*host_unregister_fn)(void *);
+
+/* The core, CUDA, `batch` samples per call into pageable memory. */
+static double core_rate(const st_options *o, tr_spiir *q, float *buf)
+{
+    uint64_t samples = 0;
+    size_t pos = 0;
+    tr_spiir_process(q, g_x, o->batch, buf); /* warm-up */
+    const double t0 = bh_now();
+    double t = 0.0;
+    do {
+        const size_t n = o->period - pos < o->batch ? o->period - pos : o->batch;
+        if (tr_spiir_process(q, g_x + pos, n, buf) != TR_OK) return -1.0;
+        samples += n;
+        pos = (pos + n) % o->period;
+        t = bh_now() - t0;
+    } while (t < o->seconds);
+    return (double)samples / t;
+}
+
+/* The block's work calls of `batch` output items (see the top of the file). */
+static double block_rate(const st_options *o, tr_spiir *q, tr_spiir_triggers *tq,
+                         float *out, float *fifo, tr_spiir_trigger *found, size_t cap,
+                         uint64_t *triggers)
+{
+    const size_t w = o->window, item = 2 * (size_t)o->templates;
+    const size_t take = o->batch - w;
+    uint64_t samples = 0;
+    size_t pos = 0;
+    *triggers = 0;
+    memset(fifo, 0, sizeof(float) * item * w);
+    const double t0 = bh_now();
+    double t = 0.0;
+    do {
+        const size_t n = o->period - pos < take ? o->period - pos : take;
+        memcpy(out, fifo, sizeof(float) * item * w);
+        if (tr_spiir_process(q, g_x + pos, n, out + item * w) != TR_OK) return -1.0;
+        size_t done = 0;
+        while (done < n) {
+            size_t consumed = 0, nout = 0;
+            if (tr_spiir_triggers_process(tq, out + item * (w + done), n - done, found,
+                                          cap, &consumed, &nout) != TR_OK)
+                return -1.0;
+            *triggers += nout;
+            done += consumed;
+        }
+        memcpy(fifo, out + item * n, sizeof(float) * item * w);
+        samples += n;
+        pos = (pos + n) % o->period;
+        t = bh_now() - t0;
+    } while (t < o->seconds);
+    return (double)samples / t;
+}
+
+static int run_pipeline(const st_options *o)
+{
+    if (o->batch <= o->window) {
+        fprintf(stderr, "spiir-triggers: --pipeline needs batch > window\n");
+        return 1;
+    }
+    tr_spiir_config cfg = tr_spiir_config_default();
+    cfg.backend = TR_BACKEND_CUDA;
+    cfg.batch = o->batch;
+    tr_error err;
+    tr_spiir *q = tr_spiir_create(&cfg, g_bank, &err);
+    if (!q) {
+        fprintf(stderr, "spiir-triggers: --pipeline: %s\n", err.message);
+        return 1;
+    }
+    const size_t item = 2 * (size_t)o->templates;
+    const size_t out_bytes = sizeof(float) * item * (o->batch + o->window);
+    float *buf = malloc(sizeof(float) * item * o->batch);
+    float *out = malloc(out_bytes);
+    float *fifo = malloc(sizeof(float) * item * o->window);
+    const size_t cap = (size_t)o->templates * (8192 / ((size_t)o->window + 1) + 2);
+    tr_spiir_trigger *found = malloc(sizeof *found * cap);
+    tr_spiir_triggers_config tc = tr_spiir_triggers_config_default();
+    tc.ntemplates = o->templates;
+    tc.threshold = o->threshold;
+    tc.window = o->window;
+    tr_spiir_triggers *tq = tr_spiir_triggers_create(&tc, &err);
+    if (!buf || !out || !fifo || !found || !tq) {
+        fprintf(stderr, "spiir-triggers: --pipeline: no memory\n");
+        return 1;
+    }
+    /* Page-locking through the CUDA runtime libtransient loaded. */
+    void *self = dlopen(NULL, RTLD_NOW);
+    host_register_fn reg = NULL;
+    host_unregister_fn unreg = NULL;
+    if (self) {
+        *(void **)&reg = dlsym(self, "cudaHostRegister");
+        *(void **)&unreg = dlsym(self, "cudaHostUnregister");
+    }
+    const double core = core_rate(o, q, buf);
+    uint64_t trig_pageable = 0, trig_pinned = 0;
+    tr_spiir_reset(q);
+    const double pageable = block_rate(o, q, tq, out, fifo, found, cap, &trig_pageable);
+    double pinned = -1.0;
+    if (reg && unreg && reg(out, out_bytes, 0) == 0) {
+        tr_spiir_reset(q);
+        tr_spiir_triggers_reset(tq);
+        pinned = block_rate(o, q, tq, out, fifo, found, cap, &trig_pinned);
+        unreg(out);
+    }
+    const char *names[2] = {"block_path_pageable", "block_path_pinned"};
+    const double rates[2] = {pageable, pinned};
+    if (o->json)
+        printf("{\"type\":\"result\",\"detector\":\"spiir-triggers\",\"path\":\"core\","
+               "\"backend\":\"cuda\",\"templates\":%u,\"filters\":%u,\"batch\":%zu,"
+               "\"samples_per_s\":%.4g}\n",
+               o->templates, o->filters, o->batch, core);
+    else
+        printf("core cuda, %zu samples per call into pageable memory: %.3g samples/s\n",
+               o->batch, core);
+    for (int i = 0; i < 2; i++) {
+        if (rates[i] < 0) continue;
+        if (o->json)
+            printf("{\"type\":\"result\",\"detector\":\"spiir-triggers\",\"path\":\"%s\","
+                   "\"backend\":\"cuda\",\"templates\":%u,\"filters\":%u,\"batch\":%zu,"
+                   "\"window\":%u,\"trigger_threads\":%u,\"samples_per_s\":%.4g,"
+                   "\"core_samples_per_s\":%.4g,\"block_over_core\":%.3g}\n",
+                   names[i], o->templates, o->filters, o->batch, o->window,
+                   tr_spiir_triggers_nthreads(tq), rates[i], core, rates[i] / core);
+        else
+            printf("%s (%u trigger threads): %.3g samples/s, %.2f of the core\n",
+                   names[i], tr_spiir_triggers_nthreads(tq), rates[i], rates[i] / core);
+    }
+    tr_spiir_triggers_destroy(tq);
+    tr_spiir_destroy(q);
+    free(buf);
+    free(out);
+    free(fifo);
+    free(found);
+    return 0;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
             "usage: transient-bench --detector spiir-triggers [--templates T] "
             "[--filters L]\n  [--window W] [--threshold X] [--batch B] [--period P] "
-            "[--threads 1,2,0] [--seconds S] [--json]\n");
+            "[--threads 1,2,0] [--seconds S] [--pipeline] [--json]\n");
 }
 
 int spiir_triggers_bench_main(int argc, char **argv)
@@ -270,6 +423,8 @@ int spiir_triggers_bench_main(int argc, char **argv)
             o.period = (size_t)atol(v), i++;
         } else if (!strcmp(a, "--seconds") && v && atof(v) > 0) {
             o.seconds = atof(v), i++;
+        } else if (!strcmp(a, "--pipeline")) {
+            o.pipeline = 1;
         } else if (!strcmp(a, "--threads") && v) {
             o.nthreads = 0;
             char buf[256];
@@ -351,6 +506,9 @@ int spiir_triggers_bench_main(int argc, char **argv)
         printf(
             "{\"type\":\"check\",\"detector\":\"spiir-triggers\",\"same_triggers\":%s}\n",
             rc ? "false" : "true");
+    if (o.pipeline && run_pipeline(&o) != 0) rc = 1;
     free(snr);
+    free(g_x);
+    tr_spiir_bank_destroy(g_bank);
     return rc;
 }
