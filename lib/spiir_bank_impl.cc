@@ -19,12 +19,14 @@
 #include "spiir_bank_impl.h"
 #include "block_util.h"
 #include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -159,13 +161,18 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
       d_nfilters(tr_spiir_bank_total_filters(bank)), d_rate(1.0 / tr_spiir_bank_dt(bank)),
       d_window(window), d_multirate(multirate), d_latency(0), d_backend(TR_BACKEND_CPU),
       d_need_base(true), d_flushed(false), d_out_base(0), d_fed(0), d_released(0),
-      d_fifo_head(0), d_fifo_tail(0), d_tags_head(0), d_port(pmt::mp("detects")),
+      d_fifo_head(0), d_fifo_tail(0), d_held_in_out(false), d_hold_allowed(true),
+      d_expect_out(nullptr), d_tags_head(0), d_port(pmt::mp("detects")),
       d_key_trigger(pmt::mp("trigger")), d_key_triggers(pmt::mp("triggers")),
       d_key_template(pmt::mp("template")), d_key_snr(pmt::mp("snr")),
       d_key_phase(pmt::mp("phase")), d_key_time(pmt::mp("time")),
       d_key_sample(pmt::mp("sample"))
 {
     bank_ptr owned(bank);
+    {
+        const char *env = std::getenv("GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER");
+        d_hold_allowed = !(env && std::strcmp(env, "0") == 0);
+    }
     try {
         const tr_backend requested = parse_backend(name, backend);
         if (window < 1)
@@ -254,6 +261,7 @@ template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::reset_s
     d_released = 0;
     d_fifo_head = 0;
     d_fifo_tail = 0;
+    d_held_in_out = false;
     d_tags.clear();
     d_tags_head = 0;
     d_batch.clear();
@@ -408,6 +416,25 @@ bool spiir_bank_impl<Base, Complex>::input_finished(int ninput) const
     return reader->done() && reader->items_available() <= ninput;
 }
 
+/*
+ * Whether the pending items may stay in the output buffer between work calls:
+ * with GNU Radio's double-mapped circular buffers, the items after the ones a
+ * call returns are where the next call's output pointer starts (the same
+ * memory, also across the wrap), and the buffer's free space is written only
+ * by this block; the readers never see items not yet produced. Other buffer
+ * types (custom ones) and GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER=0 keep them in the
+ * block's FIFO (window items copied per call).
+ */
+template <class Base, bool Complex>
+bool spiir_bank_impl<Base, Complex>::hold_in_output() const
+{
+    if (!d_hold_allowed) return false;
+    const block_detail_sptr det = this->detail();
+    if (!det) return false;
+    return dynamic_cast<const gr::buffer_double_mapped *>(det->output(0).get()) !=
+           nullptr;
+}
+
 template <class Base, bool Complex>
 void spiir_bank_impl<Base, Complex>::forecast(int noutput_items,
                                               gr_vector_int &ninput_items_required)
@@ -445,28 +472,48 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
     }
     const bool finished = input_finished(ninput_items[0]);
 
+    // Items computed but not released: in the FIFO, or (d_held_in_out) already
+    // at out[0, pending) (see hold_in_output()).
+    const size_t pending = static_cast<size_t>(d_fed - d_released);
+    const bool keep = hold_in_output();
+    if (d_held_in_out) {
+        // They are where the last call left them: the same buffer position.
+        const size_t wrap = this->detail()->output(0)->bufsize() * d_nt;
+        if (out != d_expect_out && out != d_expect_out - wrap)
+            throw std::runtime_error(std::string(d_name) +
+                                     ": the output buffer moved under held-back items");
+    }
     // Input to take: what can go out now plus the window held back.
     const size_t hold = noutput + static_cast<size_t>(d_window);
-    const size_t in_fifo = fifo_count();
-    size_t take = std::min(ninput, hold > in_fifo ? hold - in_fifo : 0);
-    // Direct: when the held-back items and at least as many new ones fit in the
-    // output buffer, the core writes the new SNR straight into it, after the
-    // held-back items copied there, and only the items held back again go to
-    // the FIFO (window items instead of every item through the FIFO).
-    const size_t room = noutput > in_fifo ? noutput - in_fifo : 0;
-    const bool direct = room > 0 && std::min(take, room) >= in_fifo;
-    if (direct) take = std::min(take, room);
-    gr_complex *snr = nullptr;
-    if (take > 0) {
-        if (direct) {
-            if (in_fifo > 0)
-                std::memcpy(out, d_fifo.data() + d_fifo_head * d_nt,
-                            in_fifo * d_nt * sizeof(gr_complex));
-            snr = out + in_fifo * d_nt;
-        } else {
-            snr = fifo_reserve(take);
-        }
-        run_core(in, take, snr);
+    size_t take = std::min(ninput, hold > pending ? hold - pending : 0);
+    // Direct: the core writes the new SNR straight into the output buffer after
+    // the pending items (copied there from the FIFO, unless they are there
+    // already), when both fit in it (and, from the FIFO, when the copy is worth
+    // it).
+    const size_t room = noutput > pending ? noutput - pending : 0;
+    bool direct;
+    if (d_held_in_out && keep)
+        direct = take == 0 || room > 0;
+    else
+        direct = room > 0 && take > 0 && std::min(take, room) >= pending;
+    if (d_held_in_out && !direct) {
+        // Back to the FIFO (out[0, pending) lies in the buffer's free space).
+        d_fifo_head = d_fifo_tail = 0;
+        std::memcpy(fifo_reserve(pending), out, pending * d_nt * sizeof(gr_complex));
+        d_fifo_tail = pending;
+        d_held_in_out = false;
+    }
+    if (direct) {
+        take = std::min(take, room);
+        if (!d_held_in_out && pending > 0)
+            std::memcpy(out, d_fifo.data() + d_fifo_head * d_nt,
+                        pending * d_nt * sizeof(gr_complex));
+        d_fifo_head = d_fifo_tail = 0;
+        d_held_in_out = true; // out[0, pending) holds the pending items
+        if (take > 0) run_core(in, take, out + pending * d_nt);
+    } else if (take > 0) {
+        run_core(in, take, fifo_reserve(take));
+        d_fifo_tail += take;
     }
     if (finished && take == ninput && !d_flushed) flush_triggers();
     publish_batch();
@@ -477,29 +524,29 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
     const size_t n_out =
         static_cast<size_t>(std::min<uint64_t>(noutput, decided - d_released));
     attach_tags(d_released + n_out);
-    if (direct && take > 0) {
-        // out[0, in_fifo + take) holds every item not yet released, in order.
-        const size_t held = in_fifo + take - n_out;
-        d_fifo_head = d_fifo_tail = 0;
-        if (held > 0) {
-            gr_complex *dst = fifo_reserve(held);
-            std::memcpy(dst, out + n_out * d_nt, held * d_nt * sizeof(gr_complex));
+    if (direct) {
+        // out[0, pending + take) holds every item not yet released, in order;
+        // the rest stays where the next call's out[0, held) will be, or goes to
+        // the FIFO.
+        const size_t held = pending + take - n_out;
+        d_held_in_out = keep && held > 0;
+        d_expect_out = out + n_out * d_nt;
+        if (held > 0 && !keep) {
+            std::memcpy(fifo_reserve(held), out + n_out * d_nt,
+                        held * d_nt * sizeof(gr_complex));
             d_fifo_tail = held;
         }
-    } else {
-        if (take > 0) d_fifo_tail += take;
-        if (n_out > 0) {
-            std::memcpy(out, d_fifo.data() + d_fifo_head * d_nt,
-                        n_out * d_nt * sizeof(gr_complex));
-            d_fifo_head += n_out;
-            if (d_fifo_head == d_fifo_tail) d_fifo_head = d_fifo_tail = 0;
-        }
+    } else if (n_out > 0) {
+        std::memcpy(out, d_fifo.data() + d_fifo_head * d_nt,
+                    n_out * d_nt * sizeof(gr_complex));
+        d_fifo_head += n_out;
+        if (d_fifo_head == d_fifo_tail) d_fifo_head = d_fifo_tail = 0;
     }
     d_released += n_out;
 
     this->consume(0, static_cast<int>(take));
 
-    if (finished && take == ninput && n_out == 0 && fifo_count() == 0)
+    if (finished && take == ninput && n_out == 0 && d_fed == d_released)
         return gr::block::WORK_DONE;
     return static_cast<int>(n_out);
 }

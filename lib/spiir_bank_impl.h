@@ -63,6 +63,9 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     std::vector<gr_complex> d_fifo;
     size_t d_fifo_head;
     size_t d_fifo_tail;
+    bool d_held_in_out;             // the unreleased items are at out[0, ...) instead
+    bool d_hold_allowed;            // GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER is not "0"
+    const gr_complex *d_expect_out; // where the next call's output starts
 
     std::vector<tr_spiir_trigger> d_found; // trigger output buffer
     std::vector<pending_tag> d_tags;       // triggers waiting for their item
@@ -87,6 +90,7 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     void attach_tags(uint64_t end);
     void publish_batch();
     bool input_finished(int ninput) const;
+    bool hold_in_output() const;
     [[noreturn]] void fail(tr_status st, const char *what) const;
 
   public:

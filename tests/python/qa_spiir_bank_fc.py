@@ -182,8 +182,8 @@ class qa_spiir_bank_fc(gr_unittest.TestCase):
     def test_008_every_trigger_any_work_size(self):
         """Many triggers (threshold in the noise): the output bit for bit and the
         tags exactly the core's triggers, whatever the work calls (large calls
-        write the SNR straight into the output buffer, small ones go through
-        the block's FIFO)."""
+        write the SNR straight into the output buffer and leave the pending
+        items there, small ones go through the block's FIFO)."""
         a1, b0, delay, level, counts = self.arrays
         ref = transient.spiir_filter(self.x, a1, b0, delay, level, counts, 1 / FS)
         for window in (1, 64, 700):
@@ -191,9 +191,16 @@ class qa_spiir_bank_fc(gr_unittest.TestCase):
             expected = sorted((int(t["sample"]), int(t["template"]), float(t["snr"]))
                               for t in trig)
             self.assertGreater(len(expected), 10)
-            for max_items in (None, 97, 1000, 5000):
+            for max_items, hold in ((None, "1"), (97, "1"), (1000, "1"), (5000, "1"),
+                                    (None, "0"), (1000, "0")):
                 self.tb = gr.top_block()
-                blk = self.make(threshold=3.0, window=window)
+                # "0": the pending items go through the FIFO between calls
+                # instead of staying in the output buffer.
+                os.environ["GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER"] = hold
+                try:
+                    blk = self.make(threshold=3.0, window=window)
+                finally:
+                    del os.environ["GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER"]
                 z, tags, msgs = self.run_block(blk, self.x, max_items=max_items)
                 self.assertTrue(np.array_equal(z, ref), (window, max_items))
                 got = sorted((off, int(v["template"]), float(v["snr"])) for off, v in tags)
