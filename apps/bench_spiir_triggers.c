@@ -32,9 +32,11 @@
  * beside the data path of the spiir_bank block in a work call of B output
  * items: the W held-back items copied into the output buffer, the core on B - W
  * new samples straight into it, the trigger search over them (automatic
- * threads), the W items held back again copied out. The output buffer is
- * pageable or page-locked (cudaHostRegister, as the blocks page-lock their
- * GNU Radio buffers). No GNU Radio scheduler: an estimate of block/core.
+ * threads), the W items held back again copied out; and the same without the
+ * two copies (the blocks leave the pending items in GNU Radio's double-mapped
+ * output buffer). The output buffer is pageable or page-locked
+ * (cudaHostRegister, as the blocks page-lock their GNU Radio buffers). No GNU
+ * Radio scheduler: an estimate of block/core.
  */
 #include "bench_spiir_triggers.h"
 
@@ -269,7 +271,7 @@ static double core_rate(const st_options *o, tr_spiir *q, float *buf)
 /* The block's work calls of `batch` output items (see the top of the file). */
 static double block_rate(const st_options *o, tr_spiir *q, tr_spiir_triggers *tq,
                          float *out, float *fifo, tr_spiir_trigger *found, size_t cap,
-                         uint64_t *triggers)
+                         int copies, uint64_t *triggers)
 {
     const size_t w = o->window, item = 2 * (size_t)o->templates;
     const size_t take = o->batch - w;
@@ -281,7 +283,7 @@ static double block_rate(const st_options *o, tr_spiir *q, tr_spiir_triggers *tq
     double t = 0.0;
     do {
         const size_t n = o->period - pos < take ? o->period - pos : take;
-        memcpy(out, fifo, sizeof(float) * item * w);
+        if (copies) memcpy(out, fifo, sizeof(float) * item * w);
         if (tr_spiir_process(q, g_x + pos, n, out + item * w) != TR_OK) return -1.0;
         size_t done = 0;
         while (done < n) {
@@ -292,7 +294,7 @@ static double block_rate(const st_options *o, tr_spiir *q, tr_spiir_triggers *tq
             *triggers += nout;
             done += consumed;
         }
-        memcpy(fifo, out + item * n, sizeof(float) * item * w);
+        if (copies) memcpy(fifo, out + item * n, sizeof(float) * item * w);
         samples += n;
         pos = (pos + n) % o->period;
         t = bh_now() - t0;
@@ -342,16 +344,27 @@ static int run_pipeline(const st_options *o)
     const double core = core_rate(o, q, buf);
     uint64_t trig_pageable = 0, trig_pinned = 0;
     tr_spiir_reset(q);
-    const double pageable = block_rate(o, q, tq, out, fifo, found, cap, &trig_pageable);
-    double pinned = -1.0;
-    if (reg && unreg && reg(out, out_bytes, 0) == 0) {
+    double rates[4] = {-1.0, -1.0, -1.0, -1.0};
+    for (int copies = 1; copies >= 0; copies--) {
         tr_spiir_reset(q);
         tr_spiir_triggers_reset(tq);
-        pinned = block_rate(o, q, tq, out, fifo, found, cap, &trig_pinned);
+        rates[copies ? 0 : 2] =
+            block_rate(o, q, tq, out, fifo, found, cap, copies, &trig_pageable);
+    }
+    if (reg && unreg && reg(out, out_bytes, 0) == 0) {
+        for (int copies = 1; copies >= 0; copies--) {
+            tr_spiir_reset(q);
+            tr_spiir_triggers_reset(tq);
+            rates[copies ? 1 : 3] =
+                block_rate(o, q, tq, out, fifo, found, cap, copies, &trig_pinned);
+        }
         unreg(out);
     }
-    const char *names[2] = {"block_path_pageable", "block_path_pinned"};
-    const double rates[2] = {pageable, pinned};
+    /* "held_in_buffer": the pending items stay in the output buffer (the
+     * blocks with GNU Radio's double-mapped buffers), no copies. */
+    const char *names[4] = {"block_path_pageable", "block_path_pinned",
+                            "block_path_pageable_held_in_buffer",
+                            "block_path_pinned_held_in_buffer"};
     if (o->json)
         printf("{\"type\":\"result\",\"detector\":\"spiir-triggers\",\"path\":\"core\","
                "\"backend\":\"cuda\",\"templates\":%u,\"filters\":%u,\"batch\":%zu,"
@@ -360,7 +373,7 @@ static int run_pipeline(const st_options *o)
     else
         printf("core cuda, %zu samples per call into pageable memory: %.3g samples/s\n",
                o->batch, core);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 4; i++) {
         if (rates[i] < 0) continue;
         if (o->json)
             printf("{\"type\":\"result\",\"detector\":\"spiir-triggers\",\"path\":\"%s\","
