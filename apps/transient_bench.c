@@ -36,6 +36,7 @@
 #include <transient/spiir.h>
 
 #include "bench_kalman.h"
+#include "bench_spiir_triggers.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -1025,6 +1026,8 @@ int main(int argc, char **argv)
         if (strcmp(argv[i + 1], "spiir") == 0) return spiir_main(argc, argv);
         if (strcmp(argv[i + 1], "kalman") == 0) return kalman_bench_main(argc, argv);
         if (strcmp(argv[i + 1], "boxcar") == 0) return boxcar_bench_main(argc, argv);
+        if (strcmp(argv[i + 1], "spiir-triggers") == 0)
+            return spiir_triggers_bench_main(argc, argv);
     }
 
     options o;

@@ -19,12 +19,14 @@
 #include "spiir_bank_impl.h"
 #include "block_util.h"
 #include <gnuradio/block_detail.h>
+#include <gnuradio/buffer_double_mapped.h>
 #include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -159,13 +161,18 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
       d_nfilters(tr_spiir_bank_total_filters(bank)), d_rate(1.0 / tr_spiir_bank_dt(bank)),
       d_window(window), d_multirate(multirate), d_latency(0), d_backend(TR_BACKEND_CPU),
       d_need_base(true), d_flushed(false), d_out_base(0), d_fed(0), d_released(0),
-      d_fifo_head(0), d_fifo_tail(0), d_tags_head(0), d_port(pmt::mp("detects")),
+      d_fifo_head(0), d_fifo_tail(0), d_held_in_out(false), d_hold_allowed(true),
+      d_expect_out(nullptr), d_tags_head(0), d_port(pmt::mp("detects")),
       d_key_trigger(pmt::mp("trigger")), d_key_triggers(pmt::mp("triggers")),
       d_key_template(pmt::mp("template")), d_key_snr(pmt::mp("snr")),
       d_key_phase(pmt::mp("phase")), d_key_time(pmt::mp("time")),
       d_key_sample(pmt::mp("sample"))
 {
     bank_ptr owned(bank);
+    {
+        const char *env = std::getenv("GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER");
+        d_hold_allowed = !(env && std::strcmp(env, "0") == 0);
+    }
     try {
         const tr_backend requested = parse_backend(name, backend);
         if (window < 1)
@@ -212,7 +219,11 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
         const size_t room =
             std::max(k_initial_room, d_backend == TR_BACKEND_CUDA ? batch : size_t(0));
         d_fifo.resize((static_cast<size_t>(window) + room) * d_nt);
-        d_found.resize(std::max<size_t>(4 * static_cast<size_t>(d_nt), 1024));
+        // Room for the triggers of 8192 samples (plus two per template): the
+        // trigger search then scans a whole core call at once (on its threads).
+        d_found.resize(std::max<size_t>(
+            static_cast<size_t>(d_nt) * (8192 / (static_cast<size_t>(window) + 1) + 2),
+            1024));
         d_tags.reserve(1024);
         d_batch.reserve(1024);
 
@@ -253,6 +264,7 @@ template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::reset_s
     d_released = 0;
     d_fifo_head = 0;
     d_fifo_tail = 0;
+    d_held_in_out = false;
     d_tags.clear();
     d_tags_head = 0;
     d_batch.clear();
@@ -330,13 +342,11 @@ void spiir_bank_impl<Base, Complex>::take_triggers(const tr_spiir_trigger *t, si
 }
 
 template <class Base, bool Complex>
-void spiir_bank_impl<Base, Complex>::run_core(const input_t *x, size_t n)
+void spiir_bank_impl<Base, Complex>::run_core(const input_t *x, size_t n, gr_complex *dst)
 {
-    gr_complex *dst = fifo_reserve(n);
     const tr_status st = tr_spiir_process(d_q, reinterpret_cast<const float *>(x), n,
                                           reinterpret_cast<float *>(dst));
     if (st != TR_OK) fail(st, tr_spiir_last_error(d_q));
-    d_fifo_tail += n;
     d_fed += n;
 
     const float *z = reinterpret_cast<const float *>(dst);
@@ -410,6 +420,25 @@ bool spiir_bank_impl<Base, Complex>::input_finished(int ninput) const
     return reader->done() && reader->items_available() <= ninput;
 }
 
+/*
+ * Whether the pending items may stay in the output buffer between work calls:
+ * with GNU Radio's double-mapped circular buffers, the items after the ones a
+ * call returns are where the next call's output pointer starts (the same
+ * memory, also across the wrap), and the buffer's free space is written only
+ * by this block; the readers never see items not yet produced. Other buffer
+ * types (custom ones) and GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER=0 keep them in the
+ * block's FIFO (window items copied per call).
+ */
+template <class Base, bool Complex>
+bool spiir_bank_impl<Base, Complex>::hold_in_output() const
+{
+    if (!d_hold_allowed) return false;
+    const block_detail_sptr det = this->detail();
+    if (!det) return false;
+    return dynamic_cast<const gr::buffer_double_mapped *>(det->output(0).get()) !=
+           nullptr;
+}
+
 template <class Base, bool Complex>
 void spiir_bank_impl<Base, Complex>::forecast(int noutput_items,
                                               gr_vector_int &ninput_items_required)
@@ -448,11 +477,49 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
     const bool finished = input_finished(ninput_items[0]);
     if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, this->d_logger);
 
+    // Items computed but not released: in the FIFO, or (d_held_in_out) already
+    // at out[0, pending) (see hold_in_output()).
+    const size_t pending = static_cast<size_t>(d_fed - d_released);
+    const bool keep = hold_in_output();
+    if (d_held_in_out) {
+        // They are where the last call left them: the same buffer position.
+        const size_t wrap = this->detail()->output(0)->bufsize() * d_nt;
+        if (out != d_expect_out && out != d_expect_out - wrap)
+            throw std::runtime_error(std::string(d_name) +
+                                     ": the output buffer moved under held-back items");
+    }
     // Input to take: what can go out now plus the window held back.
     const size_t hold = noutput + static_cast<size_t>(d_window);
-    const size_t in_fifo = fifo_count();
-    const size_t take = std::min(ninput, hold > in_fifo ? hold - in_fifo : 0);
-    if (take > 0) run_core(in, take);
+    size_t take = std::min(ninput, hold > pending ? hold - pending : 0);
+    // Direct: the core writes the new SNR straight into the output buffer after
+    // the pending items (copied there from the FIFO, unless they are there
+    // already), when both fit in it (and, from the FIFO, when the copy is worth
+    // it).
+    const size_t room = noutput > pending ? noutput - pending : 0;
+    bool direct;
+    if (d_held_in_out && keep)
+        direct = take == 0 || room > 0;
+    else
+        direct = room > 0 && take > 0 && std::min(take, room) >= pending;
+    if (d_held_in_out && !direct) {
+        // Back to the FIFO (out[0, pending) lies in the buffer's free space).
+        d_fifo_head = d_fifo_tail = 0;
+        std::memcpy(fifo_reserve(pending), out, pending * d_nt * sizeof(gr_complex));
+        d_fifo_tail = pending;
+        d_held_in_out = false;
+    }
+    if (direct) {
+        take = std::min(take, room);
+        if (!d_held_in_out && pending > 0)
+            std::memcpy(out, d_fifo.data() + d_fifo_head * d_nt,
+                        pending * d_nt * sizeof(gr_complex));
+        d_fifo_head = d_fifo_tail = 0;
+        d_held_in_out = true; // out[0, pending) holds the pending items
+        if (take > 0) run_core(in, take, out + pending * d_nt);
+    } else if (take > 0) {
+        run_core(in, take, fifo_reserve(take));
+        d_fifo_tail += take;
+    }
     if (finished && take == ninput && !d_flushed) flush_triggers();
     publish_batch();
 
@@ -462,7 +529,19 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
     const size_t n_out =
         static_cast<size_t>(std::min<uint64_t>(noutput, decided - d_released));
     attach_tags(d_released + n_out);
-    if (n_out > 0) {
+    if (direct) {
+        // out[0, pending + take) holds every item not yet released, in order;
+        // the rest stays where the next call's out[0, held) will be, or goes to
+        // the FIFO.
+        const size_t held = pending + take - n_out;
+        d_held_in_out = keep && held > 0;
+        d_expect_out = out + n_out * d_nt;
+        if (held > 0 && !keep) {
+            std::memcpy(fifo_reserve(held), out + n_out * d_nt,
+                        held * d_nt * sizeof(gr_complex));
+            d_fifo_tail = held;
+        }
+    } else if (n_out > 0) {
         std::memcpy(out, d_fifo.data() + d_fifo_head * d_nt,
                     n_out * d_nt * sizeof(gr_complex));
         d_fifo_head += n_out;
@@ -472,7 +551,7 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
 
     this->consume(0, static_cast<int>(take));
 
-    if (finished && take == ninput && n_out == 0 && fifo_count() == 0)
+    if (finished && take == ninput && n_out == 0 && d_fed == d_released)
         return gr::block::WORK_DONE;
     return static_cast<int>(n_out);
 }

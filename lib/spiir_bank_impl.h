@@ -65,6 +65,9 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     std::vector<gr_complex> d_fifo;
     size_t d_fifo_head;
     size_t d_fifo_tail;
+    bool d_held_in_out;             // the unreleased items are at out[0, ...) instead
+    bool d_hold_allowed;            // GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER is not "0"
+    const gr_complex *d_expect_out; // where the next call's output starts
 
     std::vector<tr_spiir_trigger> d_found; // trigger output buffer
     std::vector<pending_tag> d_tags;       // triggers waiting for their item
@@ -83,12 +86,13 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     size_t fifo_count() const { return d_fifo_tail - d_fifo_head; }
     gr_complex *fifo_reserve(size_t n);
     void reset_stream();
-    void run_core(const input_t *x, size_t n);
+    void run_core(const input_t *x, size_t n, gr_complex *dst);
     void take_triggers(const tr_spiir_trigger *t, size_t n);
     void flush_triggers();
     void attach_tags(uint64_t end);
     void publish_batch();
     bool input_finished(int ninput) const;
+    bool hold_in_output() const;
     [[noreturn]] void fail(tr_status st, const char *what) const;
 
   public:

@@ -21,6 +21,16 @@
  * fractional position is refined by a parabola through |z| at the peak and its two
  * neighbours (when both exist and the peak is a strict local maximum; otherwise it is the
  * peak sample itself). The triggers do not depend on how the stream is split into calls.
+ *
+ * Variants (the same triggers, bit for bit, and the same consumed / nout for
+ * every call): REFERENCE, the plain loop over samples and templates; FAST (the
+ * default), which compares |z|^2 in float against a per-template bound (the
+ * threshold, or the open cluster's candidate when larger) made smaller by a
+ * relative 2^-20, so that a sample it passes over cannot start or move a
+ * cluster (AVX2 or a generic loop, chosen at run time), decides only the
+ * samples it cannot pass over in double as the reference does, and splits the
+ * templates over `nthreads` threads (a persistent pool owned by the object;
+ * the triggers of all threads are merged in the reference's order).
  */
 #ifndef TRANSIENT_SPIIR_TRIGGERS_H
 #define TRANSIENT_SPIIR_TRIGGERS_H
@@ -45,11 +55,15 @@ typedef struct {
     uint32_t ntemplates; /* templates per SNR sample (>= 1) */
     float threshold;     /* |z| above this starts or extends a cluster (finite, >= 0) */
     uint32_t window;     /* samples after a peak that end its cluster (>= 1) */
+    tr_variant variant;  /* FAST (default) or REFERENCE (CPU; PAPER is refused) */
+    uint32_t nthreads;   /* FAST: threads over the templates, the caller's included
+                            (0: automatic, min(cores, 8, ntemplates / 32), at least 1;
+                            at most 64) */
 } tr_spiir_triggers_config;
 
 typedef struct tr_spiir_triggers tr_spiir_triggers;
 
-/* ntemplates 1, threshold 8, window 64. */
+/* ntemplates 1, threshold 8, window 64, FAST, nthreads 0 (automatic). */
 tr_spiir_triggers_config tr_spiir_triggers_config_default(void);
 
 tr_spiir_triggers *tr_spiir_triggers_create(const tr_spiir_triggers_config *cfg,
@@ -66,7 +80,11 @@ tr_status tr_spiir_triggers_reset(tr_spiir_triggers *q);
  * decide up to ntemplates triggers: the call stops before a sample when fewer
  * than ntemplates slots are left in out (cap), and *consumed says how many
  * samples were scanned (call again with the rest). cap >= ntemplates
- * guarantees progress. *nout = triggers written.
+ * guarantees progress. *nout = triggers written. FAST scans whole stretches
+ * of samples at once (on its threads) while cap leaves room for at least two
+ * triggers per template more than that stretch can decide, and falls back to
+ * the per-sample loop near the end of cap: give a cap of several times
+ * ntemplates (for example ntemplates * (8192 / (window + 1) + 2)).
  */
 tr_status tr_spiir_triggers_process(tr_spiir_triggers *q, const float *snr, size_t n,
                                     tr_spiir_trigger *out, size_t cap, size_t *consumed,
@@ -84,6 +102,7 @@ tr_status tr_spiir_triggers_set_threshold(tr_spiir_triggers *q, float threshold)
 float tr_spiir_triggers_threshold(const tr_spiir_triggers *q);
 uint32_t tr_spiir_triggers_window(const tr_spiir_triggers *q);
 uint64_t tr_spiir_triggers_position(const tr_spiir_triggers *q); /* samples scanned */
+uint32_t tr_spiir_triggers_nthreads(const tr_spiir_triggers *q); /* threads in use */
 const char *tr_spiir_triggers_last_error(const tr_spiir_triggers *q);
 
 #ifdef __cplusplus

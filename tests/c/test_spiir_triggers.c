@@ -2,9 +2,13 @@
  * Tests of the SPIIR trigger clustering (include/transient/spiir_triggers.h):
  * against an offline statement of the definition on random SNR streams with
  * random chunkings (1 included) and small output buffers, the peak
- * interpolation, non-finite values, threshold changes and invalid arguments.
+ * interpolation, non-finite values, threshold changes and invalid arguments;
+ * the FAST variant (1 and several threads, AVX2 and generic scan kernels)
+ * against REFERENCE call by call.
  */
 #include <transient/spiir_triggers.h>
+
+#include "spiir_triggers_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -267,7 +271,9 @@ static void test_edges_and_errors(void)
 {
     tr_error err;
     tr_spiir_triggers_config cfg = tr_spiir_triggers_config_default();
-    CHECK(cfg.ntemplates == 1 && cfg.window == 64 && cfg.threshold == 8.0f, "defaults");
+    CHECK(cfg.ntemplates == 1 && cfg.window == 64 && cfg.threshold == 8.0f &&
+              cfg.variant == TR_VARIANT_FAST && cfg.nthreads == 0,
+          "defaults");
 
     tr_spiir_triggers_config bad = cfg;
     bad.ntemplates = 0;
@@ -349,9 +355,256 @@ static void test_edges_and_errors(void)
     CHECK(tr_spiir_triggers_reset(NULL) == TR_ERR_INVALID, "reset NULL");
 }
 
+/* ---- FAST (threads, kernels) against REFERENCE, call by call ------------- */
+
+static int same_trigger(const tr_spiir_trigger *a, const tr_spiir_trigger *b)
+{
+    return a->sample == b->sample && a->template_index == b->template_index &&
+           a->peak == b->peak && a->snr == b->snr && a->re == b->re && a->im == b->im &&
+           a->reserved == b->reserved;
+}
+
+/* SNR streams for the variant tests: noise of rms `rms`, bumps, long decays
+ * like a filter bank's impulse response, plateaus, non-finite values, huge and
+ * tiny values. */
+static void variant_snr(float *snr, size_t n, uint32_t nt, double rms, tu_rng *r)
+{
+    for (size_t i = 0; i < n * nt * 2; i++)
+        snr[i] = (float)(rms * tu_gauss(r));
+    const int events = (int)tu_range(r, 0, 6);
+    for (int e = 0; e < events && n > 0; e++) {
+        const size_t k0 = (size_t)tu_range(r, 0, (long)n - 1);
+        const double tau = 1.0 + 300.0 * tu_uniform(r), h = 3.0 + 40.0 * tu_uniform(r);
+        for (uint32_t t = 0; t < nt; t++) {
+            if (tu_uniform(r) < 0.2) continue;
+            const size_t d = (size_t)tu_range(r, 0, 50);
+            const double f = 0.3 * tu_uniform(r), ph = 6.28 * tu_uniform(r);
+            for (size_t k = k0 + d; k < n && k < k0 + d + (size_t)(8 * tau); k++) {
+                const double a = h * exp(-(double)(k - k0 - d) / tau);
+                snr[(k * nt + t) * 2] += (float)(a * cos(f * (double)k + ph));
+                snr[(k * nt + t) * 2 + 1] += (float)(a * sin(f * (double)k + ph));
+            }
+        }
+    }
+    const int specials = (int)tu_range(r, 0, 20);
+    const float vals[] = {NAN, INFINITY, -INFINITY, 3e38f, -2e30f, 1e-40f, 0.0f, 30.0f};
+    for (int i = 0; i < specials && n > 0; i++) {
+        const size_t k = (size_t)tu_range(r, 0, (long)n - 1);
+        const uint32_t t = (uint32_t)tu_range(r, 0, nt - 1);
+        const int reim = (int)tu_range(r, 0, 1);
+        const float v = vals[tu_range(r, 0, 7)];
+        /* a plateau of up to 3 equal samples */
+        const int len = (int)tu_range(r, 1, 3);
+        for (int j = 0; j < len && k + (size_t)j < n; j++)
+            snr[((k + (size_t)j) * nt + t) * 2 + reim] = v;
+    }
+}
+
+#define NV 4 /* REFERENCE, FAST 1 thread, FAST 3 threads, FAST automatic */
+
+static void test_variants_kernel(const char *kernel, uint64_t seed, int trials)
+{
+    tu_rng r = {seed};
+    for (int trial = 0; trial < trials; trial++) {
+        const uint32_t nt =
+            (uint32_t)(tu_uniform(&r) < 0.3 ? tu_range(&r, 1, 8) : tu_range(&r, 9, 90));
+        const size_t n = (size_t)tu_range(&r, 0, 5000);
+        const int wc = (int)tu_range(&r, 0, 3);
+        const uint32_t window = wc == 0   ? 1
+                                : wc == 1 ? (uint32_t)tu_range(&r, 2, 20)
+                                : wc == 2 ? (uint32_t)tu_range(&r, 20, 400)
+                                          : (uint32_t)tu_range(&r, 400, 3000);
+        const int tc = (int)tu_range(&r, 0, 9);
+        const float thr = tc == 0   ? 0.0f
+                          : tc == 1 ? 1e-20f
+                          : tc == 2 ? 1e25f
+                                    : (float)(2.0 + 8.0 * tu_uniform(&r));
+        const double rms = tc == 1 ? 1e-19 : 1.0;
+        float *snr = malloc(sizeof(float) * (n * nt * 2 + 2));
+        variant_snr(snr, n, nt, rms, &r);
+
+        tr_spiir_triggers *q[NV];
+        tr_error err;
+        for (int v = 0; v < NV; v++) {
+            tr_spiir_triggers_config cfg = tr_spiir_triggers_config_default();
+            cfg.ntemplates = nt;
+            cfg.threshold = thr;
+            cfg.window = window;
+            cfg.variant = v == 0 ? TR_VARIANT_REFERENCE : TR_VARIANT_FAST;
+            cfg.nthreads = v == 1 ? 1 : v == 2 ? 3 : 0;
+            q[v] = tr_spiir_triggers_create(&cfg, &err);
+            CHECK(q[v] != NULL, "create variant %d: %s", v, err.message);
+            if (!q[v]) return;
+        }
+        /* 3 threads: parts of a multiple of 16 templates. */
+        const uint32_t per = ((nt + 2) / 3 + 15) / 16 * 16;
+        CHECK(tr_spiir_triggers_nthreads(q[1]) == 1 &&
+                  tr_spiir_triggers_nthreads(q[2]) == (nt + per - 1) / per,
+              "nt %u: threads %u, %u", nt, tr_spiir_triggers_nthreads(q[1]),
+              tr_spiir_triggers_nthreads(q[2]));
+        const size_t bufcap = 64 * (size_t)nt + 64;
+        tr_spiir_trigger *buf[NV];
+        for (int v = 0; v < NV; v++)
+            buf[v] = malloc(sizeof(tr_spiir_trigger) * bufcap);
+        const int chunk1 = trial % 7 == 0;
+        size_t done = 0, total = 0;
+        int bad = 0, calls = 0;
+        while (done < n && !bad) {
+            size_t want = chunk1 ? 1 : (size_t)tu_range(&r, 0, 1500);
+            if (want > n - done) want = n - done;
+            const int cc = (int)tu_range(&r, 0, 3);
+            const size_t cap = cc == 0   ? nt
+                               : cc == 1 ? (size_t)tu_range(&r, nt, 3 * nt)
+                                         : (size_t)tu_range(&r, 3 * nt, bufcap);
+            if (tu_uniform(&r) < 0.05) {
+                const float t2 = (float)(2.0 + 8.0 * tu_uniform(&r));
+                for (int v = 0; v < NV; v++)
+                    tr_spiir_triggers_set_threshold(q[v], t2);
+            }
+            size_t consumed[NV], nout[NV];
+            for (int v = 0; v < NV; v++) {
+                tr_status st = tr_spiir_triggers_process(
+                    q[v], snr + done * nt * 2, want, buf[v], cap, &consumed[v], &nout[v]);
+                if (st != TR_OK) {
+                    CHECK(0, "variant %d: %s", v, tr_spiir_triggers_last_error(q[v]));
+                    bad++;
+                }
+            }
+            calls++;
+            for (int v = 1; v < NV && !bad; v++) {
+                if (consumed[v] != consumed[0] || nout[v] != nout[0]) {
+                    fprintf(stderr,
+                            "%s trial %d call %d: variant %d consumed %zu nout %zu, "
+                            "reference %zu %zu (cap %zu, want %zu)\n",
+                            kernel, trial, calls, v, consumed[v], nout[v], consumed[0],
+                            nout[0], cap, want);
+                    bad++;
+                    break;
+                }
+                for (size_t i = 0; i < nout[0]; i++)
+                    if (!same_trigger(&buf[v][i], &buf[0][i])) {
+                        fprintf(stderr,
+                                "%s trial %d: variant %d trigger %zu (%llu t%u %g) != "
+                                "(%llu t%u %g)\n",
+                                kernel, trial, v, i, (unsigned long long)buf[v][i].sample,
+                                buf[v][i].template_index, buf[v][i].peak,
+                                (unsigned long long)buf[0][i].sample,
+                                buf[0][i].template_index, buf[0][i].peak);
+                        bad++;
+                        break;
+                    }
+            }
+            total += nout[0];
+            done += consumed[0];
+            if (want > 0 && consumed[0] == 0) {
+                CHECK(0, "no progress");
+                bad++;
+            }
+        }
+        if (!bad) {
+            size_t nf[NV];
+            for (int v = 0; v < NV; v++)
+                tr_spiir_triggers_flush(q[v], buf[v], bufcap, &nf[v]);
+            for (int v = 1; v < NV; v++) {
+                if (nf[v] != nf[0]) bad++;
+                for (size_t i = 0; i < nf[0] && i < nf[v]; i++)
+                    if (!same_trigger(&buf[v][i], &buf[0][i])) bad++;
+                if (tr_spiir_triggers_position(q[v]) != n) bad++;
+            }
+            total += nf[0];
+        }
+        CHECK(bad == 0,
+              "%s trial %d (nt %u, n %zu, window %u, threshold %g): FAST differs from "
+              "REFERENCE",
+              kernel, trial, nt, n, window, (double)thr);
+        (void)total;
+        for (int v = 0; v < NV; v++) {
+            tr_spiir_triggers_destroy(q[v]);
+            free(buf[v]);
+        }
+        free(snr);
+    }
+}
+
+static void test_variants(void)
+{
+    test_variants_kernel("generic", 777, 25);
+    if (tr_spiir_triggers_select("avx2"))
+        test_variants_kernel("avx2", 778, 60);
+    else
+        fprintf(stderr, "test_spiir_triggers: no AVX2 here, generic kernel only\n");
+    tr_spiir_triggers_select(NULL);
+}
+
+/* Dense triggers with a large cap (long stretches on the pool) and the block's
+ * cap; then an object destroyed right after creation (the pool's shutdown). */
+static void test_dense(void)
+{
+    tu_rng r = {4242};
+    const uint32_t nt = 256, window = 3;
+    const size_t n = 3000;
+    float *snr = malloc(sizeof(float) * n * nt * 2);
+    for (size_t i = 0; i < n * nt * 2; i++)
+        snr[i] = (float)(3.0 * tu_gauss(&r));
+    tr_spiir_triggers *q[2];
+    tr_error err;
+    for (int v = 0; v < 2; v++) {
+        tr_spiir_triggers_config cfg = tr_spiir_triggers_config_default();
+        cfg.ntemplates = nt;
+        cfg.threshold = 4.0f;
+        cfg.window = window;
+        cfg.variant = v ? TR_VARIANT_FAST : TR_VARIANT_REFERENCE;
+        cfg.nthreads = v ? 4 : 0;
+        q[v] = tr_spiir_triggers_create(&cfg, &err);
+        CHECK(q[v] != NULL, "create: %s", err.message);
+        if (!q[v]) return;
+    }
+    const size_t cap = (size_t)nt * 400;
+    tr_spiir_trigger *b0 = malloc(sizeof *b0 * cap), *b1 = malloc(sizeof *b1 * cap);
+    size_t done = 0, total = 0;
+    int bad = 0;
+    while (done < n) {
+        size_t c0, c1, n0, n1;
+        tr_spiir_triggers_process(q[0], snr + done * nt * 2, n - done, b0, cap, &c0, &n0);
+        tr_spiir_triggers_process(q[1], snr + done * nt * 2, n - done, b1, cap, &c1, &n1);
+        if (c0 != c1 || n0 != n1) {
+            bad++;
+            break;
+        }
+        for (size_t i = 0; i < n0; i++)
+            if (!same_trigger(&b0[i], &b1[i])) bad++;
+        total += n0;
+        done += c0;
+        if (c0 == 0) break;
+    }
+    CHECK(bad == 0 && done == n && total > 10000, "dense: %d differ, %zu triggers", bad,
+          total);
+    for (int v = 0; v < 2; v++)
+        tr_spiir_triggers_destroy(q[v]);
+    free(b0);
+    free(b1);
+    free(snr);
+
+    tr_spiir_triggers_config cfg = tr_spiir_triggers_config_default();
+    cfg.ntemplates = 200;
+    cfg.nthreads = 5;
+    tr_spiir_triggers *p = tr_spiir_triggers_create(&cfg, &err);
+    CHECK(p && tr_spiir_triggers_nthreads(p) == 5, "5 threads");
+    tr_spiir_triggers_destroy(p);
+    cfg.nthreads = 65;
+    CHECK(!tr_spiir_triggers_create(&cfg, &err) && strstr(err.message, "nthreads"),
+          "nthreads 65: %s", err.message);
+    cfg.nthreads = 0;
+    cfg.variant = TR_VARIANT_PAPER;
+    CHECK(!tr_spiir_triggers_create(&cfg, &err) && strstr(err.message, "variant"),
+          "variant PAPER: %s", err.message);
+}
+
 int main(void)
 {
     test_random();
+    test_variants();
+    test_dense();
     test_interpolation();
     test_edges_and_errors();
     return tu_finish("test_spiir_triggers");

@@ -179,6 +179,36 @@ class qa_spiir_bank_fc(gr_unittest.TestCase):
         self.assertEqual(len(z), self.n)
         self.check_triggers(tags, msgs, latency=blk.latency())
 
+    def test_008_every_trigger_any_work_size(self):
+        """Many triggers (threshold in the noise): the output bit for bit and the
+        tags exactly the core's triggers, whatever the work calls (large calls
+        write the SNR straight into the output buffer and leave the pending
+        items there, small ones go through the block's FIFO)."""
+        a1, b0, delay, level, counts = self.arrays
+        ref = transient.spiir_filter(self.x, a1, b0, delay, level, counts, 1 / FS)
+        for window in (1, 64, 700):
+            trig = transient.spiir_triggers(ref, 3.0, window)
+            expected = sorted((int(t["sample"]), int(t["template"]), float(t["snr"]))
+                              for t in trig)
+            self.assertGreater(len(expected), 10)
+            for max_items, hold in ((None, "1"), (97, "1"), (1000, "1"), (5000, "1"),
+                                    (None, "0"), (1000, "0")):
+                self.tb = gr.top_block()
+                # "0": the pending items go through the FIFO between calls
+                # instead of staying in the output buffer.
+                os.environ["GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER"] = hold
+                try:
+                    blk = self.make(threshold=3.0, window=window)
+                finally:
+                    del os.environ["GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER"]
+                z, tags, msgs = self.run_block(blk, self.x, max_items=max_items)
+                self.assertTrue(np.array_equal(z, ref), (window, max_items))
+                got = sorted((off, int(v["template"]), float(v["snr"])) for off, v in tags)
+                self.assertEqual(got, expected, (window, max_items))
+                self.assertEqual(sorted(msgs, key=lambda v: (v["sample"], v["template"])),
+                                 sorted([v for _, v in tags],
+                                        key=lambda v: (v["sample"], v["template"])))
+
     def test_007_bad_banks(self):
         a1, b0, delay, level, counts = self.arrays
         bad = a1.copy()
