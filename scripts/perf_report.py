@@ -57,6 +57,9 @@ SOURCES = [
     S("2026-11-22-h100-spiir", "bench_edges_drops.jsonl", REPEAT,
       "the NaN/Inf case again in the SPIIR run",
       labels=["2^24 samples, NaN/Inf bursts"]),
+    S("2026-11-22-h100-spiir-triggers", "triggers.jsonl", FINAL,
+      "the SPIIR trigger search alone (REFERENCE, FAST on 1-8 threads) and a model of the "
+      "spiir_bank block's CUDA data path without GNU Radio (commit 7952bb3)"),
     # boxcar search
     S("2026-11-22-h100-boxcar-fast", "final/kernels.jsonl", FINAL,
       "the committed FAST kernel (commit e2f99d1) against PAPER through the CUDA context, "
@@ -729,6 +732,7 @@ class Report:
                "(first SPIIR kernels; its device rows are superseded above). %s"
                % (src_link(E, fb), env_caption(erun.env)), "")
         self.w(self.spiir_table([("", erun)], cpu_col=True), "")
+        self.spiir_triggers()
         for filt in (512, 8):
             f = one(run, variant="cuda-fast", filters=filt)
             self.speedups.append(("spiir 4096 x %d, cuda-fast vs cuda-paper" % filt, f["speedup"]))
@@ -791,6 +795,36 @@ class Report:
             finish(ax, "SPIIR, 4096 templates, filter updates/s", "updates/s")
             return fig
         self.plots["perf_spiir"] = plot
+
+    def spiir_triggers(self):
+        T, tf = "2026-11-22-h100-spiir-triggers", "triggers.jsonl"
+        run = self.data.runs(T, tf)[0]
+        self.w("Trigger search (`tr_spiir_triggers_process`: every template's SNR against the "
+               "threshold, the maximum within the window), 256 templates, %s; CPU: %s. "
+               "Ceiling: one core's read bandwidth measured in the run (%s B/s) over the 2048 "
+               "bytes of SNR per sample; REFERENCE is the baseline."
+               % (src_link(T, tf), run.env.get("cpu", "not recorded"),
+                  num(run.env.get("read_bw_one_core"))), "")
+        rows = []
+        for d in results(run):
+            if "variant" not in d:
+                continue
+            rows.append([d["variant"], d.get("kernel", "—"), d.get("threads"),
+                         num(d["samples_per_s"]), code(d["ceiling"]),
+                         num(d["ceiling_samples_per_s"]), pct(d["ratio"]),
+                         times(d["speedup_vs_reference"])])
+        self.w(table(["variant", "kernel", "threads", "samples/s", "ceiling",
+                      "ceiling samples/s", "of ceiling", "x reference"], rows), "")
+        rows = []
+        for d in results(run):
+            if "path" in d:
+                rows.append([d["path"], d["backend"], d["batch"], num(d["samples_per_s"]),
+                             num(d.get("core_samples_per_s")),
+                             pct(d["block_over_core"]) if "block_over_core" in d else "—"])
+        self.w("The block's CUDA data path without GNU Radio (the core into the output "
+               "buffer, then the trigger search; pageable or page-locked output):", "")
+        self.w(table(["path", "backend", "batch", "samples/s", "core samples/s",
+                      "block path / core"], rows), "")
 
     def spiir_table(self, runs, cpu_col=False, rt_target=False):
         rows = []
