@@ -64,6 +64,8 @@ class edge_localizer_f_impl : public edge_localizer_f
     bool d_want_tags;
     bool d_want_msgs;
     int d_saved_multiple; // output multiple while a run without output uses 1
+    size_t d_call_cap;    // no output: samples per call while transitions are dense
+    size_t d_call_edges;  // transitions found in the current call
 
     detail::buffer_pins d_pins; // CUDA: page-locked GNU Radio buffers
     detail::async_copy d_copy;  // pass-through copy while the core runs
@@ -90,6 +92,8 @@ class edge_localizer_f_impl : public edge_localizer_f
     void publish_batch();
     pmt::pmt_t edge_dict(uint64_t offset, double time, int32_t polarity) const;
     bool has_output() const;
+    size_t call_limit(size_t n) const;
+    void adapt_call_cap(size_t samples);
     bool msgs_subscribed();
     int work_no_output(int noutput_items, int ninput_items, const float *in);
     bool input_finished(int ninput) const;

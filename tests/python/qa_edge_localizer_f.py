@@ -522,6 +522,24 @@ class qa_edge_localizer_f(gr_unittest.TestCase):
             dbg = self.run_no_output(x, blk, max_items=max_items, src_items=src_items)
             self.assertEqual(message_edges(self.messages(dbg, 1)), ref)
 
+    def test_038_no_output_dense_long_calls(self):
+        # large input buffers and dense transitions: without the output the block
+        # limits its calls to about 1024 transitions (at least 8192 samples)
+        x = dense_signal(600000, 20)
+        ref = expected_tags(transient.find_edges(x, 0.1, 0.5, 0.9))
+        src = blocks.vector_source_f(x.tolist(), False)
+        src.set_min_output_buffer(1 << 17)
+        blk = transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="cpu")
+        dbg = blocks.message_debug()
+        self.tb.connect(src, blk)
+        self.tb.msg_connect((blk, "detects"), (dbg, "store"))
+        self.tb.run()
+        self.assertEqual(blk.nitems_read(0), len(x))
+        msgs = self.messages(dbg, 1)
+        self.assertEqual(message_edges(msgs), ref)
+        self.assertGreater(len(msgs), (len(x) - (1 << 17)) // 8192)
+        self.assertLess(max(len(m["edges"]) for m in msgs[1:]), 8193)
+
     def test_037_message_format_unchanged(self):
         # the dict of a transition: keys, types and order as pmt.dict_add built them
         x = [0, 0, 1, 1, 0, 0]
