@@ -55,6 +55,11 @@ constexpr size_t k_initial_room = 32768;
 constexpr size_t k_edges_per_call = 1024;
 constexpr size_t k_min_call = 8192;
 
+// Without the output: at most this many samples per call (at least a CUDA
+// batch). A sink is offered all of its available input (up to its upstream's
+// whole buffer), and the transition buffer is sized for one per sample.
+constexpr size_t k_max_call = size_t(1) << 20;
+
 constexpr const char *k_who = "edge_localizer_f";
 
 tr_backend parse_backend(const std::string &name)
@@ -91,7 +96,7 @@ edge_localizer_f_impl::edge_localizer_f_impl(
       d_levels_known(!auto_levels), d_out_base(0), d_fed(0), d_known(0), d_released(0),
       d_hold_limit(auto_levels ? level_samples : 0), d_fifo_head(0), d_fifo_tail(0),
       d_tags_head(0), d_warned_late(false), d_want_tags(true), d_want_msgs(true),
-      d_saved_multiple(0), d_call_cap(SIZE_MAX), d_call_edges(0),
+      d_saved_multiple(0), d_max_call(k_max_call), d_call_cap(SIZE_MAX), d_call_edges(0),
       d_port(pmt::mp("detects")), d_key_edge(pmt::mp("edge")),
       d_key_edges(pmt::mp("edges")), d_key_time(pmt::mp("time")),
       d_key_polarity(pmt::mp("polarity")), d_key_sample(pmt::mp("sample")),
@@ -139,6 +144,7 @@ edge_localizer_f_impl::edge_localizer_f_impl(
         const size_t room =
             std::max(k_initial_room, d_backend == TR_BACKEND_CUDA ? batch : size_t(0));
         d_edges.resize(room);
+        d_max_call = std::max(k_max_call, room);
         if (d_auto_levels) d_fifo.resize(d_hold_limit + room);
         d_tags.reserve(1024);
         d_batch.reserve(1024);
@@ -448,7 +454,8 @@ int edge_localizer_f_impl::work_no_output(int noutput_items, int ninput_items,
     // input sample stays until the input is finished, and the call that takes
     // it flushes the core.
     const bool holding = !d_levels_known || d_known < d_fed;
-    size_t take = call_limit(std::min(ninput, std::max<size_t>(noutput, 1)));
+    size_t take =
+        call_limit(std::min({ninput, std::max<size_t>(noutput, 1), d_max_call}));
     if (holding && !finished && take == ninput && take > 0) take--;
 
     if (take > 0) run_core(in, take);

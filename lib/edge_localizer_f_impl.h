@@ -64,6 +64,7 @@ class edge_localizer_f_impl : public edge_localizer_f
     bool d_want_tags;
     bool d_want_msgs;
     int d_saved_multiple; // output multiple while a run without output uses 1
+    size_t d_max_call;    // no output: samples per call at most
     size_t d_call_cap;    // no output: samples per call while transitions are dense
     size_t d_call_edges;  // transitions found in the current call
 
