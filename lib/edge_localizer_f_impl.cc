@@ -55,9 +55,12 @@ constexpr size_t k_initial_room = 32768;
 constexpr size_t k_edges_per_call = 1024;
 constexpr size_t k_min_call = 8192;
 
-// Without the output: at most this many samples per call (at least a CUDA
-// batch). A sink is offered all of its available input (up to its upstream's
-// whole buffer), and the transition buffer is sized for one per sample.
+// Without the output: at most this many samples per call (with CUDA at least
+// two batches, so that the core overlaps one batch's transfer with the other's
+// search, as with the output connected, where GNU Radio's buffer holds two
+// batches). A sink is offered all of its available input (up to its
+// upstream's whole buffer), and the transition buffer is sized for one
+// transition per sample taken.
 constexpr size_t k_max_call = size_t(1) << 20;
 
 constexpr const char *k_who = "edge_localizer_f";
@@ -144,7 +147,7 @@ edge_localizer_f_impl::edge_localizer_f_impl(
         const size_t room =
             std::max(k_initial_room, d_backend == TR_BACKEND_CUDA ? batch : size_t(0));
         d_edges.resize(room);
-        d_max_call = std::max(k_max_call, room);
+        d_max_call = std::max(k_max_call, d_backend == TR_BACKEND_CUDA ? 2 * batch : 0);
         if (d_auto_levels) d_fifo.resize(d_hold_limit + room);
         d_tags.reserve(1024);
         d_batch.reserve(1024);
