@@ -310,7 +310,7 @@ void edge_localizer_f_impl::take_edges(const tr_edge *e, size_t n)
         if (!tag && !d_want_msgs) continue;
         const double time = e[i].time + static_cast<double>(d_out_base);
         pmt::pmt_t dict = edge_dict(offset, time, e[i].polarity);
-        if (d_want_msgs) d_batch.push_back(dict);
+        if (d_want_msgs) d_batch.push_back(tag ? dict : std::move(dict));
         if (d_want_tags && late) {
             // Cannot happen with the core's contract (a transition is reported
             // when its sample is processed); keep the message, drop the tag.
