@@ -44,6 +44,7 @@ struct det_case {
     std::string bank_file;  // spiir: the bank, saved by make_spiir_bank()
     float edge_levels[3] = {0.1f, 0.5f, 0.9f};
     double edge_min_width = 24, edge_max_width = 200; // edges: samples between edges
+    bool edge_passthrough = true; // edges: false = output not connected (messages only)
     std::string boxcar_norm = "white"; // boxcar: "white", "levels" or "fixed" (0, 1)
 };
 
@@ -174,12 +175,15 @@ inline int in_item_bytes(const det_case &c)
     return (int)sizeof(float) * (c.detector == "boxcar" ? (int)c.nchan : 1);
 }
 
-//! The detector block and the item sizes of the outputs a sink takes.
+//! The detector block and the item sizes of the outputs a sink takes (none:
+//! connect no sink; the block is the end of the stream).
 inline gr::block_sptr make_block(const det_case &c, const std::string &backend,
                                  std::vector<int> &out_sizes)
 {
     if (c.detector == "edges") {
-        out_sizes.assign(1, (int)sizeof(float));
+        // Without the pass-through output the block consumes its input and
+        // reports transitions on "detects" only.
+        out_sizes.assign(c.edge_passthrough ? 1 : 0, (int)sizeof(float));
         return gr::transient::edge_localizer_f::make(
             false, c.edge_levels[0], c.edge_levels[1], c.edge_levels[2], 10.0, 50.0, 100,
             65536, 0, backend, 0, c.batch);

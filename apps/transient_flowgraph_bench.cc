@@ -10,7 +10,8 @@
  *
  *   transient-flowgraph-bench [--detector LIST] [--backend LIST] [--seconds S]
  *                             [--boxcar-nchan LIST] [--spiir T,L] [--kalman-M M]
- *                             [--edge-spacing MIN,MAX] [--boxcar-norm MODE]
+ *                             [--edge-spacing MIN,MAX] [--edge-output MODE]
+ *                             [--boxcar-norm MODE]
  *                             [--batch N] [--pin on|off|both] [--quick] [--json]
  *
  * LIST is comma separated: detectors edges,boxcar,spiir,kalman (default all),
@@ -18,7 +19,11 @@
  * Signals and parameters: edges, a two-level pulse train with noise and
  * ringing (apps/signals.h) with MIN to MAX samples between transitions
  * (default 20000,200000; every transition costs the block a tag and a message
- * entry), fixed levels; boxcar, unit white noise with a pulse every 8192
+ * entry), fixed levels, with the pass-through output into the sink and
+ * "detects" not connected (tags only) and, after it, without the output and
+ * with "detects" into a message sink that counts the transitions (messages
+ * only; field "passthrough"; --edge-output pass, none or both, the default);
+ * boxcar, unit white noise with a pulse every 8192
  * samples, BoxDIT 32,16,16,16,8 up to width 256, normalisation "white"
  * (--boxcar-norm; "fixed" uses mean 0, sigma 1), 1 and 64 channels
  * (--boxcar-nchan); spiir, a random bank of T templates of L
@@ -69,11 +74,13 @@
 
 #include <gnuradio/constants.h>
 #include <gnuradio/top_block.h>
+#include <pmt/pmt.h>
 #include <transient/bench.h>
 #include <transient/common.h>
 
 #include <unistd.h>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -99,6 +106,7 @@ struct options {
     unsigned spiir_templates = 256, spiir_filters = 64;
     unsigned kalman_M = 92;
     double edge_min = 20000, edge_max = 200000;
+    std::string edge_output = "both"; // "pass", "none" or "both"
     std::string boxcar_norm = "white";
     size_t batch = 0; // 0: per detector default
     double seconds = 2.0;
@@ -131,7 +139,8 @@ std::vector<std::string> split(const std::string &s)
         stderr,
         "usage: transient-flowgraph-bench [--detector edges,boxcar,spiir,kalman]\n"
         "  [--backend cpu,cuda] [--seconds S] [--boxcar-nchan 1,64] [--spiir T,L]\n"
-        "  [--kalman-M M] [--edge-spacing MIN,MAX] [--boxcar-norm white|levels|fixed]\n"
+        "  [--kalman-M M] [--edge-spacing MIN,MAX] [--edge-output pass|none|both]\n"
+        "  [--boxcar-norm white|levels|fixed]\n"
         "  [--batch N] [--pin on|off|both] [--quick] [--json]\n");
     std::exit(2);
 }
@@ -304,19 +313,44 @@ struct block_result : result {
     uint64_t period = 0;
     uint64_t ring = 0;
     bool replay = false;
-    bool stopped = false; // stopped at the time limit before the source was done
+    bool stopped = false;    // stopped at the time limit before the source was done
+    int64_t detections = -1; // edges without output: transitions in the messages
+};
+
+// Counts the transitions of the "detects" messages it receives on "in".
+class edge_msg_counter : public gr::block
+{
+  public:
+    typedef std::shared_ptr<edge_msg_counter> sptr;
+    static sptr make() { return gnuradio::make_block_sptr<edge_msg_counter>(); }
+    edge_msg_counter()
+        : gr::block("edge_msg_counter", gr::io_signature::make(0, 0, 0),
+                    gr::io_signature::make(0, 0, 0))
+    {
+        message_port_register_in(pmt::mp("in"));
+        set_msg_handler(pmt::mp("in"), [this](const pmt::pmt_t &m) {
+            const pmt::pmt_t e = pmt::dict_ref(m, d_key, pmt::PMT_NIL);
+            if (pmt::is_vector(e)) d_count += pmt::length(e);
+        });
+    }
+    uint64_t count() const { return d_count.load(); }
+
+  private:
+    const pmt::pmt_t d_key = pmt::mp("edges");
+    std::atomic<uint64_t> d_count{0};
 };
 
 // Runs a flow graph until its source is done or `limit` seconds have passed
-// (then stops it: the rate is what went through in the time it ran).
-void run_bounded(gr::top_block_sptr tb, const trfg::count_sink::sptr &snk, uint64_t total,
-                 double limit)
+// (then stops it: the rate is what went through in the time it ran). `count`
+// gives the samples through so far.
+template <class F>
+void run_bounded(gr::top_block_sptr tb, F count, uint64_t total, double limit)
 {
     const double t0 = now();
     tb->start();
-    while (snk->count() < total && now() - t0 < limit)
+    while (count() < total && now() - t0 < limit)
         usleep(2000);
-    if (snk->count() < total) tb->stop();
+    if (count() < total) tb->stop();
     tb->wait();
 }
 
@@ -328,16 +362,31 @@ block_result run_block(const trfg::det_case &c, const std::string &backend,
     gr::block_sptr blk = trfg::make_block(c, backend, out_sizes);
     const unsigned vlen = c.detector == "boxcar" ? c.nchan : 1;
     auto src = trfg::ring_source::make(pattern, vlen, total, ring, true);
-    auto snk = trfg::count_sink::make(out_sizes);
     gr::top_block_sptr tb = gr::make_top_block("transient_flowgraph_bench");
     tb->connect(src, 0, blk, 0);
-    for (size_t i = 0; i < out_sizes.size(); i++)
-        tb->connect(blk, (int)i, snk, (int)i);
-    const double t0 = now();
-    run_bounded(tb, snk, total, limit);
     block_result r;
-    r.seconds = now() - t0;
-    r.samples = snk->count();
+    double t0 = 0;
+    if (out_sizes.empty()) {
+        // Edges without the output: the block is the end of the stream and
+        // reports on "detects"; samples through = samples it consumed.
+        auto msgs = edge_msg_counter::make();
+        tb->msg_connect(blk, "detects", msgs, "in");
+        t0 = now();
+        run_bounded(
+            tb, [&] { return blk->nitems_read(0); }, total, limit);
+        r.seconds = now() - t0;
+        r.samples = blk->nitems_read(0);
+        r.detections = (int64_t)msgs->count();
+    } else {
+        auto snk = trfg::count_sink::make(out_sizes);
+        for (size_t i = 0; i < out_sizes.size(); i++)
+            tb->connect(blk, (int)i, snk, (int)i);
+        t0 = now();
+        run_bounded(
+            tb, [&] { return snk->count(); }, total, limit);
+        r.seconds = now() - t0;
+        r.samples = snk->count();
+    }
     r.period = src->period();
     r.ring = src->ring_items();
     r.replay = !src->wrote_all();
@@ -405,6 +454,13 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
             s += ",\"ring_items\":" + std::to_string(br->ring);
             if (br->stopped) s += ",\"stopped_at_limit\":true";
         }
+        if (c.detector == "edges" && br) {
+            s += ",\"passthrough\":" + std::string(c.edge_passthrough ? "true" : "false");
+            s += ",\"detects_connected\":" +
+                 std::string(c.edge_passthrough ? "false" : "true");
+            if (br->detections >= 0)
+                s += ",\"detections\":" + std::to_string(br->detections);
+        }
         if (c.detector == "edges")
             s += ",\"edge_spacing\":[" + num(c.edge_min_width) + "," +
                  num(c.edge_max_width) +
@@ -438,10 +494,11 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
                                              : "");
         std::fprintf(g_out,
                      "%-10s %-4s %-5s%s batch %8zu  %10.4g samples/s  ceiling %10.4g  "
-                     "ratio %6.3f  block/core %6.3f\n",
+                     "ratio %6.3f  block/core %6.3f%s\n",
                      name, backend.c_str(), path.c_str(),
                      br && cuda ? (pinned ? "+pin" : "-pin") : "    ", c.batch, rate,
-                     ceil_sps, rate / ceil_sps, rate / core_rate);
+                     ceil_sps, rate / ceil_sps, rate / core_rate,
+                     br && !c.edge_passthrough ? "  (no output, detects)" : "");
     }
     std::fflush(g_out);
 }
@@ -486,7 +543,9 @@ int main(int argc, char **argv)
             if (v.size() != 2) usage("--edge-spacing needs MIN,MAX");
             o.edge_min = std::atof(v[0].c_str());
             o.edge_max = std::atof(v[1].c_str());
-        } else if (a == "--boxcar-norm")
+        } else if (a == "--edge-output")
+            o.edge_output = val();
+        else if (a == "--boxcar-norm")
             o.boxcar_norm = val();
         else if (a == "--batch")
             o.batch = (size_t)std::atoll(val().c_str());
@@ -504,6 +563,8 @@ int main(int argc, char **argv)
     if (o.pin != "on" && o.pin != "off" && o.pin != "both")
         usage("--pin: on, off or both");
     if (!(o.seconds > 0)) usage("--seconds must be > 0");
+    if (o.edge_output != "pass" && o.edge_output != "none" && o.edge_output != "both")
+        usage("--edge-output: pass, none or both");
     if (o.quick) o.seconds = std::min(o.seconds, 0.05);
     for (auto &d : o.detectors)
         if (d != "edges" && d != "boxcar" && d != "spiir" && d != "kalman")
@@ -645,12 +706,25 @@ int main(int argc, char **argv)
                 } else {
                     pins.push_back(1);
                 }
+                const bool pass_case = c.detector != "edges" || o.edge_output != "none";
                 for (int pin : pins) {
+                    if (!pass_case) break;
                     setenv("GR_TRANSIENT_PIN_BUFFERS", pin ? "1" : "0", 1);
                     const block_result br =
                         run_block(c, backend, pattern, ring, total, 10 * o.seconds + 1);
                     emit(o, env, c, backend, "block", br, core.rate(), &br,
                          backend == "cuda" ? pin : 0);
+                }
+                if (c.detector == "edges" && o.edge_output != "pass") {
+                    // Without the pass-through output, detects connected
+                    // (page-locked buffers as by default; same core line).
+                    trfg::det_case cn = c;
+                    cn.edge_passthrough = false;
+                    setenv("GR_TRANSIENT_PIN_BUFFERS", "1", 1);
+                    const block_result br =
+                        run_block(cn, backend, pattern, ring, total, 10 * o.seconds + 1);
+                    emit(o, env, cn, backend, "block", br, core.rate(), &br,
+                         backend == "cuda" ? 1 : 0);
                 }
                 unsetenv("GR_TRANSIENT_PIN_BUFFERS");
             }

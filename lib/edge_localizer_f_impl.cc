@@ -11,6 +11,11 @@
  * i.e. once every transition up to that sample is known and can be tagged.
  * Samples consumed but not yet released wait in an internal FIFO; with fixed
  * levels the core never holds samples and the FIFO stays empty.
+ *
+ * The output is optional. Without it the block is a sink: it feeds its input
+ * to the core and reports the transitions on `detects` only (no copy, no
+ * FIFO, no tags). The PMT dict of a transition is built only when something
+ * takes it: a tag (output connected) or a message (`detects` subscribed).
  */
 
 #include "edge_localizer_f_impl.h"
@@ -22,6 +27,7 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -36,6 +42,26 @@ namespace
 
 // Initial room for transitions and FIFO samples beyond the hold of auto levels.
 constexpr size_t k_initial_room = 32768;
+
+// Without the output: transitions per work call the block aims at when they
+// are dense. Every transition costs a few PMT objects that live until the
+// message is handled; with a million samples per call and a transition every
+// hundred samples that is tens of MB of small objects per call, allocated and
+// freed outside the caches (measured here: 1.0e8 samples/s with unlimited
+// calls, 1.4-1.7e8 with about 1024 transitions per call). Calls never get
+// smaller than k_min_call samples. (With the output connected, smaller calls
+// measured no faster: every call also starts the pass-through copy and wakes
+// the downstream block, so the scheduler's call sizes stay.)
+constexpr size_t k_edges_per_call = 1024;
+constexpr size_t k_min_call = 8192;
+
+// Without the output: at most this many samples per call (with CUDA at least
+// two batches, so that the core overlaps one batch's transfer with the other's
+// search, as with the output connected, where GNU Radio's buffer holds two
+// batches). A sink is offered all of its available input (up to its
+// upstream's whole buffer), and the transition buffer is sized for one
+// transition per sample taken.
+constexpr size_t k_max_call = size_t(1) << 20;
 
 constexpr const char *k_who = "edge_localizer_f";
 
@@ -67,15 +93,18 @@ edge_localizer_f_impl::edge_localizer_f_impl(
     double mid_pct, unsigned int hist_bins, size_t level_samples, uint64_t level_interval,
     const std::string &backend, int device, size_t batch)
     : gr::block("edge_localizer_f", gr::io_signature::make(1, 1, sizeof(float)),
-                gr::io_signature::make(1, 1, sizeof(float))),
+                gr::io_signature::make(0, 1, sizeof(float))),
       d_q(nullptr), d_auto_levels(auto_levels), d_tolerance_pct(tolerance_pct),
       d_mid_pct(mid_pct), d_backend(TR_BACKEND_CPU), d_need_base(true),
       d_levels_known(!auto_levels), d_out_base(0), d_fed(0), d_known(0), d_released(0),
       d_hold_limit(auto_levels ? level_samples : 0), d_fifo_head(0), d_fifo_tail(0),
-      d_tags_head(0), d_warned_late(false), d_port(pmt::mp("detects")),
-      d_key_edge(pmt::mp("edge")), d_key_edges(pmt::mp("edges")),
-      d_key_time(pmt::mp("time")), d_key_polarity(pmt::mp("polarity")),
-      d_key_sample(pmt::mp("sample"))
+      d_tags_head(0), d_warned_late(false), d_want_tags(true), d_want_msgs(true),
+      d_saved_multiple(0), d_max_call(k_max_call), d_call_cap(SIZE_MAX), d_call_edges(0),
+      d_port(pmt::mp("detects")), d_key_edge(pmt::mp("edge")),
+      d_key_edges(pmt::mp("edges")), d_key_time(pmt::mp("time")),
+      d_key_polarity(pmt::mp("polarity")), d_key_sample(pmt::mp("sample")),
+      d_pol_rise(pmt::cons(d_key_polarity, pmt::from_long(1))),
+      d_pol_fall(pmt::cons(d_key_polarity, pmt::from_long(-1)))
 {
     const tr_backend requested = parse_backend(backend);
 
@@ -118,6 +147,7 @@ edge_localizer_f_impl::edge_localizer_f_impl(
         const size_t room =
             std::max(k_initial_room, d_backend == TR_BACKEND_CUDA ? batch : size_t(0));
         d_edges.resize(room);
+        d_max_call = std::max(k_max_call, d_backend == TR_BACKEND_CUDA ? 2 * batch : 0);
         if (d_auto_levels) d_fifo.resize(d_hold_limit + room);
         d_tags.reserve(1024);
         d_batch.reserve(1024);
@@ -160,6 +190,8 @@ void edge_localizer_f_impl::reset_stream()
     d_tags.clear();
     d_tags_head = 0;
     d_batch.clear();
+    d_call_cap = SIZE_MAX;
+    d_call_edges = 0;
 }
 
 bool edge_localizer_f_impl::start()
@@ -171,6 +203,14 @@ bool edge_localizer_f_impl::start()
         if (st != TR_OK) fail(st, tr_edges_last_error(d_q));
     }
     reset_stream();
+    // Without the output the block is a sink: GNU Radio calls a sink only
+    // while at least an output multiple of input items is available, so an
+    // output multiple (the CUDA batch) would leave the end of a stream
+    // unprocessed. Restored in stop().
+    if (!has_output() && output_multiple() > 1) {
+        d_saved_multiple = output_multiple();
+        set_output_multiple(1);
+    }
     return block::start();
 }
 
@@ -181,9 +221,14 @@ bool edge_localizer_f_impl::stop()
         // Transitions among samples the core still holds (auto levels, stream
         // stopped before the levels were estimated): report them on detects.
         // Their samples can no longer be released, so they get no tags.
+        d_want_msgs = msgs_subscribed();
         flush_core();
         publish_batch();
         d_pins.unpin();
+        if (d_saved_multiple > 0) {
+            set_output_multiple(d_saved_multiple);
+            d_saved_multiple = 0;
+        }
     }
     return block::stop();
 }
@@ -217,17 +262,56 @@ void edge_localizer_f_impl::fifo_pop(float *out, size_t n)
 
 /* ---- core ------------------------------------------------------------ */
 
+pmt::pmt_t edge_localizer_f_impl::edge_dict(uint64_t offset, double time,
+                                            int32_t polarity) const
+{
+    // The dict that pmt::dict_add(time), (polarity), (sample) builds, without
+    // its key searches: dict cells (dcons) of ((sample . offset) (polarity . p)
+    // (time . t)). The polarity entry is shared: 5 PMT objects per transition.
+    const pmt::pmt_t pol = polarity == 1 ? d_pol_rise
+                           : polarity == -1
+                               ? d_pol_fall
+                               : pmt::cons(d_key_polarity, pmt::from_long(polarity));
+    return pmt::dcons(
+        pmt::cons(d_key_sample, pmt::from_uint64(offset)),
+        pmt::dcons(pol, pmt::dcons(pmt::cons(d_key_time, pmt::from_double(time)),
+                                   pmt::make_dict())));
+}
+
+size_t edge_localizer_f_impl::call_limit(size_t n) const
+{
+    return std::min(n, d_call_cap);
+}
+
+void edge_localizer_f_impl::adapt_call_cap(size_t samples)
+{
+    const size_t edges = d_call_edges;
+    d_call_edges = 0;
+    if (!d_want_tags && !d_want_msgs) {
+        d_call_cap = SIZE_MAX; // no PMT per transition: no limit
+    } else if (edges > k_edges_per_call && samples > 0) {
+        const double cap = (double)samples * (double)k_edges_per_call / (double)edges;
+        d_call_cap = std::max(k_min_call, static_cast<size_t>(cap));
+    } else if (d_call_cap != SIZE_MAX && samples >= d_call_cap &&
+               edges < k_edges_per_call / 2) {
+        // Sparser again: double the limit, none beyond 2^30 samples.
+        d_call_cap = d_call_cap >= (size_t(1) << 29) ? SIZE_MAX : 2 * d_call_cap;
+    }
+}
+
 void edge_localizer_f_impl::take_edges(const tr_edge *e, size_t n)
 {
+    d_call_edges += n;
+    if (!d_want_tags && !d_want_msgs) return; // nobody takes them: core only
     for (size_t i = 0; i < n; i++) {
         const uint64_t offset = d_out_base + static_cast<uint64_t>(e[i].sample);
+        const bool late = static_cast<uint64_t>(e[i].sample) < d_released;
+        const bool tag = d_want_tags && !late;
+        if (!tag && !d_want_msgs) continue;
         const double time = e[i].time + static_cast<double>(d_out_base);
-        pmt::pmt_t dict = pmt::make_dict();
-        dict = pmt::dict_add(dict, d_key_time, pmt::from_double(time));
-        dict = pmt::dict_add(dict, d_key_polarity, pmt::from_long(e[i].polarity));
-        dict = pmt::dict_add(dict, d_key_sample, pmt::from_uint64(offset));
-        d_batch.push_back(dict);
-        if (static_cast<uint64_t>(e[i].sample) < d_released) {
+        pmt::pmt_t dict = edge_dict(offset, time, e[i].polarity);
+        if (d_want_msgs) d_batch.push_back(tag ? dict : std::move(dict));
+        if (d_want_tags && late) {
             // Cannot happen with the core's contract (a transition is reported
             // when its sample is processed); keep the message, drop the tag.
             if (!d_warned_late) {
@@ -238,7 +322,7 @@ void edge_localizer_f_impl::take_edges(const tr_edge *e, size_t n)
             }
             continue;
         }
-        d_tags.push_back(pending_tag{offset, dict});
+        if (tag) d_tags.push_back(pending_tag{offset, std::move(dict)});
     }
 }
 
@@ -308,6 +392,17 @@ void edge_localizer_f_impl::publish_batch()
     message_port_pub(d_port, pmt::dict_add(pmt::make_dict(), d_key_edges, edges));
 }
 
+bool edge_localizer_f_impl::has_output() const
+{
+    const block_detail_sptr det = detail();
+    return !det || det->noutputs() > 0;
+}
+
+bool edge_localizer_f_impl::msgs_subscribed()
+{
+    return !pmt::is_null(message_subscribers(d_port));
+}
+
 /* ---- scheduling ------------------------------------------------------ */
 
 bool edge_localizer_f_impl::input_finished(int ninput) const
@@ -333,7 +428,46 @@ void edge_localizer_f_impl::forecast(int noutput_items,
         gr::thread::scoped_lock guard(*reader->mutex());
         done = reader->done();
     }
+    if (det && det->noutputs() == 0) {
+        // Sink (no output): while the core holds samples for the first level
+        // estimate, one input sample stays unconsumed until the upstream is
+        // done (see work_no_output()).
+        const bool holding = !d_levels_known || d_known < d_fed;
+        ninput_items_required[0] = noutput_items + (holding && !done ? 1 : 0);
+        return;
+    }
     ninput_items_required[0] = (done || d_known > d_released) ? 0 : noutput_items;
+}
+
+int edge_localizer_f_impl::work_no_output(int noutput_items, int ninput_items,
+                                          const float *in)
+{
+    const size_t ninput = static_cast<size_t>(std::max(ninput_items, 0));
+    const size_t noutput = static_cast<size_t>(std::max(noutput_items, 0));
+    if (d_need_base) {
+        d_out_base = nitems_read(0); // "sample" counts input samples
+        d_need_base = false;
+    }
+    const bool finished = input_finished(ninput_items);
+    if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, d_logger);
+
+    // GNU Radio calls a sink only while input is available: once the upstream
+    // is done and the input empty, the block is done without another call. So
+    // while the core holds samples for the first level estimate, the last
+    // input sample stays until the input is finished, and the call that takes
+    // it flushes the core.
+    const bool holding = !d_levels_known || d_known < d_fed;
+    size_t take =
+        call_limit(std::min({ninput, std::max<size_t>(noutput, 1), d_max_call}));
+    if (holding && !finished && take == ninput && take > 0) take--;
+
+    if (take > 0) run_core(in, take);
+    if (finished && take == ninput && d_known < d_fed) flush_core();
+    publish_batch();
+    d_released = d_known; // nothing waits for release without the output
+    consume(0, static_cast<int>(take));
+    adapt_call_cap(take);
+    return 0;
 }
 
 int edge_localizer_f_impl::general_work(int noutput_items, gr_vector_int &ninput_items,
@@ -343,6 +477,12 @@ int edge_localizer_f_impl::general_work(int noutput_items, gr_vector_int &ninput
     gr::thread::scoped_lock guard(d_setlock);
 
     const float *in = static_cast<const float *>(input_items[0]);
+    d_want_msgs = msgs_subscribed();
+    if (output_items.empty()) {
+        d_want_tags = false;
+        return work_no_output(noutput_items, ninput_items[0], in);
+    }
+    d_want_tags = true;
     float *out = static_cast<float *>(output_items[0]);
     const size_t ninput = static_cast<size_t>(std::max(ninput_items[0], 0));
     const size_t noutput = static_cast<size_t>(std::max(noutput_items, 0));

@@ -58,6 +58,16 @@ class edge_localizer_f_impl : public edge_localizer_f
     std::vector<pmt::pmt_t> d_batch; // dicts of the current detects message
     bool d_warned_late;
 
+    // What the transitions of this call are needed for (set per work call):
+    // tags (the output is connected), detects messages (the port has
+    // subscribers). Without either the block only runs the core.
+    bool d_want_tags;
+    bool d_want_msgs;
+    int d_saved_multiple; // output multiple while a run without output uses 1
+    size_t d_max_call;    // no output: samples per call at most
+    size_t d_call_cap;    // no output: samples per call while transitions are dense
+    size_t d_call_edges;  // transitions found in the current call
+
     detail::buffer_pins d_pins; // CUDA: page-locked GNU Radio buffers
     detail::async_copy d_copy;  // pass-through copy while the core runs
 
@@ -67,6 +77,9 @@ class edge_localizer_f_impl : public edge_localizer_f
     const pmt::pmt_t d_key_time;
     const pmt::pmt_t d_key_polarity;
     const pmt::pmt_t d_key_sample;
+    // The (polarity . +1) and (polarity . -1) entries, shared by every dict.
+    const pmt::pmt_t d_pol_rise;
+    const pmt::pmt_t d_pol_fall;
 
     size_t fifo_count() const { return d_fifo_tail - d_fifo_head; }
     void fifo_push(const float *x, size_t n);
@@ -78,6 +91,12 @@ class edge_localizer_f_impl : public edge_localizer_f
     void take_edges(const tr_edge *e, size_t n);
     void attach_tags(uint64_t end);
     void publish_batch();
+    pmt::pmt_t edge_dict(uint64_t offset, double time, int32_t polarity) const;
+    bool has_output() const;
+    size_t call_limit(size_t n) const;
+    void adapt_call_cap(size_t samples);
+    bool msgs_subscribed();
+    int work_no_output(int noutput_items, int ninput_items, const float *in);
     bool input_finished(int ninput) const;
     [[noreturn]] void fail(tr_status st, const char *what) const;
 

@@ -395,6 +395,8 @@ def fg_case(d):
     if det == "edges":
         sp = d.get("edge_spacing") or ["?", "?"]
         bits = ["a transition every %s-%s samples" % (num(sp[0]), num(sp[1]))]
+        if d.get("passthrough") is False:
+            bits.append("no pass-through output (detects only)")
     elif det == "boxcar":
         bits = ["%s ch" % d.get("nchan"), "%s statistics" % d.get("norm")]
     elif det == "spiir":

@@ -20,6 +20,11 @@
  * that several batches, GNU Radio's chunking and the end of a stream are
  * exercised. Exit 77 (skipped) without a usable GPU; `--cpu-only` runs the
  * CPU flow graphs alone (checks that the signals give detections).
+ *
+ * Edges also run without the pass-through output (the block as a sink, the
+ * transitions on "detects" only) and with "detects" connected: the messages
+ * carry exactly the transitions of the tags, with both backends, for a
+ * transition every 24 to 200 and every 4 to 40 samples.
  */
 
 #include "flowgraph_blocks.h"
@@ -35,6 +40,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -53,28 +59,68 @@ int g_failures = 0;
         }                                                                                \
     } while (0)
 
+//! Keeps every message it receives on its port "in".
+class msg_store : public gr::block
+{
+  public:
+    typedef std::shared_ptr<msg_store> sptr;
+    static sptr make() { return gnuradio::make_block_sptr<msg_store>(); }
+    msg_store()
+        : gr::block("msg_store", gr::io_signature::make(0, 0, 0),
+                    gr::io_signature::make(0, 0, 0))
+    {
+        message_port_register_in(pmt::mp("in"));
+        set_msg_handler(pmt::mp("in"), [this](const pmt::pmt_t &m) {
+            std::lock_guard<std::mutex> lk(d_m);
+            d_msgs.push_back(m);
+        });
+    }
+    std::vector<pmt::pmt_t> msgs()
+    {
+        std::lock_guard<std::mutex> lk(d_m);
+        return d_msgs;
+    }
+
+  private:
+    std::mutex d_m;
+    std::vector<pmt::pmt_t> d_msgs;
+};
+
 struct run_out {
     std::vector<std::vector<char>> data;
     std::vector<gr::tag_t> tags;
+    std::vector<pmt::pmt_t> msgs; // "detects" messages (edges, when asked for)
+    uint64_t consumed = 0;        // samples the detector took
 };
 
 run_out run(const trfg::det_case &c, const std::string &backend,
-            std::shared_ptr<const std::vector<float>> x, uint64_t n)
+            std::shared_ptr<const std::vector<float>> x, uint64_t n, bool msgs = false)
 {
     std::vector<int> sizes;
     gr::block_sptr blk = trfg::make_block(c, backend, sizes);
     const unsigned vlen = c.detector == "boxcar" ? c.nchan : 1;
     auto src = trfg::ring_source::make(x, vlen, n, 0, false);
-    auto snk = trfg::capture_sink::make(sizes);
+    // No outputs (edges without the pass-through output): no sink.
+    trfg::capture_sink::sptr snk;
+    if (!sizes.empty()) snk = trfg::capture_sink::make(sizes);
+    auto store = msg_store::make();
     gr::top_block_sptr tb = gr::make_top_block("test_flowgraph_cuda");
     tb->connect(src, 0, blk, 0);
     for (size_t i = 0; i < sizes.size(); i++)
         tb->connect(blk, (int)i, snk, (int)i);
+    if (msgs) tb->msg_connect(blk, "detects", store, "in");
     tb->run();
     run_out r;
     for (size_t i = 0; i < sizes.size(); i++)
         r.data.push_back(snk->data(i));
-    r.tags = snk->tags();
+    if (snk) r.tags = snk->tags();
+    if (msgs) {
+        // Delivered by the store's own thread: wait briefly for the last.
+        for (int i = 0; i < 50 && store->msgs().empty(); i++)
+            usleep(10000);
+        r.msgs = store->msgs();
+    }
+    r.consumed = blk->nitems_read(0);
     return r;
 }
 
@@ -126,6 +172,78 @@ void check_edges(const trfg::det_case &c, const run_out &a, const run_out &g, ui
     CHECK(bad == 0, "edges: %zu transitions differ", bad);
     (void)c;
     std::printf("edges: %zu transitions, identical\n", ta.size());
+}
+
+// The transitions of "detects" messages: (sample, time bits, polarity).
+struct edge_rec {
+    uint64_t sample;
+    double time;
+    long polarity;
+    bool operator==(const edge_rec &o) const
+    {
+        return sample == o.sample && polarity == o.polarity &&
+               std::memcmp(&time, &o.time, sizeof time) == 0;
+    }
+};
+
+std::vector<edge_rec> msg_edges(const run_out &r)
+{
+    std::vector<edge_rec> v;
+    for (const auto &m : r.msgs) {
+        const pmt::pmt_t e = pmt::dict_ref(m, pmt::mp("edges"), pmt::PMT_NIL);
+        for (size_t i = 0; pmt::is_vector(e) && i < pmt::length(e); i++) {
+            const pmt::pmt_t d = pmt::vector_ref(e, i);
+            v.push_back(edge_rec{(uint64_t)dnum(d, "sample"), dnum(d, "time"),
+                                 (long)dnum(d, "polarity")});
+        }
+    }
+    return v;
+}
+
+std::vector<edge_rec> tag_edges(const run_out &r)
+{
+    std::vector<edge_rec> v;
+    for (const auto &t : det_tags(r, "edge")) {
+        v.push_back(
+            edge_rec{t.offset, dnum(t.value, "time"), (long)dnum(t.value, "polarity")});
+        if ((uint64_t)dnum(t.value, "sample") != t.offset) v.back().polarity = 0;
+    }
+    return v;
+}
+
+// Edges without the pass-through output and with "detects" connected: the
+// messages hold exactly the transitions of the tags of `ref` (a flow graph with
+// the output connected and no messages).
+void check_edges_outputs(trfg::det_case c, const std::string &backend,
+                         std::shared_ptr<const std::vector<float>> x, uint64_t n,
+                         const run_out &ref, const char *what)
+{
+    const std::vector<edge_rec> want = tag_edges(ref);
+    CHECK(!want.empty(), "edges %s: no transitions", what);
+    // Output connected, detects connected: tags unchanged, messages = tags.
+    const run_out both = run(c, backend, x, n, true);
+    CHECK(both.data[0] == ref.data[0], "edges %s %s: output differs with messages", what,
+          backend.c_str());
+    CHECK(tag_edges(both) == want, "edges %s %s: tags differ with messages", what,
+          backend.c_str());
+    CHECK(msg_edges(both) == want, "edges %s %s: messages (%zu) differ from tags (%zu)",
+          what, backend.c_str(), msg_edges(both).size(), want.size());
+    // No output: every sample consumed, messages = tags.
+    c.edge_passthrough = false;
+    const run_out none = run(c, backend, x, n, true);
+    CHECK(none.consumed == n, "edges %s %s: %llu of %llu samples consumed without output",
+          what, backend.c_str(), (unsigned long long)none.consumed,
+          (unsigned long long)n);
+    CHECK(msg_edges(none) == want,
+          "edges %s %s: %zu transitions in messages without output, %zu tags", what,
+          backend.c_str(), msg_edges(none).size(), want.size());
+    // No output, no messages: the core alone, every sample consumed.
+    const run_out bare = run(c, backend, x, n, false);
+    CHECK(bare.consumed == n, "edges %s %s: %llu of %llu samples consumed (bare)", what,
+          backend.c_str(), (unsigned long long)bare.consumed, (unsigned long long)n);
+    std::printf("edges %s %s: %zu transitions, messages with and without the output "
+                "equal the tags\n",
+                what, backend.c_str(), want.size());
 }
 
 void check_boxcar(const trfg::det_case &c, const run_out &a, const run_out &g, uint64_t n)
@@ -286,11 +404,12 @@ int main(int argc, char **argv)
         unsigned nchan;
         size_t batch;
         uint64_t n;
+        double edge_min, edge_max; // edges: samples between transitions (0: default)
     };
     const spec specs[] = {
-        {"edges", 1, 65536, 3000017},  {"boxcar", 1, 65536, 1500007},
-        {"boxcar", 16, 8192, 200003},  {"spiir", 1, 4096, 150001},
-        {"kalman", 1, 65536, 1000003},
+        {"edges", 1, 65536, 3000017, 0, 0},  {"edges", 1, 4096, 300007, 4, 40},
+        {"boxcar", 1, 65536, 1500007, 0, 0}, {"boxcar", 16, 8192, 200003, 0, 0},
+        {"spiir", 1, 4096, 150001, 0, 0},    {"kalman", 1, 65536, 1000003, 0, 0},
     };
     for (const spec &s : specs) {
         trfg::det_case c;
@@ -299,12 +418,23 @@ int main(int argc, char **argv)
         c.batch = s.batch;
         c.templates = 64;
         c.filters = 16;
+        if (s.edge_min > 0) {
+            c.edge_min_width = s.edge_min;
+            c.edge_max_width = s.edge_max;
+        }
         try {
             if (c.detector == "spiir") trfg::make_spiir_bank(c, bank_path, 3);
             auto x = std::make_shared<std::vector<float>>(trfg::make_signal(c, s.n, 5));
             const run_out a = run(c, "cpu", x, s.n);
             const run_out g = cpu_only ? a : run(c, "cuda", x, s.n);
-            if (c.detector == "edges") check_edges(c, a, g, s.n, *x);
+            if (c.detector == "edges") {
+                check_edges(c, a, g, s.n, *x);
+                char what[64];
+                std::snprintf(what, sizeof what, "(a transition every %g-%g samples)",
+                              c.edge_min_width, c.edge_max_width);
+                check_edges_outputs(c, "cpu", x, s.n, a, what);
+                if (!cpu_only) check_edges_outputs(c, "cuda", x, s.n, a, what);
+            }
             if (c.detector == "boxcar") check_boxcar(c, a, g, s.n);
             if (c.detector == "spiir") check_spiir(c, a, g, s.n);
             if (c.detector == "kalman") check_kalman(c, a, g, s.n);

@@ -56,6 +56,46 @@ def expected_tags(edges):
     return [(int(e["sample"]), float(e["time"]), int(e["polarity"]), int(e["sample"]))
             for e in edges]
 
+def dense_signal(n, seed):
+    """A transition every 1 to 4 samples: the heaviest load on tags and messages."""
+    rng = np.random.default_rng(seed)
+    x = np.empty(n, dtype=np.float32)
+    i = 0
+    level = 0.0
+    while i < n:
+        w = int(rng.integers(1, 5))
+        x[i:i + w] = level
+        i += w
+        level = 1.0 - level
+    return x
+
+
+class late_end_source(gr.sync_block):
+    """Float source that reports the end of its stream only `delay` seconds after
+    its last sample, so that a downstream block takes every sample first."""
+
+    def __init__(self, x, delay=0.2):
+        gr.sync_block.__init__(self, "late_end_source", None, [np.float32])
+        self.x = np.asarray(x, np.float32)
+        self.pos = 0
+        self.delay = delay
+
+    def work(self, input_items, output_items):
+        out = output_items[0]
+        if self.pos >= len(self.x):
+            time.sleep(self.delay)
+            return -1
+        n = min(len(out), len(self.x) - self.pos)
+        out[:n] = self.x[self.pos:self.pos + n]
+        self.pos += n
+        return n
+
+
+def message_edges(msgs):
+    """(sample, time, polarity, sample) tuples of the edge dicts of detects messages."""
+    return [(d["sample"], d["time"], d["polarity"], d["sample"])
+            for m in msgs for d in m["edges"]]
+
 
 class qa_edge_localizer_f(gr_unittest.TestCase):
 
@@ -78,6 +118,33 @@ class qa_edge_localizer_f(gr_unittest.TestCase):
         self.tb.msg_connect((blk, "detects"), (dbg, "store"))
         self.tb.run()
         return snk, dbg
+
+    def run_no_output(self, x, blk, max_items=None, src_items=None, msgs=True):
+        """x -> blk (output not connected), detects -> message debug. Returns dbg."""
+        src = blocks.vector_source_f(list(map(float, x)), False)
+        dbg = blocks.message_debug()
+        if src_items is not None:
+            src.set_max_noutput_items(src_items)
+        if max_items is not None:
+            blk.set_max_noutput_items(max_items)
+        self.tb.connect(src, blk)
+        if msgs:
+            self.tb.msg_connect((blk, "detects"), (dbg, "store"))
+        self.tb.run()
+        self.assertEqual(blk.nitems_read(0), len(x))  # every sample consumed
+        return dbg
+
+    def run_tags_only(self, x, blk, max_items=None, src_items=None):
+        """x -> blk -> vector sink, detects not connected. Returns the sink."""
+        src = blocks.vector_source_f(list(map(float, x)), False)
+        snk = blocks.vector_sink_f()
+        if src_items is not None:
+            src.set_max_noutput_items(src_items)
+        if max_items is not None:
+            blk.set_max_noutput_items(max_items)
+        self.tb.connect(src, blk, snk)
+        self.tb.run()
+        return snk
 
     def messages(self, dbg, expected_count=None):
         """Edge dicts of all detects messages (waits briefly for delivery)."""
@@ -332,6 +399,170 @@ class qa_edge_localizer_f(gr_unittest.TestCase):
         self.assertEqual(edge_tags(snk), expected_tags(ref))
         edges = [d for m in self.messages(dbg, 1) for d in m["edges"]]
         self.assertEqual(len(edges), len(ref))
+
+    # ---- output optional, messages optional -------------------------------
+
+    def test_030_no_output_messages(self):
+        # no output connected: the block is a sink, transitions only on detects
+        x = pulse_signal(50000, 12)
+        ref = expected_tags(transient.find_edges(x, 0.2, 0.5, 0.8))
+        self.assertGreater(len(ref), 100)
+        blk = transient.edge_localizer_f(False, 0.2, 0.5, 0.8, backend="cpu")
+        dbg = self.run_no_output(x, blk)
+        self.assertEqual(message_edges(self.messages(dbg, 1)), ref)
+        # the same block (and flow graph type) with the output connected again
+        self.tb = gr.top_block()
+        blk = transient.edge_localizer_f(False, 0.2, 0.5, 0.8, backend="cpu")
+        snk, dbg = self.run_block(x, blk)
+        np.testing.assert_array_equal(np.array(snk.data(), np.float32), x)
+        self.assertEqual(edge_tags(snk), ref)
+        self.assertEqual(message_edges(self.messages(dbg, 1)), ref)
+
+    def test_031_no_output_chunking(self):
+        x = pulse_signal(7000, 13)
+        ref = expected_tags(transient.find_edges(x, 0.2, 0.5, 0.8))
+        rng = np.random.default_rng(31)
+        sizes = [(1, 3), (7, 5), (13, 64), (None, 1)]
+        sizes += [(int(rng.integers(1, 3000)), int(rng.integers(1, 3000)))
+                  for _ in range(4)]
+        for max_items, src_items in sizes:
+            self.tb = gr.top_block()
+            blk = transient.edge_localizer_f(False, 0.2, 0.5, 0.8, backend="cpu")
+            dbg = self.run_no_output(x, blk, max_items=max_items, src_items=src_items)
+            self.assertEqual(message_edges(self.messages(dbg, 1)), ref,
+                             "max_noutput_items %s, source %s" % (max_items, src_items))
+
+    def test_032_no_output_auto_levels(self):
+        # the core holds the first level_samples samples: without the output the
+        # block keeps its last input sample until the input ends, so that the
+        # end of a short stream is flushed in a work call
+        long_x = pulse_signal(30000, 14, low=-0.5, high=2.5, noise=0.01)
+        short_x = pulse_signal(3000, 15, low=0.0, high=5.0, noise=0.02)
+        for x, L in ((long_x, 4000), (short_x, 65536)):
+            lv = transient.estimate_state_levels(x[:L])
+            ref = expected_tags(transient.find_edges(x, lv["low"], lv["mid"], lv["high"]))
+            self.assertGreater(len(ref), 10)
+            for max_items, src_items in ((None, None), (1, 2), (7, 5), (100, 333)):
+                self.tb = gr.top_block()
+                blk = transient.edge_localizer_f(True, level_samples=L, backend="cpu")
+                dbg = self.run_no_output(x, blk, max_items=max_items,
+                                         src_items=src_items)
+                self.assertEqual(message_edges(self.messages(dbg, 1)), ref,
+                                 "L %d, max_noutput_items %s" % (L, max_items))
+                self.assertTrue(blk.levels_known())
+        # the upstream ends only after the block took its last sample
+        x = short_x
+        lv = transient.estimate_state_levels(x)
+        ref = expected_tags(transient.find_edges(x, lv["low"], lv["mid"], lv["high"]))
+        self.tb = gr.top_block()
+        src = late_end_source(x)
+        blk = transient.edge_localizer_f(True, level_samples=65536, backend="cpu")
+        dbg = blocks.message_debug()
+        self.tb.connect(src, blk)
+        self.tb.msg_connect((blk, "detects"), (dbg, "store"))
+        self.tb.run()
+        self.assertEqual(message_edges(self.messages(dbg, 1)), ref)
+
+    def test_033_no_output_output_multiple(self):
+        # as with the CUDA backend's batches: without the output the block is a
+        # sink, and the last partial batch must still be processed
+        x = pulse_signal(2500, 16)
+        ref = expected_tags(transient.find_edges(x, 0.2, 0.5, 0.8))
+        blk = transient.edge_localizer_f(False, 0.2, 0.5, 0.8, backend="cpu")
+        blk.set_output_multiple(1000)
+        dbg = self.run_no_output(x, blk)
+        self.assertEqual(message_edges(self.messages(dbg, 1)), ref)
+        self.assertEqual(blk.output_multiple(), 1000)  # restored after the run
+
+    def test_034_no_output_no_messages(self):
+        # nothing connected but the input: the block only runs the core
+        x = pulse_signal(20000, 17)
+        blk = transient.edge_localizer_f(False, 0.2, 0.5, 0.8, backend="cpu")
+        dbg = self.run_no_output(x, blk, msgs=False)
+        self.assertEqual(dbg.num_messages(), 0)
+
+    def test_035_tags_without_messages(self):
+        # detects not connected: no messages are built, the tags are unchanged
+        x = pulse_signal(40000, 18)
+        ref = expected_tags(transient.find_edges(x, 0.2, 0.5, 0.8))
+        for max_items in (None, 1, 4096):
+            self.tb = gr.top_block()
+            blk = transient.edge_localizer_f(False, 0.2, 0.5, 0.8, backend="cpu")
+            snk = self.run_tags_only(x, blk, max_items=max_items)
+            np.testing.assert_array_equal(np.array(snk.data(), np.float32), x)
+            self.assertEqual(edge_tags(snk), ref)
+        # auto levels: held samples are tagged too
+        L = 3000
+        lv = transient.estimate_state_levels(x[:L])
+        ref = expected_tags(transient.find_edges(x, lv["low"], lv["mid"], lv["high"]))
+        self.tb = gr.top_block()
+        blk = transient.edge_localizer_f(True, level_samples=L, backend="cpu")
+        snk = self.run_tags_only(x, blk, max_items=777)
+        np.testing.assert_array_equal(np.array(snk.data(), np.float32), x)
+        self.assertEqual(edge_tags(snk), ref)
+
+    def test_036_dense_transitions(self):
+        # a transition every 1 to 4 samples, in every configuration
+        x = dense_signal(20000, 19)
+        ref = expected_tags(transient.find_edges(x, 0.1, 0.5, 0.9))
+        self.assertGreater(len(ref), 7000)
+        for max_items, src_items in ((None, None), (3, 7), (1000, 555)):
+            self.tb = gr.top_block()
+            blk = transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="cpu")
+            snk, dbg = self.run_block(x, blk, max_items=max_items, src_items=src_items)
+            np.testing.assert_array_equal(np.array(snk.data(), np.float32), x)
+            self.assertEqual(edge_tags(snk), ref)
+            self.assertEqual(message_edges(self.messages(dbg, 1)), ref)
+            self.tb = gr.top_block()
+            blk = transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="cpu")
+            snk = self.run_tags_only(x, blk, max_items=max_items, src_items=src_items)
+            self.assertEqual(edge_tags(snk), ref)
+            self.tb = gr.top_block()
+            blk = transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="cpu")
+            dbg = self.run_no_output(x, blk, max_items=max_items, src_items=src_items)
+            self.assertEqual(message_edges(self.messages(dbg, 1)), ref)
+
+    def test_038_no_output_dense_long_calls(self):
+        # large input buffers and dense transitions: without the output the block
+        # limits its calls to about 1024 transitions (at least 8192 samples)
+        x = dense_signal(600000, 20)
+        ref = expected_tags(transient.find_edges(x, 0.1, 0.5, 0.9))
+        src = blocks.vector_source_f(x.tolist(), False)
+        src.set_min_output_buffer(1 << 17)
+        blk = transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="cpu")
+        dbg = blocks.message_debug()
+        self.tb.connect(src, blk)
+        self.tb.msg_connect((blk, "detects"), (dbg, "store"))
+        self.tb.run()
+        self.assertEqual(blk.nitems_read(0), len(x))
+        msgs = self.messages(dbg, 1)
+        self.assertEqual(message_edges(msgs), ref)
+        self.assertGreater(len(msgs), (len(x) - (1 << 17)) // 8192)
+        self.assertLess(max(len(m["edges"]) for m in msgs[1:]), 8193)
+
+    def test_037_message_format_unchanged(self):
+        # the dict of a transition: keys, types and order as pmt.dict_add built them
+        x = [0, 0, 1, 1, 0, 0]
+        blk = transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="cpu")
+        snk, dbg = self.run_block(x, blk)
+        self.messages(dbg, 1)
+        ref = pmt.make_dict()
+        ref = pmt.dict_add(ref, pmt.intern("time"), pmt.from_double(1.5))
+        ref = pmt.dict_add(ref, pmt.intern("polarity"), pmt.from_long(1))
+        ref = pmt.dict_add(ref, pmt.intern("sample"), pmt.from_uint64(2))
+        tag = [t for t in snk.tags() if pmt.symbol_to_string(t.key) == "edge"][0]
+        self.assertTrue(pmt.equal(tag.value, ref))
+        self.assertEqual(pmt.write_string(tag.value), pmt.write_string(ref))
+        dicts = []
+        for i in range(dbg.num_messages()):
+            v = pmt.dict_ref(dbg.get_message(i), pmt.intern("edges"), pmt.PMT_NIL)
+            dicts += [pmt.vector_ref(v, k) for k in range(pmt.length(v))]
+        self.assertEqual(len(dicts), 2)
+        self.assertTrue(pmt.is_dict(dicts[0]))
+        self.assertEqual(pmt.write_string(dicts[0]), pmt.write_string(ref))
+        fall = dicts[1]
+        self.assertEqual(pmt.to_long(pmt.dict_ref(fall, pmt.intern("polarity"),
+                                                  pmt.PMT_NIL)), -1)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,12 @@ namespace transient
  * samples pass through unchanged; every transition is marked with a stream tag
  * and reported on the message port \p detects.
  *
+ * The output is optional. Left unconnected, the block consumes its input, does
+ * not copy it, and reports the transitions on \p detects only (tags need an
+ * output stream); "sample" then counts input samples. The PMT of a
+ * transition is built only when a tag (output connected) or a message
+ * (\p detects connected) takes it; with neither the block only runs the core.
+ *
  * Definition (from the core library): with the reference levels low < mid < high,
  * a sample is in the LOW state if x <= low, in the HIGH state if x >= high, and
  * intermediate otherwise. A transition happens at the first sample that reaches
@@ -55,6 +61,11 @@ namespace transient
  * Message port "detects": for every call of general_work() (and the end-of-stream
  * flush) that found transitions, one message
  *   dict {"edges": list of the per-transition dicts above, oldest first}
+ *
+ * Without the output, while the core holds samples for the first level
+ * estimate, the block leaves its last input sample unconsumed until the
+ * upstream is done, so that the end of a finite stream is flushed in a work
+ * call; with the CUDA backend it then takes any number of samples per call.
  *
  * Latency: with fixed levels the block is pass-through with no delay. With auto
  * levels the core holds the first \p level_samples samples until the levels are

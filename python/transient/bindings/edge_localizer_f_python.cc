@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(edge_localizer_f.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(0166fce8f91500fad1479fdd137aa85a)                     */
+/* BINDTOOL_HEADER_FILE_HASH(860e1c0d944f23fa9cc6e7e23972f4bd)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -20,6 +20,11 @@ interpolated absolute mid-crossing time (NaN if hidden by non-finite samples),
 sample}). For every work call that found transitions, the message port
 "detects" publishes {"edges": vector of those dicts, oldest first}.
 
+The output is optional: left unconnected, the block consumes its input without
+copying it and reports the transitions on "detects" only (tags need an output
+stream); "sample" then counts input samples. The dicts are built only for what
+is connected (tags, detects).
+
 Fixed levels pass samples through with no delay. With auto levels the first
 level_samples samples are held until the levels are estimated, so that they get
 their tags too.)doc";
