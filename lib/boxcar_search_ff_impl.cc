@@ -205,10 +205,11 @@ boxcar_search_impl<T>::boxcar_search_impl(
     d_cfg.variant = TR_VARIANT_FAST;
     d_cfg.batch = batch;
     const tr_backend requested = d_cfg.backend;
-    if (device_buffers) { // device buffers: what cannot work is refused first
-        detail::check_device_request(block_name<T>(), requested);
+    if (device_buffers) { // device buffers: what cannot work is refused first,
+        // the settings before the backend (the same error with or without a GPU)
         detail::check_boxcar_device(block_name<T>(), std::is_same<T, gr_complex>::value,
                                     d_cfg.norm);
+        detail::check_device_request(block_name<T>(), requested);
     }
 
     validate_norm(d_cfg.norm);

@@ -124,7 +124,7 @@ class qa_device_buffers(gr_unittest.TestCase):
             self.assertEqual(params["device_buffers"]["default"], "False")
             self.assertIn("${device_buffers}", y["templates"]["make"], name)
             self.assertIn("device_buffers", y["cpp_templates"]["make"], name)
-            self.assertTrue(any("device_buffers" in a and '"cpu"' in a
+            self.assertTrue(any("device_buffers" in a and "cpu" in a
                                 for a in y["asserts"]), name)
             self.assertIn(fcn, y["templates"]["make"])
 
