@@ -60,6 +60,20 @@ SOURCES = [
     S("2026-11-22-h100-spiir-triggers", "triggers.jsonl", FINAL,
       "the SPIIR trigger search alone (REFERENCE, FAST on 1-8 threads) and a model of the "
       "spiir_bank block's CUDA data path without GNU Radio (commit 7952bb3)"),
+    S("2026-11-22-cpu-edges-block", "final_dense.jsonl", FINAL,
+      "edge_localizer_f in a CPU flow graph on the 2-core development machine, a transition "
+      "every 24-200 samples, the final block (commit eba8bd5), three runs",
+      labels=["run 1", "run 2", "run 3"]),
+    S("2026-11-22-cpu-edges-block", "final_sparse.jsonl", FINAL,
+      "the same, a transition every 2e4-2e5 samples"),
+    S("2026-11-22-cpu-edges-block", "before_dense.jsonl", EARLIER,
+      "the block before the change (commit 7e32b8a) in the same benchmark binary"),
+    S("2026-11-22-cpu-edges-block", "before_sparse.jsonl", EARLIER,
+      "the block before the change (commit 7e32b8a), sparse transitions"),
+    S("2026-11-22-cpu-edges-block", "after_dense.jsonl", EARLIER,
+      "an intermediate block (before at most 2^20 samples per call without the output)"),
+    S("2026-11-22-cpu-edges-block", "after_sparse.jsonl", EARLIER,
+      "an intermediate block, sparse transitions"),
     # boxcar search
     S("2026-11-22-h100-boxcar-fast", "final/kernels.jsonl", FINAL,
       "the committed FAST kernel (commit e2f99d1) against PAPER through the CUDA context, "
@@ -394,7 +408,7 @@ def fg_case(d):
     det = d.get("detector")
     if det == "edges":
         sp = d.get("edge_spacing") or ["?", "?"]
-        bits = ["a transition every %s-%s samples" % (num(sp[0]), num(sp[1]))]
+        bits = ["a transition every %s-%s samples" % (sp[0], sp[1])]
         if d.get("passthrough") is False:
             bits.append("no pass-through output (detects only)")
     elif det == "boxcar":
@@ -1002,6 +1016,24 @@ class Report:
                         pct(boc) if boc is not None else "not measured", src,
                         None if boc is None else boc >= 0.7)
         self.w("![flowgraph](plots/perf_flowgraph.png)", "")
+        C = "2026-11-22-cpu-edges-block"
+        self.w("`edge_localizer_f` on the CPU backend, 2-core development machine (AMD EPYC, "
+               "shared: runs vary up to 1.7x), before (%s) and after (%s) the block built its "
+               "transition dicts only when needed and made its output optional; ceiling: one "
+               "thread's memcpy."
+               % (src_link(C, "before_dense.jsonl"), src_link(C, "final_dense.jsonl")), "")
+        rows = []
+        for f, when in (("before_dense.jsonl", "before"), ("before_sparse.jsonl", "before"),
+                        ("final_dense.jsonl", "after"), ("final_sparse.jsonl", "after")):
+            for run in self.data.runs(C, f):
+                for d in results(run, type="flowgraph"):
+                    if d.get("path") != "block":
+                        continue
+                    rows.append([when, run.label or "—", fg_case(d), num(d["samples_per_s"]),
+                                 num(d.get("core_samples_per_s")),
+                                 pct(d.get("block_over_core"))])
+        self.w(table(["block", "run", "case", "samples/s", "core samples/s", "block / core"],
+                     rows), "")
 
         def plot(plt):
             fig, ax = plt.subplots(figsize=(8, 4))
