@@ -845,6 +845,50 @@ tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, fl
                        n);
     const uint32_t C = q->nchan;
     const uint64_t W = q->measure ? q->cfg.window : 0;
+    if (!q->bl_n && !q->bb_n) {
+        /* No baseline: runs of samples inside one statistics window (the
+         * values in effect, hence the replacement of a non-finite sample, are
+         * the same for all of them), channel by channel in blocks of kBlk
+         * samples (the block of x stays in cache). The same results as the
+         * general loop below. */
+        enum { kBlk = 512 };
+        const size_t S = BUF_STRIDE(W);
+        size_t k = 0;
+        while (k < n) {
+            const uint64_t p0 = q->position;
+            size_t run = n - k;
+            if (W && run > W - p0 % W) run = (size_t)(W - p0 % W);
+            for (size_t b0 = 0; b0 < run; b0 += kBlk) {
+                const size_t bn = run - b0 < kBlk ? run - b0 : kBlk;
+                for (uint32_t c = 0; c < C; c++) {
+                    const float *xs = x + (k + b0) * C + c;
+                    float *ys = y + (k + b0) * C + c;
+                    float *bk = W ? q->buf + (size_t)c * S + (p0 + b0) % W : NULL;
+                    for (size_t i = 0; i < bn; i++) {
+                        const float v = xs[i * C];
+                        if (isfinite(v)) {
+                            ys[i * C] = v;
+                            if (bk) bk[i] = v;
+                        } else {
+                            double mu1 = 0.0;
+                            q->nonfinite++;
+                            stats_at(q, p0, c, 1, &mu1, NULL);
+                            ys[i * C] = (float)mu1;
+                            if (bk) bk[i] = NAN;
+                        }
+                    }
+                }
+            }
+            q->position = p0 + run;
+            if (W && q->position % W == 0) {
+                const uint64_t j = p0 / W;
+                summarise_window(q, j);
+                compute_effect(q, j + 1);
+            }
+            k += run;
+        }
+        return TR_OK;
+    }
     for (size_t k = 0; k < n; k++) {
         const uint64_t p = q->position;
         const float *xk = x + k * C;
