@@ -570,15 +570,15 @@ done:
  * position 0) are kept in y0, w0 for the comparison between cases. */
 typedef struct {
     const char *norm, *path, *buffers;
-    int widths;
+    int widths, threads;
     double sps, seconds;
     size_t processed;
     int ok;
 } bx_hcase;
 
 static void bx_host_case(const bx_options *o, const bx_config *bc, int white, int legacy,
-                         int pinned, int widths, const float *tm, float *y0, int32_t *w0,
-                         bx_hcase *hc)
+                         int pinned, int widths, int threads, const float *tm, float *y0,
+                         int32_t *w0, bx_hcase *hc)
 {
     tr_boxcar_config c = bc->cfg;
     c.nchan = o->nchan;
@@ -591,6 +591,7 @@ static void bx_host_case(const bx_options *o, const bx_config *bc, int white, in
         c.norm.init_mean = 0.0;
         c.norm.init_sigma = 1.0;
     }
+    c.norm.threads = (uint32_t)threads;
     hc->ok = 0;
     if (legacy) setenv("TR_BOXCAR_CUDA_PERWINDOW", "1", 1);
     tr_error err;
@@ -688,19 +689,22 @@ static void bx_host_path(const bx_options *o, const bx_config *bc, const float *
     }
     for (int white = 0; white < 2; white++) {
         bx_hcase base = {
-            white ? "white" : "fixed", "per-window", "pageable", 1, 0, 0, 0, 0};
-        bx_host_case(o, bc, white, 1, 0, 1, tm, ya, wa, &base);
+            white ? "white" : "fixed", "per-window", "pageable", 1, 1, 0, 0, 0, 0};
+        bx_host_case(o, bc, white, 1, 0, 1, 1, tm, ya, wa, &base);
+        /* normalisation threads: 0 = automatic; WHITE also with 1 */
         const struct {
-            int pinned, widths;
-        } cs[4] = {{0, 1}, {1, 1}, {1, 0}, {-1, -1}};
-        for (int k = -1; k < 3; k++) {
+            int pinned, widths, threads;
+        } cs[4] = {{0, 1, 0}, {1, 1, 0}, {1, 0, 0}, {1, 1, 1}};
+        for (int k = -1; k < (white ? 4 : 3); k++) {
             bx_hcase h = base;
             int same = 1;
             if (k >= 0) {
                 h.path = "one-launch";
                 h.buffers = cs[k].pinned ? "pinned" : "pageable";
                 h.widths = cs[k].widths;
-                bx_host_case(o, bc, white, 0, cs[k].pinned, cs[k].widths, tm, yb, wb, &h);
+                h.threads = cs[k].threads;
+                bx_host_case(o, bc, white, 0, cs[k].pinned, cs[k].widths, cs[k].threads,
+                             tm, yb, wb, &h);
                 if (h.ok && base.ok) {
                     same = memcmp(ya, yb, nb * sizeof(float)) == 0 &&
                            (!h.widths || memcmp(wa, wb, nb * sizeof(int32_t)) == 0);
@@ -717,7 +721,8 @@ static void bx_host_path(const bx_options *o, const bx_config *bc, const float *
                     "\"algorithm\":\"%s\",\"max_width\":%u,\"l_end\":%u,"
                     "\"variant\":\"cuda-fast\",\"backend\":\"cuda\","
                     "\"mode\":\"host-to-host\",\"norm\":\"%s\",\"path\":\"%s\","
-                    "\"buffers\":\"%s\",\"widths\":%s,\"nchan\":%u,\"batch\":%zu,"
+                    "\"buffers\":\"%s\",\"widths\":%s,\"norm_threads\":%d,"
+                    "\"nchan\":%u,\"batch\":%zu,"
                     "\"samples\":%zu,\"seconds\":%.6g,\"samples_per_s\":%.6g,"
                     "\"ceiling\":\"h2d\",\"ceiling_samples_per_s\":%.6g,"
                     "\"ceiling_bytes\":%.6g,\"ratio\":%.4f,"
@@ -725,16 +730,18 @@ static void bx_host_path(const bx_options *o, const bx_config *bc, const float *
                     "\"baseline\":\"%s\",\"speedup\":%.4g,\"same_bits\":%s,\"ok\":%s}\n",
                     bc->name, tr_boxcar_algorithm_name(bc->cfg.algorithm),
                     bc->cfg.max_width, tr_boxcar_plan_lend(plan), h.norm, h.path,
-                    h.buffers, h.widths ? "true" : "false", C, b0, h.processed, h.seconds,
-                    h.sps, ceil, ceil, h.sps / ceil, d2hb, h.sps / d2hb,
+                    h.buffers, h.widths ? "true" : "false", h.threads, C, b0, h.processed,
+                    h.seconds, h.sps, ceil, ceil, h.sps / ceil, d2hb, h.sps / d2hb,
                     is_base ? "" : "per-window",
                     is_base || !base.ok ? 1.0 : h.sps / base.sps, same ? "true" : "false",
                     same ? "true" : "false");
             else
-                printf("%-7s host-to-host %-5s %-10s %-8s widths %-3s %4u x batch %-8zu "
-                       "%10.4g samples/s  %5.1f%% of H2D  %5.1f%% of D2H  %.3gx\n",
-                       bc->name, h.norm, h.path, h.buffers, h.widths ? "on" : "off", C,
-                       b0, h.sps, 100.0 * h.sps / ceil, 100.0 * h.sps / d2hb,
+                printf("%-7s host-to-host %-5s %-10s %-8s widths %-3s threads %d %4u x "
+                       "batch %-8zu %10.4g samples/s  %5.1f%% of H2D  %5.1f%% of D2H  "
+                       "%.3gx\n",
+                       bc->name, h.norm, h.path, h.buffers, h.widths ? "on" : "off",
+                       h.threads, C, b0, h.sps, 100.0 * h.sps / ceil,
+                       100.0 * h.sps / d2hb,
                        is_base || !base.ok ? 1.0 : h.sps / base.sps);
             fflush(stdout);
         }

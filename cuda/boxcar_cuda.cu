@@ -117,6 +117,8 @@ template <int NT> struct block_ops {
     kern<<<(grid), (block), (smem), (stream)>>>(__VA_ARGS__)
 #endif
 
+#include "host_stager.cuh"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -1006,6 +1008,11 @@ struct tr_cuda_boxcar {
     int32_t *hw[2] = {nullptr, nullptr};  /* channel-major widths */
     float *hoy[2] = {nullptr, nullptr};   /* time-major S/N (nchan > 1) */
     int32_t *how[2] = {nullptr, nullptr}; /* time-major widths (nchan > 1) */
+    /* pageable caller buffers: page-locked staging, copied by host threads */
+    float *px[2] = {nullptr, nullptr};   /* input of a sub-batch, device layout */
+    float *py[2] = {nullptr, nullptr};   /* S/N of a sub-batch, device layout */
+    int32_t *pw[2] = {nullptr, nullptr}; /* widths */
+    tr_host_stager *stager = nullptr;
     /* Per-window tables (tr_cuda_boxcar_set_norm_windows): wmu[(j * nchan + c)
      * * total + k] for windows tab0 .. tab0 + tabn - 1 of tabW samples. */
     float *wmu = nullptr, *wsig = nullptr;
@@ -1467,6 +1474,13 @@ static void release(tr_cuda_boxcar *q)
         if (q->ev_c[b]) cudaEventDestroy(q->ev_c[b]);
         if (q->ev_d[b]) cudaEventDestroy(q->ev_d[b]);
     }
+    for (int b = 0; b < 2; b++) {
+        if (q->px[b]) cudaFreeHost(q->px[b]);
+        if (q->py[b]) cudaFreeHost(q->py[b]);
+        if (q->pw[b]) cudaFreeHost(q->pw[b]);
+    }
+    delete q->stager;
+    q->stager = nullptr;
     if (q->stream) cudaStreamDestroy(q->stream);
     if (q->sh) cudaStreamDestroy(q->sh);
     if (q->sd) cudaStreamDestroy(q->sd);
@@ -1988,6 +2002,29 @@ fail_mem:
     return TR_ERR_NOMEM;
 }
 
+/* 1 when host pointer p is page-locked (cudaHostAlloc, cudaHostRegister). */
+static bool host_pinned(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+/* Copy rows (rows x bytes, pitches in bytes) with the staging threads. */
+static void stage_rows(tr_host_stager *st, void *dst, size_t dpitch, const void *src,
+                       size_t spitch, size_t bytes, size_t rows)
+{
+    if (dpitch == bytes && spitch == bytes) {
+        st->copy(dst, src, bytes * rows);
+        return;
+    }
+    for (size_t r = 0; r < rows; r++)
+        st->copy((char *)dst + r * dpitch, (const char *)src + r * spitch, bytes);
+}
+
 /*
  * Host buffers: sub-batches of nbp samples per channel through two slots of
  * device buffers. Sub-batch k: its input is copied on q->sh (once the search
@@ -2037,106 +2074,192 @@ static tr_status run_host(tr_cuda_boxcar *q, const float *x, size_t n, bool flus
         }
         q->hcap = (int64_t)cap;
     }
-    {
-        const size_t nbp = flush ? total : std::min<size_t>((size_t)q->nbp, total);
-        /* the pending download: sub-batch k - 1 */
-        size_t pk0 = 0, pnb = 0;
-        int pb = -1;
-        const dim3 tb(32, 8);
-        for (size_t k0 = 0, k = 0; k0 < total || pb >= 0; k++) {
-            const int b = (int)(k & 1);
-            size_t nb = 0;
-            if (k0 < total) {
-                nb = std::min(nbp, total - k0);
-                const dim3 tgrid((unsigned)((nb + 31) / 32), (C + 31) / 32);
-                const float *xin = nullptr;
-                if (!flush) {
-                    if (k >= 2)
-                        TR_CUDA_TRY(cudaStreamWaitEvent(q->sh, q->ev_c[b], 0), err,
-                                    "boxcar/cuda: wait", fail);
-                    if (cm)
-                        TR_CUDA_TRY(cudaMemcpy2DAsync(C > 1 ? q->hcm[b] : q->hin[b],
-                                                      nb * 4, x + k0, n * 4, nb * 4, C,
-                                                      cudaMemcpyHostToDevice, q->sh),
-                                    err, "boxcar/cuda: upload samples", fail);
-                    else
-                        TR_CUDA_TRY(cudaMemcpyAsync(q->hin[b], x + k0 * C, nb * C * 4,
-                                                    cudaMemcpyHostToDevice, q->sh),
-                                    err, "boxcar/cuda: upload samples", fail);
-                    TR_CUDA_TRY(cudaEventRecord(q->ev_h[b], q->sh), err,
-                                "boxcar/cuda: record", fail);
-                    TR_CUDA_TRY(cudaStreamWaitEvent(st, q->ev_h[b], 0), err,
-                                "boxcar/cuda: wait", fail);
-                    xin = cm && C > 1 ? q->hcm[b] : q->hin[b];
-                    if (tr) {
-                        TR_LAUNCH(to_channel_major<float>, tgrid, tb, 0, st, q->hin[b],
-                                  q->hcm[b], (int)C, (int64_t)nb, (int64_t)nb);
-                        TR_CUDA_TRY(cudaGetLastError(), err,
-                                    "boxcar/cuda: transpose launch", fail);
-                        xin = q->hcm[b];
-                    }
-                }
-                if (k >= 2)
-                    TR_CUDA_TRY(cudaStreamWaitEvent(st, q->ev_d[b], 0), err,
-                                "boxcar/cuda: wait", fail);
-                if (search_batch(q, xin, (int64_t)nb, nb, flush, q->hy[b],
-                                 width ? q->hw[b] : nullptr, (int64_t)nb, err) != TR_OK)
-                    return err->code;
-                if (tr) {
-                    TR_LAUNCH(to_time_major<float>, tgrid, tb, 0, st, q->hy[b], q->hoy[b],
-                              (int)C, (int64_t)nb, (int64_t)nb);
-                    TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch",
-                                fail);
-                    if (width) {
-                        TR_LAUNCH(to_time_major<int32_t>, tgrid, tb, 0, st, q->hw[b],
-                                  q->how[b], (int)C, (int64_t)nb, (int64_t)nb);
-                        TR_CUDA_TRY(cudaGetLastError(), err,
-                                    "boxcar/cuda: transpose launch", fail);
-                    }
-                }
-                TR_CUDA_TRY(cudaEventRecord(q->ev_c[b], st), err, "boxcar/cuda: record",
-                            fail);
+    { /* (a scope of its own: the jumps above pass over it) */
+        /* pageable caller buffers go through page-locked staging, copied by host
+         * threads while the GPU works on the neighbouring sub-batches */
+        const bool sin = !flush && !host_pinned(x);
+        const bool sout = !host_pinned(snr) || (width && !host_pinned(width));
+        if ((sin || sout) && !q->px[0]) {
+            const size_t bn = (size_t)C * cap;
+            for (int b = 0; b < 2; b++) {
+                TR_CUDA_TRY(cudaMallocHost((void **)&q->px[b], bn * 4), err,
+                            "boxcar/cuda: allocate page-locked staging", fail_mem);
+                TR_CUDA_TRY(cudaMallocHost((void **)&q->py[b], bn * 4), err,
+                            "boxcar/cuda: allocate page-locked staging", fail_mem);
+                TR_CUDA_TRY(cudaMallocHost((void **)&q->pw[b], bn * 4), err,
+                            "boxcar/cuda: allocate page-locked staging", fail_mem);
             }
-            if (pb >= 0) { /* download sub-batch k - 1 */
-                TR_CUDA_TRY(cudaStreamWaitEvent(q->sd, q->ev_c[pb], 0), err,
-                            "boxcar/cuda: wait", fail);
+        }
+        if ((sin || sout) && !q->stager) {
+            const unsigned hc = std::thread::hardware_concurrency() / 2;
+            try {
+                q->stager = new tr_host_stager(hc < 1 ? 1 : (hc > 4 ? 4 : (int)hc));
+            } catch (...) {
+                return tr_fail(err, TR_ERR_NOMEM,
+                               "boxcar/cuda: cannot start staging threads");
+            }
+        }
+        {
+            /* downloads into the staging slots not yet copied to the caller */
+            size_t dk0[2] = {0, 0}, dnb[2] = {0, 0};
+            bool dv[2] = {false, false};
+            auto drain = [&](int s2) -> bool {
+                if (!dv[s2]) return true;
+                dv[s2] = false;
+                if (cudaEventSynchronize(q->ev_d[s2]) != cudaSuccess) return false;
+                const size_t k0 = dk0[s2], nb = dnb[s2];
                 if (cm) {
-                    TR_CUDA_TRY(cudaMemcpy2DAsync(snr + pk0, total * 4, q->hy[pb],
-                                                  pnb * 4, pnb * 4, C,
-                                                  cudaMemcpyDeviceToHost, q->sd),
-                                err, "boxcar/cuda: download S/N", fail);
+                    stage_rows(q->stager, snr + k0, total * 4, q->py[s2], nb * 4, nb * 4,
+                               C);
                     if (width)
-                        TR_CUDA_TRY(cudaMemcpy2DAsync(width + pk0, total * 4, q->hw[pb],
+                        stage_rows(q->stager, width + k0, total * 4, q->pw[s2], nb * 4,
+                                   nb * 4, C);
+                } else {
+                    q->stager->copy(snr + k0 * C, q->py[s2], nb * C * 4);
+                    if (width) q->stager->copy(width + k0 * C, q->pw[s2], nb * C * 4);
+                }
+                return true;
+            };
+            const size_t nbp = flush ? total : std::min<size_t>((size_t)q->nbp, total);
+            /* the pending download: sub-batch k - 1 */
+            size_t pk0 = 0, pnb = 0;
+            int pb = -1;
+            const dim3 tb(32, 8);
+            for (size_t k0 = 0, k = 0; k0 < total || pb >= 0; k++) {
+                const int b = (int)(k & 1);
+                size_t nb = 0;
+                if (k0 < total) {
+                    nb = std::min(nbp, total - k0);
+                    const dim3 tgrid((unsigned)((nb + 31) / 32), (C + 31) / 32);
+                    const float *xin = nullptr;
+                    if (!flush) {
+                        if (k >= 2)
+                            TR_CUDA_TRY(cudaStreamWaitEvent(q->sh, q->ev_c[b], 0), err,
+                                        "boxcar/cuda: wait", fail);
+                        if (sin) {
+                            /* the upload of k - 2 has left px[b] */
+                            if (k >= 2)
+                                TR_CUDA_TRY(cudaEventSynchronize(q->ev_h[b]), err,
+                                            "boxcar/cuda: wait for upload", fail);
+                            if (cm)
+                                stage_rows(q->stager, q->px[b], nb * 4, x + k0, n * 4,
+                                           nb * 4, C);
+                            else
+                                q->stager->copy(q->px[b], x + k0 * C, nb * C * 4);
+                            TR_CUDA_TRY(cudaMemcpyAsync(
+                                            cm && C > 1 ? q->hcm[b] : q->hin[b], q->px[b],
+                                            nb * C * 4, cudaMemcpyHostToDevice, q->sh),
+                                        err, "boxcar/cuda: upload samples", fail);
+                        } else if (cm)
+                            TR_CUDA_TRY(cudaMemcpy2DAsync(C > 1 ? q->hcm[b] : q->hin[b],
+                                                          nb * 4, x + k0, n * 4, nb * 4,
+                                                          C, cudaMemcpyHostToDevice,
+                                                          q->sh),
+                                        err, "boxcar/cuda: upload samples", fail);
+                        else
+                            TR_CUDA_TRY(cudaMemcpyAsync(q->hin[b], x + k0 * C, nb * C * 4,
+                                                        cudaMemcpyHostToDevice, q->sh),
+                                        err, "boxcar/cuda: upload samples", fail);
+                        TR_CUDA_TRY(cudaEventRecord(q->ev_h[b], q->sh), err,
+                                    "boxcar/cuda: record", fail);
+                        TR_CUDA_TRY(cudaStreamWaitEvent(st, q->ev_h[b], 0), err,
+                                    "boxcar/cuda: wait", fail);
+                        xin = cm && C > 1 ? q->hcm[b] : q->hin[b];
+                        if (tr) {
+                            TR_LAUNCH(to_channel_major<float>, tgrid, tb, 0, st,
+                                      q->hin[b], q->hcm[b], (int)C, (int64_t)nb,
+                                      (int64_t)nb);
+                            TR_CUDA_TRY(cudaGetLastError(), err,
+                                        "boxcar/cuda: transpose launch", fail);
+                            xin = q->hcm[b];
+                        }
+                    }
+                    if (k >= 2)
+                        TR_CUDA_TRY(cudaStreamWaitEvent(st, q->ev_d[b], 0), err,
+                                    "boxcar/cuda: wait", fail);
+                    if (search_batch(q, xin, (int64_t)nb, nb, flush, q->hy[b],
+                                     width ? q->hw[b] : nullptr, (int64_t)nb,
+                                     err) != TR_OK)
+                        return err->code;
+                    if (tr) {
+                        TR_LAUNCH(to_time_major<float>, tgrid, tb, 0, st, q->hy[b],
+                                  q->hoy[b], (int)C, (int64_t)nb, (int64_t)nb);
+                        TR_CUDA_TRY(cudaGetLastError(), err,
+                                    "boxcar/cuda: transpose launch", fail);
+                        if (width) {
+                            TR_LAUNCH(to_time_major<int32_t>, tgrid, tb, 0, st, q->hw[b],
+                                      q->how[b], (int)C, (int64_t)nb, (int64_t)nb);
+                            TR_CUDA_TRY(cudaGetLastError(), err,
+                                        "boxcar/cuda: transpose launch", fail);
+                        }
+                    }
+                    TR_CUDA_TRY(cudaEventRecord(q->ev_c[b], st), err,
+                                "boxcar/cuda: record", fail);
+                }
+                if (pb >= 0) { /* download sub-batch k - 1 */
+                    TR_CUDA_TRY(cudaStreamWaitEvent(q->sd, q->ev_c[pb], 0), err,
+                                "boxcar/cuda: wait", fail);
+                    if (sout) {
+                        /* into page-locked staging in the device layout */
+                        TR_CUDA_TRY(cudaMemcpyAsync(
+                                        q->py[pb], C > 1 && !cm ? q->hoy[pb] : q->hy[pb],
+                                        pnb * C * 4, cudaMemcpyDeviceToHost, q->sd),
+                                    err, "boxcar/cuda: download S/N", fail);
+                        if (width)
+                            TR_CUDA_TRY(cudaMemcpyAsync(
+                                            q->pw[pb],
+                                            C > 1 && !cm ? q->how[pb] : q->hw[pb],
+                                            pnb * C * 4, cudaMemcpyDeviceToHost, q->sd),
+                                        err, "boxcar/cuda: download widths", fail);
+                        dk0[pb] = pk0;
+                        dnb[pb] = pnb;
+                        dv[pb] = true;
+                    } else if (cm) {
+                        TR_CUDA_TRY(cudaMemcpy2DAsync(snr + pk0, total * 4, q->hy[pb],
                                                       pnb * 4, pnb * 4, C,
                                                       cudaMemcpyDeviceToHost, q->sd),
-                                    err, "boxcar/cuda: download widths", fail);
-                } else {
-                    TR_CUDA_TRY(
-                        cudaMemcpyAsync(snr + pk0 * C, C > 1 ? q->hoy[pb] : q->hy[pb],
-                                        pnb * C * 4, cudaMemcpyDeviceToHost, q->sd),
-                        err, "boxcar/cuda: download S/N", fail);
-                    if (width)
-                        TR_CUDA_TRY(cudaMemcpyAsync(
-                                        width + pk0 * C, C > 1 ? q->how[pb] : q->hw[pb],
-                                        pnb * C * 4, cudaMemcpyDeviceToHost, q->sd),
-                                    err, "boxcar/cuda: download widths", fail);
+                                    err, "boxcar/cuda: download S/N", fail);
+                        if (width)
+                            TR_CUDA_TRY(cudaMemcpy2DAsync(width + pk0, total * 4,
+                                                          q->hw[pb], pnb * 4, pnb * 4, C,
+                                                          cudaMemcpyDeviceToHost, q->sd),
+                                        err, "boxcar/cuda: download widths", fail);
+                    } else {
+                        TR_CUDA_TRY(
+                            cudaMemcpyAsync(snr + pk0 * C, C > 1 ? q->hoy[pb] : q->hy[pb],
+                                            pnb * C * 4, cudaMemcpyDeviceToHost, q->sd),
+                            err, "boxcar/cuda: download S/N", fail);
+                        if (width)
+                            TR_CUDA_TRY(cudaMemcpyAsync(width + pk0 * C,
+                                                        C > 1 ? q->how[pb] : q->hw[pb],
+                                                        pnb * C * 4,
+                                                        cudaMemcpyDeviceToHost, q->sd),
+                                        err, "boxcar/cuda: download widths", fail);
+                    }
+                    TR_CUDA_TRY(cudaEventRecord(q->ev_d[pb], q->sd), err,
+                                "boxcar/cuda: record", fail);
+                    /* staging: hand over sub-batch k - 2 while the GPU works on
+                     * k and k - 1 */
+                    if (!drain(1 - pb)) goto fail_sync;
                 }
-                TR_CUDA_TRY(cudaEventRecord(q->ev_d[pb], q->sd), err,
-                            "boxcar/cuda: record", fail);
+                if (nb > 0) {
+                    pk0 = k0;
+                    pnb = nb;
+                    pb = b;
+                    k0 += nb;
+                } else {
+                    pb = -1;
+                }
             }
-            if (nb > 0) {
-                pk0 = k0;
-                pnb = nb;
-                pb = b;
-                k0 += nb;
-            } else {
-                pb = -1;
-            }
+            if (!drain(0) || !drain(1)) goto fail_sync;
         }
     }
     TR_CUDA_TRY(cudaStreamSynchronize(q->sh), err, "boxcar/cuda: upload", fail);
     tr_clear(err);
     return TR_OK;
+fail_sync:
+    return tr_fail(err, TR_ERR_CUDA, "boxcar/cuda: wait for a download: %s",
+                   cudaGetErrorString(cudaGetLastError()));
 fail:
     return err ? err->code : TR_ERR_CUDA;
 fail_mem:

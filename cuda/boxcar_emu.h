@@ -365,6 +365,20 @@ inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned)
 {
     return cudaSuccess;
 }
+inline cudaError_t cudaEventSynchronize(cudaEvent_t)
+{
+    return cudaSuccess;
+}
+/* Every host buffer counts as pageable, so the staging path is the one run. */
+enum cudaMemoryType { cudaMemoryTypeUnregistered = 0, cudaMemoryTypeHost = 1 };
+struct cudaPointerAttributes {
+    cudaMemoryType type;
+};
+inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *)
+{
+    a->type = cudaMemoryTypeUnregistered;
+    return cudaSuccess;
+}
 template <typename F> inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int v)
 {
     return v <= 232448 ? cudaSuccess : 1;

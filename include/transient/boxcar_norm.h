@@ -105,6 +105,7 @@ typedef enum {
 #define TR_BOXCAR_NORM_MAX_HISTORY  1024       /* windows merged */
 #define TR_BOXCAR_NORM_MAX_BASELINE (1u << 20) /* running-median window */
 #define TR_BOXCAR_NORM_MAX_LEVEL    30         /* highest decimation level */
+#define TR_BOXCAR_NORM_MAX_THREADS  64         /* most threads */
 
 typedef struct {
     tr_boxcar_norm_mode mode; /* WHITE (default), LEVELS or FIXED */
@@ -129,6 +130,9 @@ typedef struct {
     /* baseline removal */
     tr_boxcar_baseline_mode baseline; /* NONE (default), MEDIAN or BLOCK_MEDIAN */
     uint32_t baseline_window;         /* M: running-median length, >= 3 (default 4096) */
+    uint32_t threads; /* threads sharing the channels of a long call (nchan x n >= 2^17)
+                         without baseline removal: 1 = the calling thread only, 0 = one
+                         per online CPU, at most 8 (default 0); the same results */
 } tr_boxcar_norm_config;
 
 typedef struct tr_boxcar_norm tr_boxcar_norm;

@@ -193,7 +193,14 @@ tr_boxcar *tr_boxcar_create(const tr_boxcar_config *cfg, tr_error *err)
         q->piece = ((size_t)1 << 24) / cfg->nchan;
     if (q->piece < TR_BOXCAR_SUBCHUNK) q->piece = TR_BOXCAR_SUBCHUNK;
     const uint64_t lookback = (uint64_t)tr_boxcar_plan_latency(&plan) + q->piece + 64;
-    q->norm = tr_boxcar_norm_create(&cfg->norm, cfg->nchan, plan.lend, lookback, err);
+    tr_boxcar_norm_config nc = cfg->norm;
+    {
+        /* the former CUDA host path (benchmark baseline, see cuda_start) also
+         * had a single-threaded normalisation */
+        const char *e = getenv("TR_BOXCAR_CUDA_PERWINDOW");
+        if (e && e[0] == '1') nc.threads = 1;
+    }
+    q->norm = tr_boxcar_norm_create(&nc, cfg->nchan, plan.lend, lookback, err);
     if (!q->norm) {
         free(q);
         return NULL;

@@ -8,11 +8,15 @@
  * eqs. 3-5 and section 4.6.2; merge of (n, mean, M2) after Chan, Golub and
  * LeVeque (1983).
  */
+#define _POSIX_C_SOURCE 200809L /* pthreads, sysconf */
+
 #include <transient/boxcar_norm.h>
 
 #include "core_util.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +67,8 @@ struct tr_boxcar_norm {
     double *scratch; /* W values */
     double *prefix;  /* W + 1 prefix sums */
     uint32_t *pbad;  /* W + 1 prefix counts of non-finite */
+    uint32_t nthr;   /* threads for the channels (1: none) */
+    double *tmem;    /* scratch of threads 1 .. nthr - 1 */
     /* FIXED mode */
     double *fmean;  /* nchan */
     double *fsigma; /* nchan */
@@ -100,6 +106,7 @@ tr_boxcar_norm_config tr_boxcar_norm_config_default(void)
     c.fixed_sigma = 1.0;
     c.baseline = TR_BOXCAR_BASELINE_NONE;
     c.baseline_window = 4096;
+    c.threads = 0;
     return c;
 }
 
@@ -277,6 +284,10 @@ tr_status tr_boxcar_norm_validate(const tr_boxcar_norm_config *c, uint32_t nchan
                                    i + 1);
         }
     }
+    if (c->threads > TR_BOXCAR_NORM_MAX_THREADS)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar_norm: threads must be in 0..%d, got %u",
+                       TR_BOXCAR_NORM_MAX_THREADS, c->threads);
     if (c->baseline != TR_BOXCAR_BASELINE_NONE &&
         c->baseline != TR_BOXCAR_BASELINE_MEDIAN &&
         c->baseline != TR_BOXCAR_BASELINE_BLOCK_MEDIAN)
@@ -318,7 +329,15 @@ static size_t eff_slot(const tr_boxcar_norm *q, uint64_t j)
 }
 
 /* Compute the values in effect for window j from the summaries of j-H..j-1. */
+static void compute_effect_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1);
+
 static void compute_effect(tr_boxcar_norm *q, uint64_t j)
+{
+    compute_effect_ch(q, j, 0, q->nchan);
+}
+
+/* The same for channels c0 .. c1 - 1 only. */
+static void compute_effect_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1)
 {
     const uint32_t H = q->cfg.history, L = q->nlev;
     const double f = (q->cfg.reject_sigma > 0.0 && q->cfg.reject_correct)
@@ -326,7 +345,7 @@ static void compute_effect(tr_boxcar_norm *q, uint64_t j)
                          : 1.0;
     const double f2 = f > 0.0 ? f * f : 1.0;
     const size_t es = eff_slot(q, j);
-    for (uint32_t c = 0; c < q->nchan; c++) {
+    for (uint32_t c = c0; c < c1; c++) {
         lev_t *e = q->eff + ((size_t)es * q->nchan + c) * L;
         int ready = 0;
         for (uint32_t k = 0; k < L; k++) {
@@ -354,30 +373,50 @@ static void compute_effect(tr_boxcar_norm *q, uint64_t j)
     }
 }
 
+/* Scratch of one thread for the window statistics. */
+typedef struct {
+    double *scratch; /* W values */
+    double *prefix;  /* W + 1 prefix sums */
+    uint32_t *pbad;  /* W + 1 prefix counts of non-finite */
+} norm_scratch;
+
+static void summarise_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1,
+                         const norm_scratch *sc, uint64_t *rejected);
+
 /* Summaries of the completed window j (in buf) into slot j % H. */
 static void summarise_window(tr_boxcar_norm *q, uint64_t j)
 {
+    const norm_scratch sc = {q->scratch, q->prefix, q->pbad};
+    q->sum_valid[(size_t)(j % q->cfg.history)] = 1;
+    summarise_ch(q, j, 0, q->nchan, &sc, &q->rejected);
+}
+
+/* The same for channels c0 .. c1 - 1 (sum_valid is set by the caller). */
+static void summarise_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1,
+                         const norm_scratch *sc, uint64_t *rejected)
+{
     const uint32_t W = q->cfg.window, H = q->cfg.history, L = q->nlev;
     const size_t slot = (size_t)(j % H);
-    q->sum_valid[slot] = 1;
-    for (uint32_t c = 0; c < q->nchan; c++) {
+    double *const scratch = sc->scratch, *const prefix = sc->prefix;
+    uint32_t *const pbad = sc->pbad;
+    for (uint32_t c = c0; c < c1; c++) {
         const float *b = q->buf + (size_t)c * BUF_STRIDE(W);
         acc_t *s = q->sum + ((size_t)slot * q->nchan + c) * L;
         /* level 0: the finite samples */
         size_t m = 0;
-        q->prefix[0] = 0.0;
-        q->pbad[0] = 0;
+        prefix[0] = 0.0;
+        pbad[0] = 0;
         for (uint32_t i = 0; i < W; i++) {
             const int ok = isfinite(b[i]);
-            if (ok) q->scratch[m++] = b[i];
+            if (ok) scratch[m++] = b[i];
             if (L > 1) {
-                q->prefix[i + 1] = q->prefix[i] + (ok ? (double)b[i] : 0.0);
-                q->pbad[i + 1] = q->pbad[i] + (ok ? 0u : 1u);
+                prefix[i + 1] = prefix[i] + (ok ? (double)b[i] : 0.0);
+                pbad[i + 1] = pbad[i] + (ok ? 0u : 1u);
             }
         }
-        robust_d(q->scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
+        robust_d(scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
                  q->cfg.reject_correct, &s[0]);
-        q->rejected += (uint64_t)(m - (size_t)s[0].n);
+        *rejected += (uint64_t)(m - (size_t)s[0].n);
         /* level k: sums of width 2^k inside the window starting at every
          * multiple of max(1, 2^k / 8) (neighbours overlap by 7/8: hardly any
          * information lost), finite only */
@@ -385,9 +424,8 @@ static void summarise_window(tr_boxcar_norm *q, uint64_t j)
             const uint32_t w = 1u << k, g = w >= 16 ? w / 8 : 1;
             m = 0;
             for (uint32_t i = 0; i + w <= W; i += g)
-                if (q->pbad[i + w] == q->pbad[i])
-                    q->scratch[m++] = q->prefix[i + w] - q->prefix[i];
-            robust_d(q->scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
+                if (pbad[i + w] == pbad[i]) scratch[m++] = prefix[i + w] - prefix[i];
+            robust_d(scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
                      q->cfg.reject_correct, &s[k]);
         }
     }
@@ -406,6 +444,7 @@ void tr_boxcar_norm_destroy(tr_boxcar_norm *q)
     free(q->scratch);
     free(q->prefix);
     free(q->pbad);
+    free(q->tmem);
     free(q->fmean);
     free(q->fsigma);
     free(q->tmu);
@@ -490,7 +529,20 @@ tr_boxcar_norm *tr_boxcar_norm_create(const tr_boxcar_norm_config *cfg, uint32_t
         ok = ok && (q->scratch = (double *)malloc(W * sizeof(double))) != NULL;
         ok = ok && (q->prefix = (double *)malloc((W + 1) * sizeof(double))) != NULL;
         ok = ok && (q->pbad = (uint32_t *)malloc((W + 1) * sizeof(uint32_t))) != NULL;
-    } else {
+    }
+    {
+        uint32_t T = cfg->threads;
+        if (T == 0) {
+            const long np = sysconf(_SC_NPROCESSORS_ONLN);
+            T = np > 1 ? (uint32_t)(np < 8 ? np : 8) : 1;
+        }
+        q->nthr = T < nchan ? T : nchan;
+        if (q->measure && q->nthr > 1) /* per thread: W + W + 1 doubles, W + 1 words */
+            ok = ok && (q->tmem = (double *)malloc((size_t)(q->nthr - 1) *
+                                                   (3 * (size_t)cfg->window + 3) *
+                                                   sizeof(double))) != NULL;
+    }
+    if (!q->measure) {
         ok = ok && (q->fmean = (double *)malloc(nchan * sizeof(double))) != NULL;
         ok = ok && (q->fsigma = (double *)malloc(nchan * sizeof(double))) != NULL;
         if (ok)
@@ -836,6 +888,88 @@ static float block_baseline_push(tr_boxcar_norm *q, uint32_t c, uint64_t p, int 
     return base;
 }
 
+/* One thread's part of a call without baseline removal: channels c0 .. c1-1
+ * of n samples from q->position on. */
+typedef struct {
+    tr_boxcar_norm *q;
+    const float *x;
+    float *y;
+    size_t n;
+    uint32_t c0, c1;
+    norm_scratch sc;
+    uint64_t nonfinite, rejected;
+} norm_job;
+
+/* Input mean in effect at position p of channel c: what stats_at gives for
+ * the current window (whose values are fixed), without touching q. */
+static double mean_at(const tr_boxcar_norm *q, uint64_t p, uint32_t c)
+{
+    double mu1 = 0.0;
+    if (q->measure) {
+        const size_t es = eff_slot(q, p / q->cfg.window);
+        interp(q->eff + (es * q->nchan + c) * q->nlev, q->nlev, 1, &mu1, NULL);
+    } else {
+        stats_at(q, p, c, 1, &mu1, NULL);
+    }
+    return mu1;
+}
+
+/*
+ * Runs of samples inside one statistics window (the values in effect, hence
+ * the replacement of a non-finite sample, are the same for all of them),
+ * channel by channel in blocks of kBlk samples (the block of x stays in
+ * cache); at each window end the summaries and the next window's values of
+ * these channels. The same results as the general loop of
+ * tr_boxcar_norm_process. Writes only the channels' own state.
+ */
+static void fast_channels(norm_job *jb)
+{
+    enum { kBlk = 512 };
+    tr_boxcar_norm *q = jb->q;
+    const uint32_t C = q->nchan;
+    const uint64_t W = q->measure ? q->cfg.window : 0;
+    const size_t S = BUF_STRIDE(W);
+    uint64_t pos = q->position;
+    size_t k = 0;
+    while (k < jb->n) {
+        const uint64_t p0 = pos;
+        size_t run = jb->n - k;
+        if (W && run > W - p0 % W) run = (size_t)(W - p0 % W);
+        for (size_t b0 = 0; b0 < run; b0 += kBlk) {
+            const size_t bn = run - b0 < kBlk ? run - b0 : kBlk;
+            for (uint32_t c = jb->c0; c < jb->c1; c++) {
+                const float *xs = jb->x + (k + b0) * C + c;
+                float *ys = jb->y + (k + b0) * C + c;
+                float *bk = W ? q->buf + (size_t)c * S + (p0 + b0) % W : NULL;
+                for (size_t i = 0; i < bn; i++) {
+                    const float v = xs[i * C];
+                    if (isfinite(v)) {
+                        ys[i * C] = v;
+                        if (bk) bk[i] = v;
+                    } else {
+                        jb->nonfinite++;
+                        ys[i * C] = (float)mean_at(q, p0, c);
+                        if (bk) bk[i] = NAN;
+                    }
+                }
+            }
+        }
+        pos = p0 + run;
+        if (W && pos % W == 0) {
+            const uint64_t j = p0 / W;
+            summarise_ch(q, j, jb->c0, jb->c1, &jb->sc, &jb->rejected);
+            compute_effect_ch(q, j + 1, jb->c0, jb->c1);
+        }
+        k += run;
+    }
+}
+
+static void *fast_channels_thread(void *arg)
+{
+    fast_channels((norm_job *)arg);
+    return NULL;
+}
+
 tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, float *y)
 {
     if (!q) return TR_ERR_INVALID;
@@ -846,47 +980,52 @@ tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, fl
     const uint32_t C = q->nchan;
     const uint64_t W = q->measure ? q->cfg.window : 0;
     if (!q->bl_n && !q->bb_n) {
-        /* No baseline: runs of samples inside one statistics window (the
-         * values in effect, hence the replacement of a non-finite sample, are
-         * the same for all of them), channel by channel in blocks of kBlk
-         * samples (the block of x stays in cache). The same results as the
-         * general loop below. */
-        enum { kBlk = 512 };
-        const size_t S = BUF_STRIDE(W);
-        size_t k = 0;
-        while (k < n) {
-            const uint64_t p0 = q->position;
-            size_t run = n - k;
-            if (W && run > W - p0 % W) run = (size_t)(W - p0 % W);
-            for (size_t b0 = 0; b0 < run; b0 += kBlk) {
-                const size_t bn = run - b0 < kBlk ? run - b0 : kBlk;
-                for (uint32_t c = 0; c < C; c++) {
-                    const float *xs = x + (k + b0) * C + c;
-                    float *ys = y + (k + b0) * C + c;
-                    float *bk = W ? q->buf + (size_t)c * S + (p0 + b0) % W : NULL;
-                    for (size_t i = 0; i < bn; i++) {
-                        const float v = xs[i * C];
-                        if (isfinite(v)) {
-                            ys[i * C] = v;
-                            if (bk) bk[i] = v;
-                        } else {
-                            double mu1 = 0.0;
-                            q->nonfinite++;
-                            stats_at(q, p0, c, 1, &mu1, NULL);
-                            ys[i * C] = (float)mu1;
-                            if (bk) bk[i] = NAN;
-                        }
-                    }
-                }
+        /* No baseline: the channels are independent; with several threads
+         * each takes a range of them (the same results as one). */
+        uint32_t T = q->nthr;
+        if ((uint64_t)n * C < ((uint64_t)1 << 17)) T = 1;
+        if (W) /* windows that complete in this call (see fast_channels) */
+            for (uint64_t j = q->position / W; (j + 1) * W <= q->position + n; j++)
+                q->sum_valid[(size_t)(j % q->cfg.history)] = 1;
+        norm_job jobs[TR_BOXCAR_NORM_MAX_THREADS];
+        pthread_t th[TR_BOXCAR_NORM_MAX_THREADS];
+        int started[TR_BOXCAR_NORM_MAX_THREADS];
+        for (uint32_t t = 0; t < T; t++) {
+            norm_job *jb = &jobs[t];
+            jb->q = q;
+            jb->x = x;
+            jb->y = y;
+            jb->n = n;
+            jb->c0 = (uint32_t)((uint64_t)C * t / T);
+            jb->c1 = (uint32_t)((uint64_t)C * (t + 1) / T);
+            jb->nonfinite = jb->rejected = 0;
+            if (t == 0 || !q->tmem) {
+                jb->sc.scratch = q->scratch;
+                jb->sc.prefix = q->prefix;
+                jb->sc.pbad = q->pbad;
+            } else {
+                double *m = q->tmem + (size_t)(t - 1) * (3 * (size_t)W + 3);
+                jb->sc.scratch = m;
+                jb->sc.prefix = m + W;
+                jb->sc.pbad = (uint32_t *)(m + 2 * W + 1);
             }
-            q->position = p0 + run;
-            if (W && q->position % W == 0) {
-                const uint64_t j = p0 / W;
-                summarise_window(q, j);
-                compute_effect(q, j + 1);
-            }
-            k += run;
+            started[t] = 0;
         }
+        for (uint32_t t = 1; t < T; t++)
+            started[t] =
+                pthread_create(&th[t], NULL, fast_channels_thread, &jobs[t]) == 0;
+        fast_channels(&jobs[0]);
+        for (uint32_t t = 1; t < T; t++) {
+            if (started[t])
+                pthread_join(th[t], NULL);
+            else
+                fast_channels(&jobs[t]); /* no thread to be had: here */
+        }
+        for (uint32_t t = 0; t < T; t++) {
+            q->nonfinite += jobs[t].nonfinite;
+            q->rejected += jobs[t].rejected;
+        }
+        q->position += n;
         return TR_OK;
     }
     for (size_t k = 0; k < n; k++) {
