@@ -391,44 +391,53 @@ static void summarise_window(tr_boxcar_norm *q, uint64_t j)
     summarise_ch(q, j, 0, q->nchan, &sc, &q->rejected);
 }
 
-/* The same for channels c0 .. c1 - 1 (sum_valid is set by the caller). */
+/* Summary s[0 .. nlev-1] of one channel's window: values b[i * stride],
+ * i < W (non-finite ones left out). */
+static void summarise_one(tr_boxcar_norm *q, const float *b, size_t stride, acc_t *s,
+                          const norm_scratch *sc, uint64_t *rejected)
+{
+    const uint32_t W = q->cfg.window, L = q->nlev;
+    double *const scratch = sc->scratch, *const prefix = sc->prefix;
+    uint32_t *const pbad = sc->pbad;
+    /* level 0: the finite samples */
+    size_t m = 0;
+    prefix[0] = 0.0;
+    pbad[0] = 0;
+    for (uint32_t i = 0; i < W; i++) {
+        const float v = b[(size_t)i * stride];
+        const int ok = isfinite(v);
+        if (ok) scratch[m++] = v;
+        if (L > 1) {
+            prefix[i + 1] = prefix[i] + (ok ? (double)v : 0.0);
+            pbad[i + 1] = pbad[i] + (ok ? 0u : 1u);
+        }
+    }
+    robust_d(scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
+             q->cfg.reject_correct, &s[0]);
+    *rejected += (uint64_t)(m - (size_t)s[0].n);
+    /* level k: sums of width 2^k inside the window starting at every
+     * multiple of max(1, 2^k / 8) (neighbours overlap by 7/8: hardly any
+     * information lost), finite only */
+    for (uint32_t k = 1; k < L; k++) {
+        const uint32_t w = 1u << k, g = w >= 16 ? w / 8 : 1;
+        m = 0;
+        for (uint32_t i = 0; i + w <= W; i += g)
+            if (pbad[i + w] == pbad[i]) scratch[m++] = prefix[i + w] - prefix[i];
+        robust_d(scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
+                 q->cfg.reject_correct, &s[k]);
+    }
+}
+
+/* The same for channels c0 .. c1 - 1 of the window in buf (sum_valid is set by
+ * the caller). */
 static void summarise_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1,
                          const norm_scratch *sc, uint64_t *rejected)
 {
     const uint32_t W = q->cfg.window, H = q->cfg.history, L = q->nlev;
     const size_t slot = (size_t)(j % H);
-    double *const scratch = sc->scratch, *const prefix = sc->prefix;
-    uint32_t *const pbad = sc->pbad;
-    for (uint32_t c = c0; c < c1; c++) {
-        const float *b = q->buf + (size_t)c * BUF_STRIDE(W);
-        acc_t *s = q->sum + ((size_t)slot * q->nchan + c) * L;
-        /* level 0: the finite samples */
-        size_t m = 0;
-        prefix[0] = 0.0;
-        pbad[0] = 0;
-        for (uint32_t i = 0; i < W; i++) {
-            const int ok = isfinite(b[i]);
-            if (ok) scratch[m++] = b[i];
-            if (L > 1) {
-                prefix[i + 1] = prefix[i] + (ok ? (double)b[i] : 0.0);
-                pbad[i + 1] = pbad[i] + (ok ? 0u : 1u);
-            }
-        }
-        robust_d(scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
-                 q->cfg.reject_correct, &s[0]);
-        *rejected += (uint64_t)(m - (size_t)s[0].n);
-        /* level k: sums of width 2^k inside the window starting at every
-         * multiple of max(1, 2^k / 8) (neighbours overlap by 7/8: hardly any
-         * information lost), finite only */
-        for (uint32_t k = 1; k < L; k++) {
-            const uint32_t w = 1u << k, g = w >= 16 ? w / 8 : 1;
-            m = 0;
-            for (uint32_t i = 0; i + w <= W; i += g)
-                if (pbad[i + w] == pbad[i]) scratch[m++] = prefix[i + w] - prefix[i];
-            robust_d(scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
-                     q->cfg.reject_correct, &s[k]);
-        }
-    }
+    for (uint32_t c = c0; c < c1; c++)
+        summarise_one(q, q->buf + (size_t)c * BUF_STRIDE(W), 1,
+                      q->sum + ((size_t)slot * q->nchan + c) * L, sc, rejected);
 }
 
 /* ---------------------------------------------------------------- create */
@@ -536,7 +545,7 @@ tr_boxcar_norm *tr_boxcar_norm_create(const tr_boxcar_norm_config *cfg, uint32_t
             const long np = sysconf(_SC_NPROCESSORS_ONLN);
             T = np > 1 ? (uint32_t)(np < 8 ? np : 8) : 1;
         }
-        q->nthr = T < nchan ? T : nchan;
+        q->nthr = T;
         if (q->measure && q->nthr > 1) /* per thread: W + W + 1 doubles, W + 1 words */
             ok = ok && (q->tmem = (double *)malloc((size_t)(q->nthr - 1) *
                                                    (3 * (size_t)cfg->window + 3) *
@@ -970,6 +979,190 @@ static void *fast_channels_thread(void *arg)
     return NULL;
 }
 
+/* Samples [position, position + n) without baseline removal: threads share
+ * the channels (long calls). */
+static void channel_segment(tr_boxcar_norm *q, const float *x, float *y, size_t n)
+{
+    const uint32_t C = q->nchan;
+    const uint64_t W = q->measure ? q->cfg.window : 0;
+    if (n == 0) return;
+    /* No baseline: the channels are independent; with several threads
+     * each takes a range of them (the same results as one). */
+    uint32_t T = q->nthr < C ? q->nthr : C;
+    /* threads only where the statistics make the work worth their start */
+    if (!q->measure || (uint64_t)n * C < ((uint64_t)1 << 17)) T = 1;
+    if (W) /* windows that complete in this call (see fast_channels) */
+        for (uint64_t j = q->position / W; (j + 1) * W <= q->position + n; j++)
+            q->sum_valid[(size_t)(j % q->cfg.history)] = 1;
+    norm_job jobs[TR_BOXCAR_NORM_MAX_THREADS];
+    pthread_t th[TR_BOXCAR_NORM_MAX_THREADS];
+    int started[TR_BOXCAR_NORM_MAX_THREADS];
+    for (uint32_t t = 0; t < T; t++) {
+        norm_job *jb = &jobs[t];
+        jb->q = q;
+        jb->x = x;
+        jb->y = y;
+        jb->n = n;
+        jb->c0 = (uint32_t)((uint64_t)C * t / T);
+        jb->c1 = (uint32_t)((uint64_t)C * (t + 1) / T);
+        jb->nonfinite = jb->rejected = 0;
+        if (t == 0 || !q->tmem) {
+            jb->sc.scratch = q->scratch;
+            jb->sc.prefix = q->prefix;
+            jb->sc.pbad = q->pbad;
+        } else {
+            double *m = q->tmem + (size_t)(t - 1) * (3 * (size_t)W + 3);
+            jb->sc.scratch = m;
+            jb->sc.prefix = m + W;
+            jb->sc.pbad = (uint32_t *)(m + 2 * W + 1);
+        }
+        started[t] = 0;
+    }
+    for (uint32_t t = 1; t < T; t++)
+        started[t] = pthread_create(&th[t], NULL, fast_channels_thread, &jobs[t]) == 0;
+    fast_channels(&jobs[0]);
+    for (uint32_t t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            fast_channels(&jobs[t]); /* no thread to be had: here */
+    }
+    for (uint32_t t = 0; t < T; t++) {
+        q->nonfinite += jobs[t].nonfinite;
+        q->rejected += jobs[t].rejected;
+    }
+    q->position += n;
+}
+
+/* One thread's tasks of window_segment: task t = window t / C, channel t % C
+ * of the m windows at x. Phase 0: summaries into tmp; phase 1: cleaned
+ * samples (the values in effect are known by then). */
+typedef struct {
+    tr_boxcar_norm *q;
+    const float *x;
+    float *y;
+    uint64_t j0;
+    size_t t0, t1;
+    int phase;
+    acc_t *tmp;
+    norm_scratch sc;
+    uint64_t rejected, nonfinite;
+} win_job;
+
+static void win_tasks(win_job *jb)
+{
+    tr_boxcar_norm *q = jb->q;
+    const uint32_t C = q->nchan, L = q->nlev;
+    const size_t W = q->cfg.window;
+    for (size_t t = jb->t0; t < jb->t1; t++) {
+        const size_t jw = t / C;
+        const uint32_t c = (uint32_t)(t % C);
+        const float *src = jb->x + jw * W * C + c;
+        if (jb->phase == 0) {
+            summarise_one(q, src, C, jb->tmp + (jw * C + c) * L, &jb->sc, &jb->rejected);
+            continue;
+        }
+        float *dst = jb->y + jw * W * C + c;
+        for (size_t i = 0; i < W; i++) {
+            const float v = src[i * C];
+            if (isfinite(v)) {
+                dst[i * C] = v;
+            } else {
+                jb->nonfinite++;
+                dst[i * C] = (float)mean_at(q, (jb->j0 + jw) * W, c);
+            }
+        }
+    }
+}
+
+static void *win_tasks_thread(void *arg)
+{
+    win_tasks((win_job *)arg);
+    return NULL;
+}
+
+/* Run phase `phase` of the m * C tasks on up to nthr threads. */
+static void win_run(tr_boxcar_norm *q, win_job *base, size_t m, int phase)
+{
+    const size_t tasks = m * q->nchan;
+    uint32_t T = q->nthr;
+    if (T > tasks) T = (uint32_t)tasks;
+    win_job jobs[TR_BOXCAR_NORM_MAX_THREADS];
+    pthread_t th[TR_BOXCAR_NORM_MAX_THREADS];
+    int started[TR_BOXCAR_NORM_MAX_THREADS];
+    const size_t W = q->cfg.window;
+    for (uint32_t t = 0; t < T; t++) {
+        jobs[t] = *base;
+        jobs[t].phase = phase;
+        jobs[t].t0 = tasks * t / T;
+        jobs[t].t1 = tasks * (t + 1) / T;
+        jobs[t].rejected = jobs[t].nonfinite = 0;
+        if (t == 0 || !q->tmem) {
+            jobs[t].sc.scratch = q->scratch;
+            jobs[t].sc.prefix = q->prefix;
+            jobs[t].sc.pbad = q->pbad;
+        } else {
+            double *mem = q->tmem + (size_t)(t - 1) * (3 * W + 3);
+            jobs[t].sc.scratch = mem;
+            jobs[t].sc.prefix = mem + W;
+            jobs[t].sc.pbad = (uint32_t *)(mem + 2 * W + 1);
+        }
+        started[t] = 0;
+    }
+    for (uint32_t t = 1; t < T && q->tmem; t++)
+        started[t] = pthread_create(&th[t], NULL, win_tasks_thread, &jobs[t]) == 0;
+    win_tasks(&jobs[0]);
+    for (uint32_t t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            win_tasks(&jobs[t]);
+    }
+    for (uint32_t t = 0; t < T; t++) {
+        base->rejected += jobs[t].rejected;
+        base->nonfinite += jobs[t].nonfinite;
+    }
+}
+
+/*
+ * The m >= 1 windows j0 .. j0 + m - 1 that start at position = j0 W and lie
+ * entirely in x: their summaries in parallel (read from x, as summarise_ch
+ * reads them from buf), then in order what the window ends do (summaries into
+ * their slots, the values in effect of the next window), then the cleaned
+ * samples in parallel. m + 1 <= E - 1, so the values of every window of the
+ * segment are still kept for the cleaning. Returns 0 (nothing done) when the
+ * scratch cannot be had.
+ */
+static int window_segment(tr_boxcar_norm *q, const float *x, float *y, size_t m)
+{
+    const uint32_t C = q->nchan, L = q->nlev, H = q->cfg.history;
+    const uint64_t W = q->cfg.window, j0 = q->position / W;
+    acc_t *tmp = (acc_t *)malloc(m * C * L * sizeof(acc_t));
+    if (!tmp) return 0;
+    win_job base;
+    memset(&base, 0, sizeof base);
+    base.q = q;
+    base.x = x;
+    base.y = y;
+    base.j0 = j0;
+    base.tmp = tmp;
+    win_run(q, &base, m, 0);
+    for (size_t jw = 0; jw < m; jw++) {
+        const uint64_t j = j0 + jw;
+        const size_t slot = (size_t)(j % H);
+        q->sum_valid[slot] = 1;
+        memcpy(q->sum + (size_t)slot * C * L, tmp + jw * C * L,
+               (size_t)C * L * sizeof(acc_t));
+        compute_effect(q, j + 1);
+    }
+    win_run(q, &base, m, 1);
+    q->rejected += base.rejected;
+    q->nonfinite += base.nonfinite;
+    q->position += m * W;
+    free(tmp);
+    return 1;
+}
+
 tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, float *y)
 {
     if (!q) return TR_ERR_INVALID;
@@ -980,52 +1173,30 @@ tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, fl
     const uint32_t C = q->nchan;
     const uint64_t W = q->measure ? q->cfg.window : 0;
     if (!q->bl_n && !q->bb_n) {
-        /* No baseline: the channels are independent; with several threads
-         * each takes a range of them (the same results as one). */
-        uint32_t T = q->nthr;
-        if ((uint64_t)n * C < ((uint64_t)1 << 17)) T = 1;
-        if (W) /* windows that complete in this call (see fast_channels) */
-            for (uint64_t j = q->position / W; (j + 1) * W <= q->position + n; j++)
-                q->sum_valid[(size_t)(j % q->cfg.history)] = 1;
-        norm_job jobs[TR_BOXCAR_NORM_MAX_THREADS];
-        pthread_t th[TR_BOXCAR_NORM_MAX_THREADS];
-        int started[TR_BOXCAR_NORM_MAX_THREADS];
-        for (uint32_t t = 0; t < T; t++) {
-            norm_job *jb = &jobs[t];
-            jb->q = q;
-            jb->x = x;
-            jb->y = y;
-            jb->n = n;
-            jb->c0 = (uint32_t)((uint64_t)C * t / T);
-            jb->c1 = (uint32_t)((uint64_t)C * (t + 1) / T);
-            jb->nonfinite = jb->rejected = 0;
-            if (t == 0 || !q->tmem) {
-                jb->sc.scratch = q->scratch;
-                jb->sc.prefix = q->prefix;
-                jb->sc.pbad = q->pbad;
-            } else {
-                double *m = q->tmem + (size_t)(t - 1) * (3 * (size_t)W + 3);
-                jb->sc.scratch = m;
-                jb->sc.prefix = m + W;
-                jb->sc.pbad = (uint32_t *)(m + 2 * W + 1);
+        /* No baseline. Several statistics windows in one call and fewer
+         * channels than threads: the windows that lie entirely in the call
+         * are summarised in parallel (window_segment); otherwise threads
+         * share the channels (channel_segment). The same results as one
+         * thread. */
+        size_t k = 0;
+        if (W && q->nthr > C && q->nthr > 1) {
+            const size_t head = q->position % W ? (size_t)(W - q->position % W) : 0;
+            if (head < n && (n - head) / W >= 2 &&
+                (uint64_t)(n - head) * C >= ((uint64_t)1 << 17)) {
+                channel_segment(q, x, y, head);
+                k = head;
+                size_t m = (n - head) / W;
+                const size_t cap =
+                    q->E > 3 ? q->E - 2 : 1; /* values of the windows kept */
+                while (m > 0) {
+                    const size_t mm = m < cap ? m : cap;
+                    if (!window_segment(q, x + k * C, y + k * C, mm)) break;
+                    k += mm * W;
+                    m -= mm;
+                }
             }
-            started[t] = 0;
         }
-        for (uint32_t t = 1; t < T; t++)
-            started[t] =
-                pthread_create(&th[t], NULL, fast_channels_thread, &jobs[t]) == 0;
-        fast_channels(&jobs[0]);
-        for (uint32_t t = 1; t < T; t++) {
-            if (started[t])
-                pthread_join(th[t], NULL);
-            else
-                fast_channels(&jobs[t]); /* no thread to be had: here */
-        }
-        for (uint32_t t = 0; t < T; t++) {
-            q->nonfinite += jobs[t].nonfinite;
-            q->rejected += jobs[t].rejected;
-        }
-        q->position += n;
+        channel_segment(q, x + k * C, y + k * C, n - k);
         return TR_OK;
     }
     for (size_t k = 0; k < n; k++) {
