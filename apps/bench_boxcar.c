@@ -10,7 +10,16 @@
  *   transient-bench --detector boxcar [--nchan C] [--samples N] [--max-width W]
  *       [--configs LIST] [--variants LIST] [--repeat R] [--ref-nchan C]
  *       [--ref-samples N] [--layout channel|time] [--batch B (default N)] [--device D]
- *       [--seed S] [--cuda-host] [--clock wall|cpu] [--json]
+ *       [--seed S] [--cuda-host] [--host-path] [--clock wall|cpu] [--json]
+ *
+ * --host-path: instead of the variants, the host-to-host path of the CUDA
+ * backend (tr_boxcar_process with host buffers, calls of --batch samples per
+ * channel, streaming for at least 0.4 s per case) with FIXED and WHITE
+ * statistics: the former path (one synchronous search per statistics window,
+ * TR_BOXCAR_CUDA_PERWINDOW=1) as the baseline, the present one with pageable
+ * and page-locked buffers (tr_boxcar_host_alloc), with and without widths;
+ * ceiling = the measured page-locked host-to-device bandwidth / 4 bytes per
+ * sample.
  *
  * Configurations (--configs, comma separated): bd32, bd16, bd8 (constant
  * BoxDIT lists), aa (AstroAccelerate's 32,16,16,16,8), ig1, ig2, ig3 (IGRID
@@ -69,7 +78,7 @@ typedef struct {
     int json;
     uint32_t nchan, ref_nchan, max_width;
     size_t samples, ref_samples, batch;
-    int repeat, device, cuda_host;
+    int repeat, device, cuda_host, host_path;
     uint64_t seed;
     tr_boxcar_layout layout;
     int want[V_N];
@@ -423,7 +432,7 @@ static void bx_usage(FILE *f)
                "         [--variants reference,cpu-fast,cuda-fast,cuda-paper]\n"
                "         [--repeat R] [--ref-nchan C] [--ref-samples N]\n"
                "         [--layout channel|time] [--batch B] [--device D] [--seed S]\n"
-               "         [--cuda-host] [--clock wall|cpu] [--json]\n");
+               "         [--cuda-host] [--host-path] [--clock wall|cpu] [--json]\n");
 }
 
 static int bx_parse_size(const char *s, size_t *v)
@@ -553,6 +562,198 @@ done:
     tr_boxcar_plan_destroy(plan);
 }
 
+/* ---- host path (--host-path) ------------------------------------------------ */
+
+/* One host-path case: calls of `batch` samples per channel through the data
+ * (time-major, `samples` per channel, cycled) on one stream, for at least
+ * 0.4 s after one warm-up call; the outputs of the warm-up call (stream
+ * position 0) are kept in y0, w0 for the comparison between cases. */
+typedef struct {
+    const char *norm, *path, *buffers;
+    int widths, threads;
+    double sps, seconds;
+    size_t processed;
+    int ok;
+} bx_hcase;
+
+static void bx_host_case(const bx_options *o, const bx_config *bc, int white, int legacy,
+                         int pinned, int widths, int threads, const float *tm, float *y0,
+                         int32_t *w0, bx_hcase *hc)
+{
+    tr_boxcar_config c = bc->cfg;
+    c.nchan = o->nchan;
+    c.backend = TR_BACKEND_CUDA;
+    c.variant = TR_VARIANT_FAST;
+    c.device = o->device;
+    c.batch = o->batch ? o->batch : o->samples;
+    if (white) {
+        c.norm.mode = TR_BOXCAR_NORM_WHITE; /* window 16384, history 4 */
+        c.norm.init_mean = 0.0;
+        c.norm.init_sigma = 1.0;
+    }
+    c.norm.threads = (uint32_t)threads;
+    hc->ok = 0;
+    if (legacy) setenv("TR_BOXCAR_CUDA_PERWINDOW", "1", 1);
+    tr_error err;
+    tr_boxcar *q = tr_boxcar_create(&c, &err);
+    unsetenv("TR_BOXCAR_CUDA_PERWINDOW");
+    if (!q) {
+        bx_fail("host path create", err.message);
+        return;
+    }
+    const uint32_t C = o->nchan;
+    const size_t n = o->samples, b = c.batch < n ? c.batch : n, tot = (size_t)C * n;
+    float *x = NULL, *y = NULL;
+    int32_t *w = NULL;
+    if (pinned) {
+        x = tr_boxcar_host_alloc(q, tot * sizeof(float));
+        y = tr_boxcar_host_alloc(q, tot * sizeof(float));
+        w = tr_boxcar_host_alloc(q, tot * sizeof(int32_t));
+    } else {
+        x = malloc(tot * sizeof(float));
+        y = malloc(tot * sizeof(float));
+        w = malloc(tot * sizeof(int32_t));
+    }
+    if (!x || !y || !w) {
+        bx_fail("host path", "cannot allocate the host buffers");
+        goto done;
+    }
+    memcpy(x, tm, tot * sizeof(float));
+    memset(y, 0, tot * sizeof(float));
+    memset(w, 0, tot * sizeof(int32_t));
+    /* warm-up call: position 0 */
+    if (tr_boxcar_process(q, x, b, y, widths ? w : NULL) != TR_OK) {
+        bx_fail("host path process", tr_boxcar_last_error(q));
+        goto done;
+    }
+    memcpy(y0, y, (size_t)C * b * sizeof(float));
+    memcpy(w0, w, (size_t)C * b * sizeof(int32_t));
+    {
+        size_t off = b % n, done_s = 0;
+        const double t0 = bx_now();
+        double t = t0;
+        while (t - t0 < 0.4) {
+            const size_t m = n - off < b ? n - off : b;
+            if (tr_boxcar_process(q, x + off * C, m, y + off * C,
+                                  widths ? w + off * C : NULL) != TR_OK) {
+                bx_fail("host path process", tr_boxcar_last_error(q));
+                goto done;
+            }
+            done_s += m;
+            off = (off + m) % n;
+            t = bx_now();
+        }
+        hc->seconds = t - t0;
+        hc->processed = done_s * C;
+        hc->sps = (double)hc->processed / hc->seconds;
+        hc->ok = 1;
+    }
+done:
+    if (pinned) {
+        tr_boxcar_host_free(q, x);
+        tr_boxcar_host_free(q, y);
+        tr_boxcar_host_free(q, w);
+    } else {
+        free(x);
+        free(y);
+        free(w);
+    }
+    tr_boxcar_destroy(q);
+}
+
+/* The host path (tr_boxcar_process, host buffers, CUDA FAST) for FIXED and
+ * WHITE statistics: the former path (CPU normalisation, one synchronous search
+ * per statistics window, TR_BOXCAR_CUDA_PERWINDOW=1, pageable buffers) as the
+ * baseline, then the present one with pageable and page-locked buffers, with
+ * and without the width output. Ceiling: the measured pinned host-to-device
+ * bandwidth over 4 bytes per sample (the input); the device-to-host bound of
+ * the outputs (8 or 4 bytes per sample) is printed beside it. The outputs of
+ * the first call of every case must equal the baseline's bit for bit. */
+static void bx_host_path(const bx_options *o, const bx_config *bc, const float *tm,
+                         double h2d, double d2h)
+{
+    tr_error err;
+    tr_boxcar_plan *plan = tr_boxcar_plan_create(&bc->cfg, &err);
+    if (!plan) {
+        bx_fail(bc->name, err.message);
+        return;
+    }
+    const uint32_t C = o->nchan;
+    const size_t b0 = o->batch && o->batch < o->samples ? o->batch : o->samples;
+    const size_t nb = (size_t)C * b0;
+    float *ya = malloc(nb * sizeof(float)), *yb = malloc(nb * sizeof(float));
+    int32_t *wa = malloc(nb * sizeof(int32_t)), *wb = malloc(nb * sizeof(int32_t));
+    if (!ya || !yb || !wa || !wb) {
+        bx_fail("host path", "out of host memory");
+        goto out;
+    }
+    for (int white = 0; white < 2; white++) {
+        bx_hcase base = {
+            white ? "white" : "fixed", "per-window", "pageable", 1, 1, 0, 0, 0, 0};
+        bx_host_case(o, bc, white, 1, 0, 1, 1, tm, ya, wa, &base);
+        /* normalisation threads: 0 = automatic; WHITE also with 1 */
+        const struct {
+            int pinned, widths, threads;
+        } cs[4] = {{0, 1, 0}, {1, 1, 0}, {1, 0, 0}, {1, 1, 1}};
+        for (int k = -1; k < (white ? 4 : 3); k++) {
+            bx_hcase h = base;
+            int same = 1;
+            if (k >= 0) {
+                h.path = "one-launch";
+                h.buffers = cs[k].pinned ? "pinned" : "pageable";
+                h.widths = cs[k].widths;
+                h.threads = cs[k].threads;
+                bx_host_case(o, bc, white, 0, cs[k].pinned, cs[k].widths, cs[k].threads,
+                             tm, yb, wb, &h);
+                if (h.ok && base.ok) {
+                    same = memcmp(ya, yb, nb * sizeof(float)) == 0 &&
+                           (!h.widths || memcmp(wa, wb, nb * sizeof(int32_t)) == 0);
+                    if (!same)
+                        bx_fail("host path", "outputs differ from the per-window path");
+                }
+            }
+            if (!h.ok) continue;
+            const double ceil = h2d / 4.0, d2hb = d2h / (h.widths ? 8.0 : 4.0);
+            const int is_base = k < 0;
+            if (o->json)
+                printf(
+                    "{\"type\":\"result\",\"detector\":\"boxcar\",\"config\":\"%s\","
+                    "\"algorithm\":\"%s\",\"max_width\":%u,\"l_end\":%u,"
+                    "\"variant\":\"cuda-fast\",\"backend\":\"cuda\","
+                    "\"mode\":\"host-to-host\",\"norm\":\"%s\",\"path\":\"%s\","
+                    "\"buffers\":\"%s\",\"widths\":%s,\"norm_threads\":%d,"
+                    "\"nchan\":%u,\"batch\":%zu,"
+                    "\"samples\":%zu,\"seconds\":%.6g,\"samples_per_s\":%.6g,"
+                    "\"ceiling\":\"h2d\",\"ceiling_samples_per_s\":%.6g,"
+                    "\"ceiling_bytes\":%.6g,\"ratio\":%.4f,"
+                    "\"d2h_bound_samples_per_s\":%.6g,\"ratio_d2h\":%.4f,"
+                    "\"baseline\":\"%s\",\"speedup\":%.4g,\"same_bits\":%s,\"ok\":%s}\n",
+                    bc->name, tr_boxcar_algorithm_name(bc->cfg.algorithm),
+                    bc->cfg.max_width, tr_boxcar_plan_lend(plan), h.norm, h.path,
+                    h.buffers, h.widths ? "true" : "false", h.threads, C, b0, h.processed,
+                    h.seconds, h.sps, ceil, ceil, h.sps / ceil, d2hb, h.sps / d2hb,
+                    is_base ? "" : "per-window",
+                    is_base || !base.ok ? 1.0 : h.sps / base.sps, same ? "true" : "false",
+                    same ? "true" : "false");
+            else
+                printf("%-7s host-to-host %-5s %-10s %-8s widths %-3s threads %d %4u x "
+                       "batch %-8zu %10.4g samples/s  %5.1f%% of H2D  %5.1f%% of D2H  "
+                       "%.3gx\n",
+                       bc->name, h.norm, h.path, h.buffers, h.widths ? "on" : "off",
+                       h.threads, C, b0, h.sps, 100.0 * h.sps / ceil,
+                       100.0 * h.sps / d2hb,
+                       is_base || !base.ok ? 1.0 : h.sps / base.sps);
+            fflush(stdout);
+        }
+    }
+out:
+    free(ya);
+    free(yb);
+    free(wa);
+    free(wb);
+    tr_boxcar_plan_destroy(plan);
+}
+
 int boxcar_bench_main(int argc, char **argv)
 {
     bx_options o;
@@ -576,6 +777,8 @@ int boxcar_bench_main(int argc, char **argv)
             o.json = 1;
         } else if (!strcmp(a, "--cuda-host")) {
             o.cuda_host = 1;
+        } else if (!strcmp(a, "--host-path")) {
+            o.host_path = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             bx_usage(stdout);
             return 0;
@@ -696,7 +899,7 @@ int boxcar_bench_main(int argc, char **argv)
             rtm[k * o.ref_nchan + c] = tm[k * o.nchan + c];
     float *d_x = NULL, *d_y = NULL;
     int32_t *d_w = NULL;
-    if (have_cuda && (o.want[V_CUDA] || o.want[V_PAPER])) {
+    if (have_cuda && !o.host_path && (o.want[V_CUDA] || o.want[V_PAPER])) {
         if (tr_bench_dev_alloc(o.device, tot * sizeof(float), (void **)&d_x) != TR_OK ||
             tr_bench_dev_alloc(o.device, tot * sizeof(float), (void **)&d_y) != TR_OK ||
             tr_bench_dev_alloc(o.device, tot * sizeof(int32_t), (void **)&d_w) != TR_OK ||
@@ -706,9 +909,29 @@ int boxcar_bench_main(int argc, char **argv)
             return 1;
         }
     }
-    for (int k = 0; k < ncfg; k++)
-        bx_run_config(&o, &cfgs[k], have_cuda, cm, tm, rtm, d_x, d_y, d_w, host_ops,
-                      host_bw, dev_ops, dev_bw);
+    if (o.host_path) {
+        double h2d = 0.0, d2h = 0.0;
+        if (!have_cuda) {
+            fprintf(stderr, "transient-bench: --host-path needs a GPU: %s\n", why);
+            return 2;
+        }
+        if (tr_bench_h2d_bw(o.device, (size_t)256 << 20, 5, &h2d) != TR_OK ||
+            tr_bench_d2h_bw(o.device, (size_t)256 << 20, 5, &d2h) != TR_OK) {
+            bx_fail("h2d/d2h bandwidth", tr_bench_last_error());
+            return 1;
+        }
+        if (o.json)
+            printf("{\"type\":\"env\",\"detector\":\"boxcar\",\"host_path\":true,"
+                   "\"h2d_pinned_bytes_per_s\":%.6g,\"d2h_pinned_bytes_per_s\":%.6g}\n",
+                   h2d, d2h);
+        else
+            printf("host path: H2D %.3g B/s, D2H %.3g B/s (page-locked)\n", h2d, d2h);
+        for (int k = 0; k < ncfg; k++)
+            bx_host_path(&o, &cfgs[k], tm, h2d, d2h);
+    } else
+        for (int k = 0; k < ncfg; k++)
+            bx_run_config(&o, &cfgs[k], have_cuda, cm, tm, rtm, d_x, d_y, d_w, host_ops,
+                          host_bw, dev_ops, dev_bw);
     tr_bench_dev_free(d_x);
     tr_bench_dev_free(d_y);
     tr_bench_dev_free(d_w);

@@ -117,6 +117,8 @@ template <int NT> struct block_ops {
     kern<<<(grid), (block), (smem), (stream)>>>(__VA_ARGS__)
 #endif
 
+#include "host_stager.cuh"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -134,6 +136,7 @@ constexpr int kPaperDitThreads = 512;
 constexpr int kPaperIgThreads = 1024;
 constexpr int kPaperSpk = 4; /* IGRID steps per kernel */
 constexpr int kTileMax = 8192;
+constexpr int64_t kPipeElems = (int64_t)1 << 18; /* values per host-path sub-batch */
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -277,8 +280,12 @@ struct fast_args {
     int total; /* widths of the plan */
     int totpad;
     const int32_t *widths; /* plan widths */
-    const float *mu;       /* nchan x total */
+    const float *mu;       /* nchan x total (per window: tabn x nchan x total) */
     const float *sigma;
+    int64_t tabW;      /* 0: one table; else the statistics window (a multiple of T) */
+    int64_t tab0;      /* window of table 0 */
+    int64_t tabstride; /* entries per window table: nchan x total */
+    int tabn;          /* window tables */
     unsigned long long *count;
 };
 
@@ -569,10 +576,17 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
         }
         if (tid == 0) Qp[sk(0)] = 0.0f;
     }
-    /* 5. Normalisation of this tile. */
+    /* 5. Normalisation of this tile: the table of the window that holds it
+     * (every position of a tile lies in one window: W is a multiple of T). */
+    int64_t tab = (int64_t)c * a.total;
+    if (a.tabW > 0) {
+        int64_t wi = floor_div(t0 < 0 ? 0 : t0, a.tabW) - a.tab0;
+        wi = wi < 0 ? 0 : (wi >= a.tabn ? a.tabn - 1 : wi);
+        tab += wi * a.tabstride;
+    }
     for (int k = tid; k < a.total; k += NT) {
-        const double mu = a.mu[(int64_t)c * a.total + k];
-        const double sg = a.sigma[(int64_t)c * a.total + k];
+        const double mu = a.mu[tab + k];
+        const double sg = a.sigma[tab + k];
         const double L = a.widths[k];
         C[k] = make_float2((float)(1.0 / sg), (float)((L * (double)m - mu) / sg));
     }
@@ -977,11 +991,35 @@ struct tr_cuda_boxcar {
     std::vector<float> last_mu, last_sg, last_fill;
     int32_t *widths = nullptr;
     std::vector<uint32_t> hwidths;
-    float *in = nullptr;  /* nchan * nmax: channel-major new samples */
-    float *tmp = nullptr; /* nchan * nmax: time-major staging */
-    float *y = nullptr;   /* nchan * nmax outputs, channel-major */
+    float *in = nullptr; /* nchan * nmax: channel-major new samples (device path) */
+    float *y = nullptr;  /* nchan * nmax outputs, channel-major (device path) */
     int32_t *w = nullptr;
     unsigned long long *count = nullptr;
+    /* Host path: sub-batches of nbp samples per channel through two slots, the
+     * copies in (stream sh) and out (stream sd) overlapping the search (stream)
+     * of the neighbouring sub-batches. Slot buffers hold nchan * hcap values. */
+    int64_t nbp = 0, hcap = 0;
+    cudaStream_t sh = nullptr, sd = nullptr;
+    cudaEvent_t ev_h[2] = {nullptr, nullptr}, ev_c[2] = {nullptr, nullptr},
+                ev_d[2] = {nullptr, nullptr};
+    float *hin[2] = {nullptr, nullptr};   /* input as the caller lays it out */
+    float *hcm[2] = {nullptr, nullptr};   /* channel-major input (nchan > 1) */
+    float *hy[2] = {nullptr, nullptr};    /* channel-major S/N */
+    int32_t *hw[2] = {nullptr, nullptr};  /* channel-major widths */
+    float *hoy[2] = {nullptr, nullptr};   /* time-major S/N (nchan > 1) */
+    int32_t *how[2] = {nullptr, nullptr}; /* time-major widths (nchan > 1) */
+    /* pageable caller buffers: page-locked staging, copied by host threads */
+    float *px[2] = {nullptr, nullptr};   /* input of a sub-batch, device layout */
+    float *py[2] = {nullptr, nullptr};   /* S/N of a sub-batch, device layout */
+    int32_t *pw[2] = {nullptr, nullptr}; /* widths */
+    tr_host_stager *stager = nullptr;
+    /* Per-window tables (tr_cuda_boxcar_set_norm_windows): wmu[(j * nchan + c)
+     * * total + k] for windows tab0 .. tab0 + tabn - 1 of tabW samples. */
+    float *wmu = nullptr, *wsig = nullptr;
+    int64_t wcap = 0; /* windows the tables hold */
+    int64_t tabW = 0, tab0 = 0;
+    int tabn = 0;
+    int win_mode = 0; /* 1: the per-window tables are in effect */
     /* FAST */
     int T = 0, Tmax = 0;
     int split = 1; /* lane-shared widths of coarse stages (tr_cuda_boxcar_set_split) */
@@ -1108,6 +1146,7 @@ static tr_status upload_norm(tr_cuda_boxcar *q, const std::vector<float> &mu,
                              tr_error *err)
 {
     const size_t nt = (size_t)q->nchan * q->total;
+    q->win_mode = 0;
     /* The same tables again (a stream that resets, one window): nothing to do. */
     if (q->tables_set && mu == q->last_mu && sg == q->last_sg &&
         (fill != nullptr) == (q->has_fill != 0) &&
@@ -1209,8 +1248,17 @@ static tr_status compute_fast(tr_cuda_boxcar *q, const source &src, int64_t q0,
             a.src.fill = src.fill ? src.fill + c0 : nullptr;
             a.y = y + (int64_t)c0 * ldy;
             a.w = w ? w + (int64_t)c0 * ldy : nullptr;
-            a.mu = q->mu + (size_t)c0 * q->total;
-            a.sigma = q->sigma + (size_t)c0 * q->total;
+            if (q->win_mode) {
+                a.mu = q->wmu + (size_t)c0 * q->total;
+                a.sigma = q->wsig + (size_t)c0 * q->total;
+                a.tabW = q->tabW;
+                a.tab0 = q->tab0;
+                a.tabn = q->tabn;
+                a.tabstride = (int64_t)q->nchan * q->total;
+            } else {
+                a.mu = q->mu + (size_t)c0 * q->total;
+                a.sigma = q->sigma + (size_t)c0 * q->total;
+            }
             const dim3 grid((unsigned)ntiles, nc);
             const int nt = fast_threads(q->T, q->kq);
             const size_t sm = q->fast_smem;
@@ -1413,12 +1461,29 @@ static tr_status compute(tr_cuda_boxcar *q, const source &src, int64_t q0, int64
 static void release(tr_cuda_boxcar *q)
 {
     if (q->device >= 0) cudaSetDevice(q->device);
-    void *ptrs[] = {q->hist[0], q->hist[1], q->mu,   q->sigma, q->fill, q->coef,
-                    q->widths,  q->in,      q->tmp,  q->y,     q->w,    q->count,
-                    q->line[0], q->line[1], q->X[0], q->X[1],  q->Yl,   q->Wl};
+    void *ptrs[] = {q->hist[0], q->hist[1], q->mu,     q->sigma,  q->fill,   q->coef,
+                    q->widths,  q->in,      q->y,      q->w,      q->count,  q->line[0],
+                    q->line[1], q->X[0],    q->X[1],   q->Yl,     q->Wl,     q->hin[0],
+                    q->hin[1],  q->hcm[0],  q->hcm[1], q->hy[0],  q->hy[1],  q->hw[0],
+                    q->hw[1],   q->hoy[0],  q->hoy[1], q->how[0], q->how[1], q->wmu,
+                    q->wsig};
     for (void *p : ptrs)
         if (p) cudaFree(p);
+    for (int b = 0; b < 2; b++) {
+        if (q->ev_h[b]) cudaEventDestroy(q->ev_h[b]);
+        if (q->ev_c[b]) cudaEventDestroy(q->ev_c[b]);
+        if (q->ev_d[b]) cudaEventDestroy(q->ev_d[b]);
+    }
+    for (int b = 0; b < 2; b++) {
+        if (q->px[b]) cudaFreeHost(q->px[b]);
+        if (q->py[b]) cudaFreeHost(q->py[b]);
+        if (q->pw[b]) cudaFreeHost(q->pw[b]);
+    }
+    delete q->stager;
+    q->stager = nullptr;
     if (q->stream) cudaStreamDestroy(q->stream);
+    if (q->sh) cudaStreamDestroy(q->sh);
+    if (q->sd) cudaStreamDestroy(q->sd);
 }
 
 template <typename T> static cudaError_t dev_alloc(T **p, size_t count)
@@ -1426,47 +1491,21 @@ template <typename T> static cudaError_t dev_alloc(T **p, size_t count)
     return cudaMalloc((void **)p, std::max<size_t>(count, 1) * sizeof(T));
 }
 
-/* Output staging to the caller: channel-major (ldy = nb) staged results of
- * this batch into the caller's layout. */
-static tr_status deliver(tr_cuda_boxcar *q, size_t nb, size_t n, size_t k0,
-                         tr_boxcar_layout layout, int on_device, float *snr,
+/* Device path, time-major: the channel-major results of this batch into the
+ * caller's device buffers (CHANNEL_MAJOR was written in place). */
+static tr_status deliver(tr_cuda_boxcar *q, size_t nb, size_t k0, float *snr,
                          int32_t *width, tr_error *err)
 {
     const cudaStream_t st = q->stream;
     const dim3 tb(32, 8);
     const dim3 grid((unsigned)((nb + 31) / 32), (q->nchan + 31) / 32);
-    if (on_device) { /* TIME_MAJOR (CHANNEL_MAJOR was written in place) */
-        TR_LAUNCH(to_time_major<float>, grid, tb, 0, st, q->y, snr + k0 * q->nchan,
+    TR_LAUNCH(to_time_major<float>, grid, tb, 0, st, q->y, snr + k0 * q->nchan,
+              (int)q->nchan, (int64_t)nb, (int64_t)nb);
+    TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch", fail);
+    if (width) {
+        TR_LAUNCH(to_time_major<int32_t>, grid, tb, 0, st, q->w, width + k0 * q->nchan,
                   (int)q->nchan, (int64_t)nb, (int64_t)nb);
         TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch", fail);
-        if (width) {
-            TR_LAUNCH(to_time_major<int32_t>, grid, tb, 0, st, q->w,
-                      width + k0 * q->nchan, (int)q->nchan, (int64_t)nb, (int64_t)nb);
-            TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch", fail);
-        }
-    } else if (layout == TR_BOXCAR_CHANNEL_MAJOR) {
-        TR_CUDA_TRY(cudaMemcpy2DAsync(snr + k0, n * 4, q->y, nb * 4, nb * 4, q->nchan,
-                                      cudaMemcpyDeviceToHost, st),
-                    err, "boxcar/cuda: download S/N", fail);
-        if (width)
-            TR_CUDA_TRY(cudaMemcpy2DAsync(width + k0, n * 4, q->w, nb * 4, nb * 4,
-                                          q->nchan, cudaMemcpyDeviceToHost, st),
-                        err, "boxcar/cuda: download widths", fail);
-    } else {
-        TR_LAUNCH(to_time_major<float>, grid, tb, 0, st, q->y, q->tmp, (int)q->nchan,
-                  (int64_t)nb, (int64_t)nb);
-        TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch", fail);
-        TR_CUDA_TRY(cudaMemcpyAsync(snr + k0 * q->nchan, q->tmp, nb * q->nchan * 4,
-                                    cudaMemcpyDeviceToHost, st),
-                    err, "boxcar/cuda: download S/N", fail);
-        if (width) {
-            TR_LAUNCH(to_time_major<int32_t>, grid, tb, 0, st, q->w, (int32_t *)q->tmp,
-                      (int)q->nchan, (int64_t)nb, (int64_t)nb);
-            TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch", fail);
-            TR_CUDA_TRY(cudaMemcpyAsync(width + k0 * q->nchan, q->tmp, nb * q->nchan * 4,
-                                        cudaMemcpyDeviceToHost, st),
-                        err, "boxcar/cuda: download widths", fail);
-        }
     }
     tr_clear(err);
     return TR_OK;
@@ -1570,6 +1609,18 @@ extern "C" tr_status tr_cuda_boxcar_create(int device, const tr_boxcar_plan *pla
     }
     TR_CUDA_TRY(cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking), err,
                 "boxcar/cuda: create stream", fail);
+    TR_CUDA_TRY(cudaStreamCreateWithFlags(&q->sh, cudaStreamNonBlocking), err,
+                "boxcar/cuda: create stream", fail);
+    TR_CUDA_TRY(cudaStreamCreateWithFlags(&q->sd, cudaStreamNonBlocking), err,
+                "boxcar/cuda: create stream", fail);
+    for (int b = 0; b < 2; b++) {
+        TR_CUDA_TRY(cudaEventCreateWithFlags(&q->ev_h[b], cudaEventDisableTiming), err,
+                    "boxcar/cuda: create event", fail);
+        TR_CUDA_TRY(cudaEventCreateWithFlags(&q->ev_c[b], cudaEventDisableTiming), err,
+                    "boxcar/cuda: create event", fail);
+        TR_CUDA_TRY(cudaEventCreateWithFlags(&q->ev_d[b], cudaEventDisableTiming), err,
+                    "boxcar/cuda: create event", fail);
+    }
 
     if (variant == TR_VARIANT_FAST) {
         /* Tile: 2048 .. 8192 positions (at least the largest stride); smaller
@@ -1636,6 +1687,11 @@ extern "C" tr_status tr_cuda_boxcar_create(int device, const tr_boxcar_plan *pla
         TR_CUDA_TRY(dev_alloc(&q->count, 1), err, "boxcar/cuda: allocate counter",
                     fail_mem);
     }
+    /* host path sub-batches: about kPipeElems values, at least 4 tiles */
+    q->nbp = std::min<int64_t>((int64_t)q->batch,
+                               std::max<int64_t>(kPipeElems / (int64_t)nchan,
+                                                 4 * (q->T > 0 ? (int64_t)q->T : q->Ap)));
+    q->nbp = std::max<int64_t>(q->nbp, 1);
     TR_CUDA_TRY(cudaMemcpy(q->widths, wv.data(), wv.size() * 4, cudaMemcpyHostToDevice),
                 err, "boxcar/cuda: upload widths", fail);
     if (white_tables(q, nullptr, nullptr, nullptr, err) != TR_OK) goto fail;
@@ -1702,6 +1758,68 @@ extern "C" tr_status tr_cuda_boxcar_set_norm_white(tr_cuda_boxcar *q, const doub
     return white_tables(q, mean, sigma, fill, err);
 }
 
+extern "C" uint32_t tr_cuda_boxcar_table_granule(const tr_cuda_boxcar *q)
+{
+    return q && q->variant == TR_VARIANT_FAST ? (uint32_t)q->T : 0;
+}
+
+extern "C" tr_status tr_cuda_boxcar_set_norm_windows(tr_cuda_boxcar *q, uint64_t first,
+                                                     uint32_t nwin, uint32_t window,
+                                                     const float *mu, const float *sigma,
+                                                     tr_error *err)
+{
+    if (!q || !mu || !sigma || nwin < 1)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar/cuda: set_norm_windows needs mu, sigma and nwin >= 1");
+    if (q->variant != TR_VARIANT_FAST || window == 0 || window % (uint32_t)q->T != 0)
+        return tr_fail(err, TR_ERR_UNSUPPORTED,
+                       "boxcar/cuda: per-window tables need the FAST variant and a "
+                       "window that is a multiple of its tile (%d)",
+                       q->T);
+    const size_t nt = (size_t)nwin * q->nchan * q->total;
+    for (size_t k = 0; k < nt; k++)
+        if (!(sigma[k] > 0.0f) || !std::isfinite(sigma[k]) || !std::isfinite(mu[k]))
+            return tr_fail(err, TR_ERR_INVALID,
+                           "boxcar/cuda: normalisation entry %zu: sigma must be > 0 and "
+                           "finite, mu finite",
+                           k);
+    TR_CUDA_TRY(cudaSetDevice(q->device), err, "boxcar/cuda: select device", fail);
+    if ((int64_t)nwin > q->wcap) {
+        const int64_t cap = std::max<int64_t>(nwin, 2 * q->wcap);
+        TR_CUDA_TRY(cudaStreamSynchronize(q->stream), err, "boxcar/cuda: sync", fail);
+        if (q->wmu) cudaFree(q->wmu);
+        if (q->wsig) cudaFree(q->wsig);
+        q->wmu = q->wsig = nullptr;
+        q->wcap = 0;
+        TR_CUDA_TRY(dev_alloc(&q->wmu, (size_t)cap * q->nchan * q->total), err,
+                    "boxcar/cuda: allocate tables", fail_mem);
+        TR_CUDA_TRY(dev_alloc(&q->wsig, (size_t)cap * q->nchan * q->total), err,
+                    "boxcar/cuda: allocate tables", fail_mem);
+        q->wcap = cap;
+    }
+    /* ordered before the next search on the same stream; the caller's buffers
+     * may be reused at return (pageable copies are staged by then) */
+    TR_CUDA_TRY(cudaMemcpyAsync(q->wmu, mu, nt * 4, cudaMemcpyHostToDevice, q->stream),
+                err, "boxcar/cuda: upload mu_L", fail);
+    TR_CUDA_TRY(
+        cudaMemcpyAsync(q->wsig, sigma, nt * 4, cudaMemcpyHostToDevice, q->stream), err,
+        "boxcar/cuda: upload sigma_L", fail);
+    q->win_mode = 1;
+    q->tabW = window;
+    q->tab0 = (int64_t)first;
+    q->tabn = (int)nwin;
+    q->has_fill = 0;
+    q->tables_set = 0;
+    tr_clear(err);
+    return TR_OK;
+fail_mem:
+    if (err) err->code = TR_ERR_NOMEM;
+    (void)cudaGetLastError();
+    return TR_ERR_NOMEM;
+fail:
+    return err ? err->code : TR_ERR_CUDA;
+}
+
 extern "C" tr_status tr_cuda_boxcar_set_tile(tr_cuda_boxcar *q, uint32_t tile,
                                              tr_error *err)
 {
@@ -1766,9 +1884,388 @@ extern "C" tr_status tr_cuda_boxcar_set_split(tr_cuda_boxcar *q, int on, tr_erro
     return TR_OK;
 }
 
+extern "C" void *tr_cuda_boxcar_host_alloc(tr_cuda_boxcar *q, size_t bytes)
+{
+    if (!q || cudaSetDevice(q->device) != cudaSuccess) return nullptr;
+    void *p = nullptr;
+    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return nullptr;
+    }
+    return p;
+}
+
+extern "C" void tr_cuda_boxcar_host_free(void *p)
+{
+    if (p) cudaFreeHost(p);
+}
+
 extern "C" uint64_t tr_cuda_boxcar_position(const tr_cuda_boxcar *q)
 {
     return q ? q->pos : 0;
+}
+
+/* Search nb new samples per channel (xin channel-major, ldx per channel; NULL for
+ * flush) on q->stream: outputs into y, w (channel-major, ldy), then the new
+ * history. */
+static tr_status search_batch(tr_cuda_boxcar *q, const float *xin, int64_t ldx, size_t nb,
+                              bool flush, float *y, int32_t *w, int64_t ldy,
+                              tr_error *err)
+{
+    const cudaStream_t st = q->stream;
+    source src{};
+    src.hist = q->hist[q->cur];
+    src.H = q->H;
+    src.hist_start = (int64_t)q->pos - q->H;
+    src.x = xin;
+    src.ldx = ldx;
+    src.pos = (int64_t)q->pos;
+    src.end = (int64_t)q->pos + (flush ? 0 : (int64_t)nb);
+    src.fill = q->has_fill ? q->fill : nullptr;
+    /* groups of 4 samples are 16-byte aligned in both buffers */
+    src.vec = q->pos % 4 == 0 && q->H % 4 == 0 &&
+              (!xin || ((uintptr_t)xin % 16 == 0 && ldx % 4 == 0));
+    const int64_t q0 = (int64_t)q->pos - q->lat;
+    if (compute(q, src, q0, (int64_t)nb, y, w, ldy, err) != TR_OK) return err->code;
+    if (!flush) {
+        const dim3 hgrid((unsigned)std::min<int64_t>((q->H + 255) / 256, 1024),
+                         std::min(q->nchan, kMaxGridY));
+        for (uint32_t c0 = 0; c0 < q->nchan; c0 += kMaxGridY) {
+            source s = src;
+            s.hist = src.hist + (int64_t)c0 * q->H;
+            s.x = src.x + (int64_t)c0 * src.ldx;
+            s.fill = src.fill ? src.fill + c0 : nullptr;
+            const dim3 g(hgrid.x, std::min(kMaxGridY, q->nchan - c0));
+            TR_LAUNCH(history_kernel, g, 256, 0, st, s,
+                      q->hist[1 - q->cur] + (int64_t)c0 * q->H, src.end - q->H);
+            TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: history launch", fail);
+        }
+        q->cur = 1 - q->cur;
+        q->pos += nb;
+    }
+    tr_clear(err);
+    return TR_OK;
+fail:
+    return err ? err->code : TR_ERR_CUDA;
+}
+
+/* Device buffers: batches of `batch` samples on q->stream. */
+static tr_status run_device(tr_cuda_boxcar *q, const float *x, size_t n, bool flush,
+                            tr_boxcar_layout layout, float *snr, int32_t *width,
+                            tr_error *err)
+{
+    const cudaStream_t st = q->stream;
+    const size_t total = flush ? (size_t)q->lat : n;
+    const bool direct = layout == TR_BOXCAR_CHANNEL_MAJOR;
+    if (!direct && !q->y) {
+        const size_t bn = (size_t)q->nchan * q->nmax;
+        TR_CUDA_TRY(dev_alloc(&q->in, bn), err, "boxcar/cuda: allocate input staging",
+                    fail_mem);
+        TR_CUDA_TRY(dev_alloc(&q->w, bn), err, "boxcar/cuda: allocate width staging",
+                    fail_mem);
+        TR_CUDA_TRY(dev_alloc(&q->y, bn), err, "boxcar/cuda: allocate S/N staging",
+                    fail_mem);
+    }
+    for (size_t k0 = 0; k0 < total;) {
+        const size_t nb = flush ? total : std::min<size_t>((size_t)q->batch, total - k0);
+        const float *xin = nullptr;
+        int64_t ldx = (int64_t)nb;
+        if (!flush) {
+            if (direct) {
+                xin = x + k0;
+                ldx = (int64_t)n;
+            } else {
+                const dim3 tb(32, 8);
+                const dim3 tgrid((unsigned)((nb + 31) / 32), (q->nchan + 31) / 32);
+                TR_LAUNCH(to_channel_major<float>, tgrid, tb, 0, st, x + k0 * q->nchan,
+                          q->in, (int)q->nchan, (int64_t)nb, (int64_t)nb);
+                TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch",
+                            fail);
+                xin = q->in;
+            }
+        }
+        float *yo = direct ? snr + k0 : q->y;
+        int32_t *wo = direct ? (width ? width + k0 : nullptr) : (width ? q->w : nullptr);
+        const int64_t ldy = direct ? (int64_t)total : (int64_t)nb;
+        if (search_batch(q, xin, ldx, nb, flush, yo, wo, ldy, err) != TR_OK)
+            return err->code;
+        if (!direct && deliver(q, nb, k0, snr, width, err) != TR_OK) return err->code;
+        k0 += nb;
+    }
+    tr_clear(err);
+    return TR_OK;
+fail:
+    return err ? err->code : TR_ERR_CUDA;
+fail_mem:
+    if (err) err->code = TR_ERR_NOMEM;
+    (void)cudaGetLastError();
+    return TR_ERR_NOMEM;
+}
+
+/* 1 when host pointer p is page-locked (cudaHostAlloc, cudaHostRegister). */
+static bool host_pinned(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+/* Copy rows (rows x bytes, pitches in bytes) with the staging threads. */
+static void stage_rows(tr_host_stager *st, void *dst, size_t dpitch, const void *src,
+                       size_t spitch, size_t bytes, size_t rows)
+{
+    if (dpitch == bytes && spitch == bytes) {
+        st->copy(dst, src, bytes * rows);
+        return;
+    }
+    for (size_t r = 0; r < rows; r++)
+        st->copy((char *)dst + r * dpitch, (const char *)src + r * spitch, bytes);
+}
+
+/*
+ * Host buffers: sub-batches of nbp samples per channel through two slots of
+ * device buffers. Sub-batch k: its input is copied on q->sh (once the search
+ * of k - 2 has read that slot), searched on q->stream (once the outputs of
+ * k - 2 have left that slot), and its outputs are copied out on q->sd, issued
+ * after the search of k + 1 so that a copy into pageable memory (which the
+ * host waits for) still overlaps the next search. Page-locked caller buffers
+ * are copied directly by the GPU; pageable ones through the driver.
+ */
+static tr_status run_host(tr_cuda_boxcar *q, const float *x, size_t n, bool flush,
+                          tr_boxcar_layout layout, float *snr, int32_t *width,
+                          tr_error *err)
+{
+    const cudaStream_t st = q->stream;
+    const uint32_t C = q->nchan;
+    const size_t total = flush ? (size_t)q->lat : n;
+    const bool cm = layout == TR_BOXCAR_CHANNEL_MAJOR;
+    const bool tr = !cm && C > 1; /* time-major with several channels: transposes */
+    const size_t cap = (size_t)std::max<int64_t>(q->nbp, q->lat);
+    if (!q->hy[0] || (int64_t)cap > q->hcap) {
+        TR_CUDA_TRY(cudaStreamSynchronize(st), err, "boxcar/cuda: sync", fail);
+        for (int b = 0; b < 2; b++) {
+            void *old[] = {q->hin[b], q->hcm[b], q->hy[b],
+                           q->hw[b],  q->hoy[b], q->how[b]};
+            for (void *p : old)
+                if (p) cudaFree(p);
+            q->hin[b] = q->hcm[b] = q->hy[b] = q->hoy[b] = nullptr;
+            q->hw[b] = q->how[b] = nullptr;
+        }
+        q->hcap = 0;
+        const size_t bn = (size_t)C * cap;
+        for (int b = 0; b < 2; b++) {
+            TR_CUDA_TRY(dev_alloc(&q->hin[b], bn), err, "boxcar/cuda: allocate staging",
+                        fail_mem);
+            TR_CUDA_TRY(dev_alloc(&q->hy[b], bn), err, "boxcar/cuda: allocate staging",
+                        fail_mem);
+            TR_CUDA_TRY(dev_alloc(&q->hw[b], bn), err, "boxcar/cuda: allocate staging",
+                        fail_mem);
+            if (C > 1) {
+                TR_CUDA_TRY(dev_alloc(&q->hcm[b], bn), err,
+                            "boxcar/cuda: allocate staging", fail_mem);
+                TR_CUDA_TRY(dev_alloc(&q->hoy[b], bn), err,
+                            "boxcar/cuda: allocate staging", fail_mem);
+                TR_CUDA_TRY(dev_alloc(&q->how[b], bn), err,
+                            "boxcar/cuda: allocate staging", fail_mem);
+            }
+        }
+        q->hcap = (int64_t)cap;
+    }
+    { /* (a scope of its own: the jumps above pass over it) */
+        /* pageable caller buffers go through page-locked staging, copied by host
+         * threads while the GPU works on the neighbouring sub-batches */
+        const bool sin = !flush && !host_pinned(x);
+        const bool sout = !host_pinned(snr) || (width && !host_pinned(width));
+        if ((sin || sout) && !q->px[0]) {
+            const size_t bn = (size_t)C * cap;
+            for (int b = 0; b < 2; b++) {
+                TR_CUDA_TRY(cudaMallocHost((void **)&q->px[b], bn * 4), err,
+                            "boxcar/cuda: allocate page-locked staging", fail_mem);
+                TR_CUDA_TRY(cudaMallocHost((void **)&q->py[b], bn * 4), err,
+                            "boxcar/cuda: allocate page-locked staging", fail_mem);
+                TR_CUDA_TRY(cudaMallocHost((void **)&q->pw[b], bn * 4), err,
+                            "boxcar/cuda: allocate page-locked staging", fail_mem);
+            }
+        }
+        if ((sin || sout) && !q->stager) {
+            const unsigned hc = std::thread::hardware_concurrency() / 2;
+            try {
+                q->stager = new tr_host_stager(hc < 1 ? 1 : (hc > 4 ? 4 : (int)hc));
+            } catch (...) {
+                return tr_fail(err, TR_ERR_NOMEM,
+                               "boxcar/cuda: cannot start staging threads");
+            }
+        }
+        {
+            /* downloads into the staging slots not yet copied to the caller */
+            size_t dk0[2] = {0, 0}, dnb[2] = {0, 0};
+            bool dv[2] = {false, false};
+            auto drain = [&](int s2) -> bool {
+                if (!dv[s2]) return true;
+                dv[s2] = false;
+                if (cudaEventSynchronize(q->ev_d[s2]) != cudaSuccess) return false;
+                const size_t k0 = dk0[s2], nb = dnb[s2];
+                if (cm) {
+                    stage_rows(q->stager, snr + k0, total * 4, q->py[s2], nb * 4, nb * 4,
+                               C);
+                    if (width)
+                        stage_rows(q->stager, width + k0, total * 4, q->pw[s2], nb * 4,
+                                   nb * 4, C);
+                } else {
+                    q->stager->copy(snr + k0 * C, q->py[s2], nb * C * 4);
+                    if (width) q->stager->copy(width + k0 * C, q->pw[s2], nb * C * 4);
+                }
+                return true;
+            };
+            const size_t nbp = flush ? total : std::min<size_t>((size_t)q->nbp, total);
+            /* the pending download: sub-batch k - 1 */
+            size_t pk0 = 0, pnb = 0;
+            int pb = -1;
+            const dim3 tb(32, 8);
+            for (size_t k0 = 0, k = 0; k0 < total || pb >= 0; k++) {
+                const int b = (int)(k & 1);
+                size_t nb = 0;
+                if (k0 < total) {
+                    nb = std::min(nbp, total - k0);
+                    const dim3 tgrid((unsigned)((nb + 31) / 32), (C + 31) / 32);
+                    const float *xin = nullptr;
+                    if (!flush) {
+                        if (k >= 2)
+                            TR_CUDA_TRY(cudaStreamWaitEvent(q->sh, q->ev_c[b], 0), err,
+                                        "boxcar/cuda: wait", fail);
+                        if (sin) {
+                            /* the upload of k - 2 has left px[b] */
+                            if (k >= 2)
+                                TR_CUDA_TRY(cudaEventSynchronize(q->ev_h[b]), err,
+                                            "boxcar/cuda: wait for upload", fail);
+                            if (cm)
+                                stage_rows(q->stager, q->px[b], nb * 4, x + k0, n * 4,
+                                           nb * 4, C);
+                            else
+                                q->stager->copy(q->px[b], x + k0 * C, nb * C * 4);
+                            TR_CUDA_TRY(cudaMemcpyAsync(
+                                            cm && C > 1 ? q->hcm[b] : q->hin[b], q->px[b],
+                                            nb * C * 4, cudaMemcpyHostToDevice, q->sh),
+                                        err, "boxcar/cuda: upload samples", fail);
+                        } else if (cm)
+                            TR_CUDA_TRY(cudaMemcpy2DAsync(C > 1 ? q->hcm[b] : q->hin[b],
+                                                          nb * 4, x + k0, n * 4, nb * 4,
+                                                          C, cudaMemcpyHostToDevice,
+                                                          q->sh),
+                                        err, "boxcar/cuda: upload samples", fail);
+                        else
+                            TR_CUDA_TRY(cudaMemcpyAsync(q->hin[b], x + k0 * C, nb * C * 4,
+                                                        cudaMemcpyHostToDevice, q->sh),
+                                        err, "boxcar/cuda: upload samples", fail);
+                        TR_CUDA_TRY(cudaEventRecord(q->ev_h[b], q->sh), err,
+                                    "boxcar/cuda: record", fail);
+                        TR_CUDA_TRY(cudaStreamWaitEvent(st, q->ev_h[b], 0), err,
+                                    "boxcar/cuda: wait", fail);
+                        xin = cm && C > 1 ? q->hcm[b] : q->hin[b];
+                        if (tr) {
+                            TR_LAUNCH(to_channel_major<float>, tgrid, tb, 0, st,
+                                      q->hin[b], q->hcm[b], (int)C, (int64_t)nb,
+                                      (int64_t)nb);
+                            TR_CUDA_TRY(cudaGetLastError(), err,
+                                        "boxcar/cuda: transpose launch", fail);
+                            xin = q->hcm[b];
+                        }
+                    }
+                    if (k >= 2)
+                        TR_CUDA_TRY(cudaStreamWaitEvent(st, q->ev_d[b], 0), err,
+                                    "boxcar/cuda: wait", fail);
+                    if (search_batch(q, xin, (int64_t)nb, nb, flush, q->hy[b],
+                                     width ? q->hw[b] : nullptr, (int64_t)nb,
+                                     err) != TR_OK)
+                        return err->code;
+                    if (tr) {
+                        TR_LAUNCH(to_time_major<float>, tgrid, tb, 0, st, q->hy[b],
+                                  q->hoy[b], (int)C, (int64_t)nb, (int64_t)nb);
+                        TR_CUDA_TRY(cudaGetLastError(), err,
+                                    "boxcar/cuda: transpose launch", fail);
+                        if (width) {
+                            TR_LAUNCH(to_time_major<int32_t>, tgrid, tb, 0, st, q->hw[b],
+                                      q->how[b], (int)C, (int64_t)nb, (int64_t)nb);
+                            TR_CUDA_TRY(cudaGetLastError(), err,
+                                        "boxcar/cuda: transpose launch", fail);
+                        }
+                    }
+                    TR_CUDA_TRY(cudaEventRecord(q->ev_c[b], st), err,
+                                "boxcar/cuda: record", fail);
+                }
+                if (pb >= 0) { /* download sub-batch k - 1 */
+                    TR_CUDA_TRY(cudaStreamWaitEvent(q->sd, q->ev_c[pb], 0), err,
+                                "boxcar/cuda: wait", fail);
+                    if (sout) {
+                        /* into page-locked staging in the device layout */
+                        TR_CUDA_TRY(cudaMemcpyAsync(
+                                        q->py[pb], C > 1 && !cm ? q->hoy[pb] : q->hy[pb],
+                                        pnb * C * 4, cudaMemcpyDeviceToHost, q->sd),
+                                    err, "boxcar/cuda: download S/N", fail);
+                        if (width)
+                            TR_CUDA_TRY(cudaMemcpyAsync(
+                                            q->pw[pb],
+                                            C > 1 && !cm ? q->how[pb] : q->hw[pb],
+                                            pnb * C * 4, cudaMemcpyDeviceToHost, q->sd),
+                                        err, "boxcar/cuda: download widths", fail);
+                        dk0[pb] = pk0;
+                        dnb[pb] = pnb;
+                        dv[pb] = true;
+                    } else if (cm) {
+                        TR_CUDA_TRY(cudaMemcpy2DAsync(snr + pk0, total * 4, q->hy[pb],
+                                                      pnb * 4, pnb * 4, C,
+                                                      cudaMemcpyDeviceToHost, q->sd),
+                                    err, "boxcar/cuda: download S/N", fail);
+                        if (width)
+                            TR_CUDA_TRY(cudaMemcpy2DAsync(width + pk0, total * 4,
+                                                          q->hw[pb], pnb * 4, pnb * 4, C,
+                                                          cudaMemcpyDeviceToHost, q->sd),
+                                        err, "boxcar/cuda: download widths", fail);
+                    } else {
+                        TR_CUDA_TRY(
+                            cudaMemcpyAsync(snr + pk0 * C, C > 1 ? q->hoy[pb] : q->hy[pb],
+                                            pnb * C * 4, cudaMemcpyDeviceToHost, q->sd),
+                            err, "boxcar/cuda: download S/N", fail);
+                        if (width)
+                            TR_CUDA_TRY(cudaMemcpyAsync(width + pk0 * C,
+                                                        C > 1 ? q->how[pb] : q->hw[pb],
+                                                        pnb * C * 4,
+                                                        cudaMemcpyDeviceToHost, q->sd),
+                                        err, "boxcar/cuda: download widths", fail);
+                    }
+                    TR_CUDA_TRY(cudaEventRecord(q->ev_d[pb], q->sd), err,
+                                "boxcar/cuda: record", fail);
+                    /* staging: hand over sub-batch k - 2 while the GPU works on
+                     * k and k - 1 */
+                    if (!drain(1 - pb)) goto fail_sync;
+                }
+                if (nb > 0) {
+                    pk0 = k0;
+                    pnb = nb;
+                    pb = b;
+                    k0 += nb;
+                } else {
+                    pb = -1;
+                }
+            }
+            if (!drain(0) || !drain(1)) goto fail_sync;
+        }
+    }
+    TR_CUDA_TRY(cudaStreamSynchronize(q->sh), err, "boxcar/cuda: upload", fail);
+    tr_clear(err);
+    return TR_OK;
+fail_sync:
+    return tr_fail(err, TR_ERR_CUDA, "boxcar/cuda: wait for a download: %s",
+                   cudaGetErrorString(cudaGetLastError()));
+fail:
+    return err ? err->code : TR_ERR_CUDA;
+fail_mem:
+    if (err) err->code = TR_ERR_NOMEM;
+    (void)cudaGetLastError();
+    return TR_ERR_NOMEM;
 }
 
 static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool flush,
@@ -1778,6 +2275,7 @@ static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool 
     const cudaStream_t st = q->stream;
     const size_t total = flush ? (size_t)q->lat : n;
     unsigned long long cnt = 0;
+    tr_status s = TR_OK;
     if (layout != TR_BOXCAR_TIME_MAJOR && layout != TR_BOXCAR_CHANNEL_MAJOR)
         return tr_fail(err, TR_ERR_INVALID, "boxcar/cuda: unknown layout %d",
                        (int)layout);
@@ -1789,107 +2287,29 @@ static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool 
         return tr_fail(err, TR_ERR_INVALID, "boxcar/cuda: NULL buffer");
     TR_CUDA_TRY(cudaSetDevice(q->device), err, "boxcar/cuda: select device", fail);
     (void)cudaGetLastError(); /* an earlier failure elsewhere is not this call's */
-    if (!(on_device && layout == TR_BOXCAR_CHANNEL_MAJOR) && !q->y) {
-        /* host buffers or time-major device buffers: staging (channel-major) */
-        const size_t bn = (size_t)q->nchan * q->nmax;
-        TR_CUDA_TRY(dev_alloc(&q->in, bn), err, "boxcar/cuda: allocate input staging",
-                    fail_mem);
-        TR_CUDA_TRY(dev_alloc(&q->tmp, bn), err, "boxcar/cuda: allocate staging",
-                    fail_mem);
-        TR_CUDA_TRY(dev_alloc(&q->w, bn), err, "boxcar/cuda: allocate width staging",
-                    fail_mem);
-        TR_CUDA_TRY(dev_alloc(&q->y, bn), err, "boxcar/cuda: allocate S/N staging",
-                    fail_mem);
-    }
     if (q->has_fill)
         TR_CUDA_TRY(cudaMemsetAsync(q->count, 0, sizeof(unsigned long long), st), err,
                     "boxcar/cuda: clear counter", fail);
-    for (size_t k0 = 0; k0 < total;) {
-        const size_t nb = flush ? total : std::min<size_t>((size_t)q->batch, total - k0);
-        const dim3 tb(32, 8);
-        const dim3 tgrid((unsigned)((nb + 31) / 32), (q->nchan + 31) / 32);
-        /* input, channel-major */
-        const float *xin = nullptr;
-        int64_t ldx = (int64_t)nb;
-        if (!flush) {
-            if (on_device && layout == TR_BOXCAR_CHANNEL_MAJOR) {
-                xin = x + k0;
-                ldx = (int64_t)n;
-            } else if (on_device) {
-                TR_LAUNCH(to_channel_major<float>, tgrid, tb, 0, st, x + k0 * q->nchan,
-                          q->in, (int)q->nchan, (int64_t)nb, (int64_t)nb);
-                TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch",
-                            fail);
-                xin = q->in;
-            } else if (layout == TR_BOXCAR_CHANNEL_MAJOR) {
-                TR_CUDA_TRY(cudaMemcpy2DAsync(q->in, nb * 4, x + k0, n * 4, nb * 4,
-                                              q->nchan, cudaMemcpyHostToDevice, st),
-                            err, "boxcar/cuda: upload samples", fail);
-                xin = q->in;
-            } else {
-                TR_CUDA_TRY(cudaMemcpyAsync(q->tmp, x + k0 * q->nchan, nb * q->nchan * 4,
-                                            cudaMemcpyHostToDevice, st),
-                            err, "boxcar/cuda: upload samples", fail);
-                TR_LAUNCH(to_channel_major<float>, tgrid, tb, 0, st, q->tmp, q->in,
-                          (int)q->nchan, (int64_t)nb, (int64_t)nb);
-                TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: transpose launch",
-                            fail);
-                xin = q->in;
-            }
-        }
-        const bool direct = on_device && layout == TR_BOXCAR_CHANNEL_MAJOR;
-        float *yo = direct ? snr + k0 : q->y;
-        int32_t *wo = direct ? (width ? width + k0 : nullptr) : (width ? q->w : nullptr);
-        const int64_t ldy = direct ? (int64_t)total : (int64_t)nb;
-        source src{};
-        src.hist = q->hist[q->cur];
-        src.H = q->H;
-        src.hist_start = (int64_t)q->pos - q->H;
-        src.x = xin;
-        src.ldx = ldx;
-        src.pos = (int64_t)q->pos;
-        src.end = (int64_t)q->pos + (flush ? 0 : (int64_t)nb);
-        src.fill = q->has_fill ? q->fill : nullptr;
-        /* groups of 4 samples are 16-byte aligned in both buffers */
-        src.vec = q->pos % 4 == 0 && q->H % 4 == 0 &&
-                  (!xin || ((uintptr_t)xin % 16 == 0 && ldx % 4 == 0));
-        const int64_t q0 = (int64_t)q->pos - q->lat;
-        if (compute(q, src, q0, (int64_t)nb, yo, wo, ldy, err) != TR_OK) return err->code;
-        if (!flush) {
-            const dim3 hgrid((unsigned)std::min<int64_t>((q->H + 255) / 256, 1024),
-                             std::min(q->nchan, kMaxGridY));
-            for (uint32_t c0 = 0; c0 < q->nchan; c0 += kMaxGridY) {
-                source s = src;
-                s.hist = src.hist + (int64_t)c0 * q->H;
-                s.x = src.x + (int64_t)c0 * src.ldx;
-                s.fill = src.fill ? src.fill + c0 : nullptr;
-                const dim3 g(hgrid.x, std::min(kMaxGridY, q->nchan - c0));
-                TR_LAUNCH(history_kernel, g, 256, 0, st, s,
-                          q->hist[1 - q->cur] + (int64_t)c0 * q->H, src.end - q->H);
-                TR_CUDA_TRY(cudaGetLastError(), err, "boxcar/cuda: history launch", fail);
-            }
-            q->cur = 1 - q->cur;
-            q->pos += nb;
-        }
-        if (!direct &&
-            deliver(q, nb, total, k0, layout, on_device, snr, width, err) != TR_OK)
-            return err->code;
-        k0 += nb;
-    }
-    if (q->has_fill)
+    s = on_device ? run_device(q, x, n, flush, layout, snr, width, err)
+                  : run_host(q, x, n, flush, layout, snr, width, err);
+    if (s == TR_OK && q->has_fill)
         TR_CUDA_TRY(
             cudaMemcpyAsync(&cnt, q->count, sizeof cnt, cudaMemcpyDeviceToHost, st), err,
             "boxcar/cuda: read counter", fail);
-    TR_CUDA_TRY(cudaStreamSynchronize(st), err, "boxcar/cuda: run", fail);
+    /* every stream idle before returning, also after a failure */
+    {
+        const cudaError_t e1 = cudaStreamSynchronize(st);
+        const cudaError_t e2 = cudaStreamSynchronize(q->sd);
+        const cudaError_t e3 = cudaStreamSynchronize(q->sh);
+        if (s != TR_OK) return s;
+        TR_CUDA_TRY(e1 != cudaSuccess ? e1 : (e2 != cudaSuccess ? e2 : e3), err,
+                    "boxcar/cuda: run", fail);
+    }
     if (nonfinite) *nonfinite += cnt;
     tr_clear(err);
     return TR_OK;
 fail:
     return err ? err->code : TR_ERR_CUDA;
-fail_mem:
-    if (err) err->code = TR_ERR_NOMEM;
-    (void)cudaGetLastError();
-    return TR_ERR_NOMEM;
 }
 
 extern "C" tr_status tr_cuda_boxcar_run(tr_cuda_boxcar *q, const float *x, size_t n,

@@ -46,8 +46,15 @@
  *     chunking of the stream (tiles are aligned to absolute positions).
  *   - Every CUDA call is checked; failures return TR_ERR_CUDA (or
  *     TR_ERR_NOMEM for allocations) with the failing call in err->message.
- *     The context uses its own non-blocking stream; run and flush return when
+ *     The context uses its own non-blocking streams; run and flush return when
  *     the results are in the caller's buffers.
+ *   - Host buffers: a call is cut into sub-batches of about 2^18 values
+ *     (nchan x samples, at most `batch` samples per channel) that go through
+ *     two sets of device buffers on three streams, so that the copy in of one
+ *     sub-batch, the search of the next and the copy out of the one before
+ *     overlap. Page-locked caller buffers (cudaHostAlloc, cudaHostRegister)
+ *     are copied by the GPU directly at PCIe speed; pageable ones through the
+ *     driver's staging.
  *
  * Variants: TR_VARIANT_FAST (default) or TR_VARIANT_PAPER; REFERENCE is
  * TR_ERR_UNSUPPORTED here. Per-stage outputs (cfg.stage_outputs) are not
@@ -93,6 +100,25 @@ tr_status tr_cuda_boxcar_set_norm_white(tr_cuda_boxcar *ctx, const double *mean,
                                         tr_error *err);
 
 /*
+ * Per-window normalisation for the following outputs (FAST only): nwin tables
+ * for the statistics windows first .. first + nwin - 1 of `window` samples,
+ * mu[(j * nchan + c) * total + k] as in set_norm for window first + j. Output
+ * position p takes the table of window floor(p / window), clamped to the
+ * given range (positions < 0: the first). One run or flush may thus span
+ * many windows. Needs `window` to be a multiple of tr_cuda_boxcar_table_granule
+ * (TR_ERR_UNSUPPORTED otherwise: split the calls at window boundaries and use
+ * set_norm). No fill values (host input already cleaned); set_norm or
+ * set_norm_white returns to one table. Host pointers, copied.
+ */
+tr_status tr_cuda_boxcar_set_norm_windows(tr_cuda_boxcar *ctx, uint64_t first,
+                                          uint32_t nwin, uint32_t window, const float *mu,
+                                          const float *sigma, tr_error *err);
+
+/* The tile of the FAST kernel (a power of two): statistics windows that are a
+ * multiple of it can take per-window tables; 0 for PAPER. */
+uint32_t tr_cuda_boxcar_table_granule(const tr_cuda_boxcar *ctx);
+
+/*
  * Consume n new samples per channel and write n output positions (see the
  * top of this file). x, snr, width: host or device pointers as on_device says;
  * width may be NULL; n = 0 is allowed. *nonfinite (may be NULL) is increased
@@ -111,6 +137,11 @@ tr_status tr_cuda_boxcar_flush(tr_cuda_boxcar *ctx, tr_boxcar_layout layout,
                                int on_device, float *snr, int32_t *width, tr_error *err);
 
 uint64_t tr_cuda_boxcar_position(const tr_cuda_boxcar *ctx); /* samples consumed */
+
+/* Page-locked host memory (cudaMallocHost on the context's device), NULL on
+ * failure; free with tr_cuda_boxcar_host_free. */
+void *tr_cuda_boxcar_host_alloc(tr_cuda_boxcar *ctx, size_t bytes);
+void tr_cuda_boxcar_host_free(void *p);
 
 /* Benchmark knob of the FAST kernel: output positions per thread block
  * (power of two >= the largest stride, 0 = automatic). */

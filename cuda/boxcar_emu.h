@@ -343,6 +343,42 @@ inline cudaError_t cudaStreamSynchronize(cudaStream_t)
 {
     return cudaSuccess;
 }
+/* Events: every operation completes when issued, so there is nothing to wait for. */
+typedef int cudaEvent_t_;
+typedef cudaEvent_t_ *cudaEvent_t;
+enum { cudaEventDisableTiming = 2 };
+inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned)
+{
+    static cudaEvent_t_ dummy;
+    *e = &dummy;
+    return cudaSuccess;
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t)
+{
+    return cudaSuccess;
+}
+inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t)
+{
+    return cudaSuccess;
+}
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned)
+{
+    return cudaSuccess;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t)
+{
+    return cudaSuccess;
+}
+/* Every host buffer counts as pageable, so the staging path is the one run. */
+enum cudaMemoryType { cudaMemoryTypeUnregistered = 0, cudaMemoryTypeHost = 1 };
+struct cudaPointerAttributes {
+    cudaMemoryType type;
+};
+inline cudaError_t cudaPointerGetAttributes(cudaPointerAttributes *a, const void *)
+{
+    a->type = cudaMemoryTypeUnregistered;
+    return cudaSuccess;
+}
 template <typename F> inline cudaError_t cudaFuncSetAttribute(F, cudaFuncAttribute, int v)
 {
     return v <= 232448 ? cudaSuccess : 1;
@@ -360,6 +396,16 @@ inline cudaError_t cudaMalloc(void **p, size_t bytes)
     return cudaSuccess;
 }
 inline cudaError_t cudaFree(void *p)
+{
+    free(p);
+    return cudaSuccess;
+}
+inline cudaError_t cudaMallocHost(void **p, size_t bytes)
+{
+    *p = malloc(bytes);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+inline cudaError_t cudaFreeHost(void *p)
 {
     free(p);
     return cudaSuccess;

@@ -99,6 +99,23 @@ SOURCES = [
     S("2026-11-22-h100-boxcar", "bench_boxcar.jsonl", EARLIER,
       "first FAST kernel (commit 1f1b9a5) through transient-bench",
       labels=["default batch", "--batch 131072 --repeat 9"]),
+    S("2026-11-22-h100-boxcar-host", "host_1ch.jsonl", FINAL,
+      "the CUDA host path (tr_boxcar_process, host buffers) after the host-path work "
+      "(commit 35f4178), 1 channel, calls of 2^20 samples, FIXED and WHITE, beside the "
+      "former per-window path in the same run; the README's table",
+      labels=["1 x batch 2^20"]),
+    S("2026-11-22-h100-boxcar-host", "host_1ch_b4m.jsonl", FINAL,
+      "the same, calls of 2^22 samples", labels=["1 x batch 2^22"]),
+    S("2026-11-22-h100-boxcar-host", "host_64ch.jsonl", FINAL,
+      "the same, 64 channels, calls of 2^16 samples per channel",
+      labels=["64 x batch 2^16"]),
+    S("2026-11-22-h100-boxcar-host", "first/host_1ch.jsonl", EARLIER,
+      "first run (commit 141f75e): no normalisation threads, pageable buffers through the "
+      "driver", labels=["1 x batch 2^20"]),
+    S("2026-11-22-h100-boxcar-host", "first/host_1ch_b4m.jsonl", EARLIER,
+      "first run (commit 141f75e), calls of 2^22 samples", labels=["1 x batch 2^22"]),
+    S("2026-11-22-h100-boxcar-host", "first/host_64ch.jsonl", EARLIER,
+      "first run (commit 141f75e), 64 channels", labels=["64 x batch 2^16"]),
     S("2026-11-22-host-boxcar-cpu", "bench_boxcar_cpu.jsonl", FINAL,
       "CPU variants, one core, 256 channels x 131072 samples, timed by thread CPU time "
       "(`--clock cpu`) on a shared host", labels=["256 x 131072"], cpu="AMD EPYC (README)"),
@@ -220,6 +237,9 @@ def split_runs(lines, labels=None):
             cur = {"note": d, "env": None, "rows": []}
             runs.append(cur)
         elif t == "env":
+            if d.get("host_path") and cur is not None and cur["env"] and not cur["rows"]:
+                cur["env"] = dict(cur["env"], **d)  # boxcar --host-path: its second env line
+                continue
             if cur is None or cur["env"] is not None or cur["rows"]:
                 cur = {"note": None, "env": None, "rows": []}
                 runs.append(cur)
@@ -442,6 +462,10 @@ def case_of(d):
         return s
     if det == "kalman":
         return "M = %s" % d.get("M")
+    if det == "boxcar" and d.get("path"):  # transient-bench --host-path
+        return "%s, %s x batch %s, %s, %s, %s buffers, widths %s, norm threads %s" % (
+            d.get("config"), d.get("nchan"), d.get("batch"), d.get("norm"), d.get("path"),
+            d.get("buffers"), "on" if d.get("widths") else "off", d.get("norm_threads"))
     if det == "boxcar":
         return "%s, %s x %s" % (d.get("config"), d.get("nchan"), d.get("samples"))
     return ""
@@ -469,7 +493,7 @@ def norm(d, ctx=None):
         speedup = d.get("speedup_vs_paper") if baseline else None
         return dict(rate=rate, unit=unit, ceiling=ceiling, ceil=ceil, ratio=ratio,
                     baseline=baseline, speedup=speedup)
-    if d.get("detector") == "boxcar" and t == "result":
+    if d.get("detector") == "boxcar" and t == "result" and "ceiling_samples_per_s" not in d:
         c = [("bytes", d.get("ceiling_bytes")), ("ops", d.get("ceiling_ops"))]
         c = [x for x in c if x[1]]
         if c:
@@ -495,7 +519,8 @@ def norm(d, ctx=None):
         ratio = rate / ceil
     baseline = d.get("baseline") or None
     speedup = d.get("speedup") if baseline else None
-    if baseline is None and d.get("variant") == "cuda-fast" and d.get("speedup") is not None:
+    if (baseline is None and d.get("variant") == "cuda-fast" and d.get("speedup") is not None
+            and d.get("detector") != "boxcar"):
         baseline, speedup = "cuda-paper", d["speedup"]  # kalman_gpu_bench.c
     return dict(rate=rate, unit=unit, ceiling=ceiling, ceil=ceil, ratio=ratio,
                 baseline=baseline, speedup=speedup)

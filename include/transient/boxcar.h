@@ -226,6 +226,16 @@ tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width);
 tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, float *d_snr,
                                    int32_t *d_width);
 
+/*
+ * Page-locked host memory (CUDA backend: cudaMallocHost, so that
+ * tr_boxcar_process moves x, snr and width at PCIe speed instead of through
+ * the driver's staging of pageable memory; CPU backend: malloc). NULL when it
+ * cannot be had. Free with tr_boxcar_host_free on an object of the same
+ * backend (any object; the memory is not tied to q).
+ */
+void *tr_boxcar_host_alloc(const tr_boxcar *q, size_t bytes);
+void tr_boxcar_host_free(const tr_boxcar *q, void *p);
+
 /* Per-stage outputs of the last process or flush call (cfg.stage_outputs). */
 typedef struct {
     uint32_t stride;      /* s_i: output k is position (first + k) * stride */

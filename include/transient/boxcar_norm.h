@@ -74,7 +74,14 @@
  *   floats. Needs M >= 16.
  *
  * Memory of WHITE/LEVELS: nchan * window floats (the current window is kept
- * for the iterative rejection) plus small per-window summaries.
+ * for the iterative rejection) plus small per-window summaries (and W doubles
+ * of scratch per extra thread).
+ *
+ * Threads (cfg.threads, WHITE/LEVELS without baseline removal): a call of
+ * nchan x n >= 2^17 values is shared by threads, by channel when there are at
+ * least as many channels as threads, otherwise by window (the statistics of
+ * the windows that lie entirely in the call are measured in parallel, then
+ * merged in order). The results are exactly those of one thread.
  *
  * Layout: time-major interleaved channels x[k * nchan + c].
  */
@@ -105,6 +112,7 @@ typedef enum {
 #define TR_BOXCAR_NORM_MAX_HISTORY  1024       /* windows merged */
 #define TR_BOXCAR_NORM_MAX_BASELINE (1u << 20) /* running-median window */
 #define TR_BOXCAR_NORM_MAX_LEVEL    30         /* highest decimation level */
+#define TR_BOXCAR_NORM_MAX_THREADS  64         /* most threads */
 
 typedef struct {
     tr_boxcar_norm_mode mode; /* WHITE (default), LEVELS or FIXED */
@@ -129,6 +137,9 @@ typedef struct {
     /* baseline removal */
     tr_boxcar_baseline_mode baseline; /* NONE (default), MEDIAN or BLOCK_MEDIAN */
     uint32_t baseline_window;         /* M: running-median length, >= 3 (default 4096) */
+    uint32_t threads; /* WHITE/LEVELS without baseline removal: threads for long calls
+                         (see Threads above); 1 = the calling thread only, 0 = one per
+                         online CPU, at most 8 (default 0) */
 } tr_boxcar_norm_config;
 
 typedef struct tr_boxcar_norm tr_boxcar_norm;

@@ -9,9 +9,20 @@
  * Host path: every call is cut into pieces of at most TR_BOXCAR_SUBCHUNK
  * samples per channel (CUDA: `batch`); each piece goes through the
  * normalisation (cleaned samples, statistics) and then through the variant.
- * The CUDA context takes one normalisation table per statistics window, so a
- * piece whose outputs cross a window boundary is cut there (flush: run once
- * per window, each time keeping the positions of that window).
+ * CUDA backend:
+ *  - FIXED without baseline removal: no host normalisation at all; the whole
+ *    call goes to the GPU as it is, where non-finite samples are replaced by
+ *    the fixed means (the values the normalisation would write) and counted.
+ *  - measured statistics (WHITE, LEVELS) with the FAST variant and a window
+ *    that is a multiple of the kernel's tile (tr_cuda_boxcar_table_granule;
+ *    the default window 16384 always is): one search per piece with the
+ *    tables of every window its outputs touch (tr_cuda_boxcar_set_norm_windows).
+ *  - otherwise (PAPER, other windows, or TR_BOXCAR_CUDA_PERWINDOW=1 in the
+ *    environment at create, the former path kept as a benchmark baseline):
+ *    one normalisation table at a time, so a piece whose outputs cross a
+ *    window boundary is cut there (flush: run once per window, each time
+ *    keeping the positions of that window).
+ * All three give the same bits.
  * Device path (tr_boxcar_process_device): the samples never reach the host, so
  * the normalisation cannot measure them: it needs norm.mode FIXED without
  * baseline removal; non-finite samples are replaced on the device by the
@@ -52,6 +63,13 @@ struct tr_boxcar {
     int cur_fill;     /* they were set with the fill values (device path) */
     float *fl_snr;    /* flush scratch (CUDA, several windows) */
     int32_t *fl_width;
+    /* CUDA host path (see the top of this file) */
+    int direct_fixed;  /* FIXED without baseline: raw samples, cleaned on the GPU */
+    int multiwin;      /* measured statistics: one run per piece, per-window tables */
+    float *wmu, *wsig; /* per-window tables of a piece */
+    size_t wcap;       /* windows they hold */
+    uint64_t wlo, whi; /* windows the CUDA context holds (multiwin) */
+    int have_wins;
     tr_error err;
 };
 
@@ -97,6 +115,15 @@ static tr_status cuda_start(tr_boxcar *q, tr_error *err)
     if (!q->tmu || !q->tsig || !q->fill || !q->widths || !q->fl_snr || !q->fl_width)
         return tr_fail(err, TR_ERR_NOMEM, "boxcar: cannot allocate the CUDA tables");
     tr_boxcar_plan_list(&q->plan, q->widths, NULL, (uint32_t)tw);
+    /* TR_BOXCAR_CUDA_PERWINDOW=1: the former host path (CPU normalisation, one
+     * synchronous run per statistics window), kept as a benchmark baseline */
+    const char *e = getenv("TR_BOXCAR_CUDA_PERWINDOW");
+    const int legacy = e && e[0] == '1';
+    const uint32_t g = tr_cuda_boxcar_table_granule(ctx);
+    q->direct_fixed = !legacy && c->norm.mode == TR_BOXCAR_NORM_FIXED &&
+                      c->norm.baseline == TR_BOXCAR_BASELINE_NONE;
+    q->multiwin = !legacy && c->norm.mode != TR_BOXCAR_NORM_FIXED && g > 0 &&
+                  c->norm.window % g == 0;
     return TR_OK;
 }
 #endif
@@ -166,7 +193,14 @@ tr_boxcar *tr_boxcar_create(const tr_boxcar_config *cfg, tr_error *err)
         q->piece = ((size_t)1 << 24) / cfg->nchan;
     if (q->piece < TR_BOXCAR_SUBCHUNK) q->piece = TR_BOXCAR_SUBCHUNK;
     const uint64_t lookback = (uint64_t)tr_boxcar_plan_latency(&plan) + q->piece + 64;
-    q->norm = tr_boxcar_norm_create(&cfg->norm, cfg->nchan, plan.lend, lookback, err);
+    tr_boxcar_norm_config nc = cfg->norm;
+    {
+        /* the former CUDA host path (benchmark baseline, see cuda_start) also
+         * had a single-threaded normalisation */
+        const char *e = getenv("TR_BOXCAR_CUDA_PERWINDOW");
+        if (e && e[0] == '1') nc.threads = 1;
+    }
+    q->norm = tr_boxcar_norm_create(&nc, cfg->nchan, plan.lend, lookback, err);
     if (!q->norm) {
         free(q);
         return NULL;
@@ -210,6 +244,8 @@ void tr_boxcar_destroy(tr_boxcar *q)
     free(q->widths);
     free(q->fl_snr);
     free(q->fl_width);
+    free(q->wmu);
+    free(q->wsig);
     free(q);
 }
 
@@ -221,6 +257,7 @@ tr_status tr_boxcar_reset(tr_boxcar *q)
     q->flushed = 0;
     /* FIXED values never change: the CUDA context keeps its tables over reset */
     if (q->cfg.norm.mode != TR_BOXCAR_NORM_FIXED) q->have_win = 0;
+    q->have_wins = 0;
     if (q->st)
         for (uint32_t i = 0; i < q->plan.nstages; i++)
             q->st[i].count = 0;
@@ -292,11 +329,58 @@ static tr_status cuda_tables(tr_boxcar *q, uint64_t p, int with_fill)
     return TR_OK;
 }
 
+/* Per-window tables of the windows that hold output positions [first, last]
+ * (clamped to >= 0) into the CUDA context (multiwin). */
+static tr_status cuda_window_tables(tr_boxcar *q, int64_t first, int64_t last)
+{
+    const uint64_t wlo =
+        tr_boxcar_norm_window_of(q->norm, first > 0 ? (uint64_t)first : 0);
+    const uint64_t whi = tr_boxcar_norm_window_of(q->norm, last > 0 ? (uint64_t)last : 0);
+    if (q->have_wins && q->wlo == wlo && q->whi == whi) return TR_OK;
+    const uint32_t C = q->cfg.nchan, tw = tr_boxcar_plan_total_widths(&q->plan);
+    const uint64_t W = tr_boxcar_norm_window(q->norm);
+    const size_t nw = (size_t)(whi - wlo + 1), per = (size_t)C * tw;
+    if (nw > q->wcap) {
+        free(q->wmu);
+        free(q->wsig);
+        q->wmu = malloc(nw * per * sizeof(float));
+        q->wsig = malloc(nw * per * sizeof(float));
+        q->wcap = q->wmu && q->wsig ? nw : 0;
+        if (!q->wcap)
+            return tr_fail(&q->err, TR_ERR_NOMEM, "boxcar: cannot allocate the tables");
+    }
+    q->have_wins = 0;
+    for (size_t j = 0; j < nw; j++)
+        for (uint32_t c = 0; c < C; c++) {
+            const size_t o = j * per + (size_t)c * tw;
+            tr_status s = tr_boxcar_norm_table(q->norm, (wlo + j) * W, c, q->widths, tw,
+                                               q->wmu + o, q->wsig + o);
+            if (s != TR_OK)
+                return tr_fail(&q->err, s, "boxcar: %s",
+                               tr_boxcar_norm_last_error(q->norm));
+        }
+    tr_status s =
+        tr_cuda_boxcar_set_norm_windows((tr_cuda_boxcar *)q->cuda, wlo, (uint32_t)nw,
+                                        (uint32_t)W, q->wmu, q->wsig, &q->err);
+    if (s != TR_OK) return s;
+    q->have_win = 0; /* the single table is no longer the one in effect */
+    q->wlo = wlo;
+    q->whi = whi;
+    q->have_wins = 1;
+    return TR_OK;
+}
+
 /* Run cleaned host samples [0, m) (time-major) whose outputs start at `first`. */
 static tr_status cuda_run_host(tr_boxcar *q, const float *y, size_t m, int64_t first,
                                float *snr, int32_t *width)
 {
     const uint32_t C = q->cfg.nchan;
+    if (q->multiwin) {
+        tr_status s = cuda_window_tables(q, first, first + (int64_t)m - 1);
+        if (s != TR_OK) return s;
+        return tr_cuda_boxcar_run((tr_cuda_boxcar *)q->cuda, y, m, TR_BOXCAR_TIME_MAJOR,
+                                  0, snr, width, NULL, &q->err);
+    }
     size_t k = 0;
     while (k < m) {
         const int64_t p = first + (int64_t)k;
@@ -342,6 +426,18 @@ tr_status tr_boxcar_process(tr_boxcar *q, const float *x, size_t n, float *snr,
     if (n == 0) return TR_OK;
     const uint32_t C = q->cfg.nchan;
     const int64_t latency = (int64_t)tr_boxcar_plan_latency(&q->plan);
+#ifdef TR_HAVE_CUDA
+    if (q->cuda && q->direct_fixed) {
+        /* FIXED: nothing to measure; the GPU replaces non-finite samples by the
+         * fixed means (what the normalisation would write) and counts them */
+        s = cuda_tables(q, 0, 1);
+        if (s != TR_OK) return s;
+        s = tr_cuda_boxcar_run((tr_cuda_boxcar *)q->cuda, x, n, TR_BOXCAR_TIME_MAJOR, 0,
+                               snr, width, &q->dev_nonfinite, &q->err);
+        if (s == TR_OK) q->position += n;
+        return s;
+    }
+#endif
     size_t done = 0;
     while (done < n) {
         const size_t m = n - done < q->piece ? n - done : q->piece;
@@ -383,6 +479,12 @@ tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width)
     q->flushed = 1;
     if (L == 0) return TR_OK;
 #ifdef TR_HAVE_CUDA
+    if (q->cuda && q->multiwin) {
+        const int64_t first = (int64_t)q->position - (int64_t)L;
+        if ((s = cuda_window_tables(q, first, first + (int64_t)L - 1)) != TR_OK) return s;
+        return tr_cuda_boxcar_flush((tr_cuda_boxcar *)q->cuda, TR_BOXCAR_TIME_MAJOR, 0,
+                                    snr, width, &q->err);
+    }
     if (q->cuda) {
         const uint32_t C = q->cfg.nchan;
         const int64_t first = (int64_t)q->position - (int64_t)L;
@@ -452,6 +554,27 @@ tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, flo
     (void)d_width;
     return TR_ERR_UNSUPPORTED;
 #endif
+}
+
+void *tr_boxcar_host_alloc(const tr_boxcar *q, size_t bytes)
+{
+    if (!q) return NULL;
+#ifdef TR_HAVE_CUDA
+    if (q->cuda) return tr_cuda_boxcar_host_alloc((tr_cuda_boxcar *)q->cuda, bytes);
+#endif
+    return malloc(bytes ? bytes : 1);
+}
+
+void tr_boxcar_host_free(const tr_boxcar *q, void *p)
+{
+    if (!q || !p) return;
+#ifdef TR_HAVE_CUDA
+    if (q->cuda) {
+        tr_cuda_boxcar_host_free(p);
+        return;
+    }
+#endif
+    free(p);
 }
 
 tr_status tr_boxcar_stage_output(const tr_boxcar *q, uint32_t stage,

@@ -8,11 +8,15 @@
  * eqs. 3-5 and section 4.6.2; merge of (n, mean, M2) after Chan, Golub and
  * LeVeque (1983).
  */
+#define _POSIX_C_SOURCE 200809L /* pthreads, sysconf */
+
 #include <transient/boxcar_norm.h>
 
 #include "core_util.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +67,8 @@ struct tr_boxcar_norm {
     double *scratch; /* W values */
     double *prefix;  /* W + 1 prefix sums */
     uint32_t *pbad;  /* W + 1 prefix counts of non-finite */
+    uint32_t nthr;   /* threads for the channels (1: none) */
+    double *tmem;    /* scratch of threads 1 .. nthr - 1 */
     /* FIXED mode */
     double *fmean;  /* nchan */
     double *fsigma; /* nchan */
@@ -100,6 +106,7 @@ tr_boxcar_norm_config tr_boxcar_norm_config_default(void)
     c.fixed_sigma = 1.0;
     c.baseline = TR_BOXCAR_BASELINE_NONE;
     c.baseline_window = 4096;
+    c.threads = 0;
     return c;
 }
 
@@ -277,6 +284,10 @@ tr_status tr_boxcar_norm_validate(const tr_boxcar_norm_config *c, uint32_t nchan
                                    i + 1);
         }
     }
+    if (c->threads > TR_BOXCAR_NORM_MAX_THREADS)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar_norm: threads must be in 0..%d, got %u",
+                       TR_BOXCAR_NORM_MAX_THREADS, c->threads);
     if (c->baseline != TR_BOXCAR_BASELINE_NONE &&
         c->baseline != TR_BOXCAR_BASELINE_MEDIAN &&
         c->baseline != TR_BOXCAR_BASELINE_BLOCK_MEDIAN)
@@ -318,7 +329,15 @@ static size_t eff_slot(const tr_boxcar_norm *q, uint64_t j)
 }
 
 /* Compute the values in effect for window j from the summaries of j-H..j-1. */
+static void compute_effect_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1);
+
 static void compute_effect(tr_boxcar_norm *q, uint64_t j)
+{
+    compute_effect_ch(q, j, 0, q->nchan);
+}
+
+/* The same for channels c0 .. c1 - 1 only. */
+static void compute_effect_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1)
 {
     const uint32_t H = q->cfg.history, L = q->nlev;
     const double f = (q->cfg.reject_sigma > 0.0 && q->cfg.reject_correct)
@@ -326,7 +345,7 @@ static void compute_effect(tr_boxcar_norm *q, uint64_t j)
                          : 1.0;
     const double f2 = f > 0.0 ? f * f : 1.0;
     const size_t es = eff_slot(q, j);
-    for (uint32_t c = 0; c < q->nchan; c++) {
+    for (uint32_t c = c0; c < c1; c++) {
         lev_t *e = q->eff + ((size_t)es * q->nchan + c) * L;
         int ready = 0;
         for (uint32_t k = 0; k < L; k++) {
@@ -354,43 +373,71 @@ static void compute_effect(tr_boxcar_norm *q, uint64_t j)
     }
 }
 
+/* Scratch of one thread for the window statistics. */
+typedef struct {
+    double *scratch; /* W values */
+    double *prefix;  /* W + 1 prefix sums */
+    uint32_t *pbad;  /* W + 1 prefix counts of non-finite */
+} norm_scratch;
+
+static void summarise_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1,
+                         const norm_scratch *sc, uint64_t *rejected);
+
 /* Summaries of the completed window j (in buf) into slot j % H. */
 static void summarise_window(tr_boxcar_norm *q, uint64_t j)
 {
-    const uint32_t W = q->cfg.window, H = q->cfg.history, L = q->nlev;
-    const size_t slot = (size_t)(j % H);
-    q->sum_valid[slot] = 1;
-    for (uint32_t c = 0; c < q->nchan; c++) {
-        const float *b = q->buf + (size_t)c * BUF_STRIDE(W);
-        acc_t *s = q->sum + ((size_t)slot * q->nchan + c) * L;
-        /* level 0: the finite samples */
-        size_t m = 0;
-        q->prefix[0] = 0.0;
-        q->pbad[0] = 0;
-        for (uint32_t i = 0; i < W; i++) {
-            const int ok = isfinite(b[i]);
-            if (ok) q->scratch[m++] = b[i];
-            if (L > 1) {
-                q->prefix[i + 1] = q->prefix[i] + (ok ? (double)b[i] : 0.0);
-                q->pbad[i + 1] = q->pbad[i] + (ok ? 0u : 1u);
-            }
-        }
-        robust_d(q->scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
-                 q->cfg.reject_correct, &s[0]);
-        q->rejected += (uint64_t)(m - (size_t)s[0].n);
-        /* level k: sums of width 2^k inside the window starting at every
-         * multiple of max(1, 2^k / 8) (neighbours overlap by 7/8: hardly any
-         * information lost), finite only */
-        for (uint32_t k = 1; k < L; k++) {
-            const uint32_t w = 1u << k, g = w >= 16 ? w / 8 : 1;
-            m = 0;
-            for (uint32_t i = 0; i + w <= W; i += g)
-                if (q->pbad[i + w] == q->pbad[i])
-                    q->scratch[m++] = q->prefix[i + w] - q->prefix[i];
-            robust_d(q->scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
-                     q->cfg.reject_correct, &s[k]);
+    const norm_scratch sc = {q->scratch, q->prefix, q->pbad};
+    q->sum_valid[(size_t)(j % q->cfg.history)] = 1;
+    summarise_ch(q, j, 0, q->nchan, &sc, &q->rejected);
+}
+
+/* Summary s[0 .. nlev-1] of one channel's window: values b[i * stride],
+ * i < W (non-finite ones left out). */
+static void summarise_one(tr_boxcar_norm *q, const float *b, size_t stride, acc_t *s,
+                          const norm_scratch *sc, uint64_t *rejected)
+{
+    const uint32_t W = q->cfg.window, L = q->nlev;
+    double *const scratch = sc->scratch, *const prefix = sc->prefix;
+    uint32_t *const pbad = sc->pbad;
+    /* level 0: the finite samples */
+    size_t m = 0;
+    prefix[0] = 0.0;
+    pbad[0] = 0;
+    for (uint32_t i = 0; i < W; i++) {
+        const float v = b[(size_t)i * stride];
+        const int ok = isfinite(v);
+        if (ok) scratch[m++] = v;
+        if (L > 1) {
+            prefix[i + 1] = prefix[i] + (ok ? (double)v : 0.0);
+            pbad[i + 1] = pbad[i] + (ok ? 0u : 1u);
         }
     }
+    robust_d(scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
+             q->cfg.reject_correct, &s[0]);
+    *rejected += (uint64_t)(m - (size_t)s[0].n);
+    /* level k: sums of width 2^k inside the window starting at every
+     * multiple of max(1, 2^k / 8) (neighbours overlap by 7/8: hardly any
+     * information lost), finite only */
+    for (uint32_t k = 1; k < L; k++) {
+        const uint32_t w = 1u << k, g = w >= 16 ? w / 8 : 1;
+        m = 0;
+        for (uint32_t i = 0; i + w <= W; i += g)
+            if (pbad[i + w] == pbad[i]) scratch[m++] = prefix[i + w] - prefix[i];
+        robust_d(scratch, m, q->cfg.reject_sigma, q->cfg.reject_max_iter,
+                 q->cfg.reject_correct, &s[k]);
+    }
+}
+
+/* The same for channels c0 .. c1 - 1 of the window in buf (sum_valid is set by
+ * the caller). */
+static void summarise_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1,
+                         const norm_scratch *sc, uint64_t *rejected)
+{
+    const uint32_t W = q->cfg.window, H = q->cfg.history, L = q->nlev;
+    const size_t slot = (size_t)(j % H);
+    for (uint32_t c = c0; c < c1; c++)
+        summarise_one(q, q->buf + (size_t)c * BUF_STRIDE(W), 1,
+                      q->sum + ((size_t)slot * q->nchan + c) * L, sc, rejected);
 }
 
 /* ---------------------------------------------------------------- create */
@@ -406,6 +453,7 @@ void tr_boxcar_norm_destroy(tr_boxcar_norm *q)
     free(q->scratch);
     free(q->prefix);
     free(q->pbad);
+    free(q->tmem);
     free(q->fmean);
     free(q->fsigma);
     free(q->tmu);
@@ -490,7 +538,20 @@ tr_boxcar_norm *tr_boxcar_norm_create(const tr_boxcar_norm_config *cfg, uint32_t
         ok = ok && (q->scratch = (double *)malloc(W * sizeof(double))) != NULL;
         ok = ok && (q->prefix = (double *)malloc((W + 1) * sizeof(double))) != NULL;
         ok = ok && (q->pbad = (uint32_t *)malloc((W + 1) * sizeof(uint32_t))) != NULL;
-    } else {
+    }
+    {
+        uint32_t T = cfg->threads;
+        if (T == 0) {
+            const long np = sysconf(_SC_NPROCESSORS_ONLN);
+            T = np > 1 ? (uint32_t)(np < 8 ? np : 8) : 1;
+        }
+        q->nthr = T;
+        if (q->measure && q->nthr > 1) /* per thread: W + W + 1 doubles, W + 1 words */
+            ok = ok && (q->tmem = (double *)malloc((size_t)(q->nthr - 1) *
+                                                   (3 * (size_t)cfg->window + 3) *
+                                                   sizeof(double))) != NULL;
+    }
+    if (!q->measure) {
         ok = ok && (q->fmean = (double *)malloc(nchan * sizeof(double))) != NULL;
         ok = ok && (q->fsigma = (double *)malloc(nchan * sizeof(double))) != NULL;
         if (ok)
@@ -836,6 +897,272 @@ static float block_baseline_push(tr_boxcar_norm *q, uint32_t c, uint64_t p, int 
     return base;
 }
 
+/* One thread's part of a call without baseline removal: channels c0 .. c1-1
+ * of n samples from q->position on. */
+typedef struct {
+    tr_boxcar_norm *q;
+    const float *x;
+    float *y;
+    size_t n;
+    uint32_t c0, c1;
+    norm_scratch sc;
+    uint64_t nonfinite, rejected;
+} norm_job;
+
+/* Input mean in effect at position p of channel c: what stats_at gives for
+ * the current window (whose values are fixed), without touching q. */
+static double mean_at(const tr_boxcar_norm *q, uint64_t p, uint32_t c)
+{
+    double mu1 = 0.0;
+    if (q->measure) {
+        const size_t es = eff_slot(q, p / q->cfg.window);
+        interp(q->eff + (es * q->nchan + c) * q->nlev, q->nlev, 1, &mu1, NULL);
+    } else {
+        stats_at(q, p, c, 1, &mu1, NULL);
+    }
+    return mu1;
+}
+
+/*
+ * Runs of samples inside one statistics window (the values in effect, hence
+ * the replacement of a non-finite sample, are the same for all of them),
+ * channel by channel in blocks of kBlk samples (the block of x stays in
+ * cache); at each window end the summaries and the next window's values of
+ * these channels. The same results as the general loop of
+ * tr_boxcar_norm_process. Writes only the channels' own state.
+ */
+static void fast_channels(norm_job *jb)
+{
+    enum { kBlk = 512 };
+    tr_boxcar_norm *q = jb->q;
+    const uint32_t C = q->nchan;
+    const uint64_t W = q->measure ? q->cfg.window : 0;
+    const size_t S = BUF_STRIDE(W);
+    uint64_t pos = q->position;
+    size_t k = 0;
+    while (k < jb->n) {
+        const uint64_t p0 = pos;
+        size_t run = jb->n - k;
+        if (W && run > W - p0 % W) run = (size_t)(W - p0 % W);
+        for (size_t b0 = 0; b0 < run; b0 += kBlk) {
+            const size_t bn = run - b0 < kBlk ? run - b0 : kBlk;
+            for (uint32_t c = jb->c0; c < jb->c1; c++) {
+                const float *xs = jb->x + (k + b0) * C + c;
+                float *ys = jb->y + (k + b0) * C + c;
+                float *bk = W ? q->buf + (size_t)c * S + (p0 + b0) % W : NULL;
+                for (size_t i = 0; i < bn; i++) {
+                    const float v = xs[i * C];
+                    if (isfinite(v)) {
+                        ys[i * C] = v;
+                        if (bk) bk[i] = v;
+                    } else {
+                        jb->nonfinite++;
+                        ys[i * C] = (float)mean_at(q, p0, c);
+                        if (bk) bk[i] = NAN;
+                    }
+                }
+            }
+        }
+        pos = p0 + run;
+        if (W && pos % W == 0) {
+            const uint64_t j = p0 / W;
+            summarise_ch(q, j, jb->c0, jb->c1, &jb->sc, &jb->rejected);
+            compute_effect_ch(q, j + 1, jb->c0, jb->c1);
+        }
+        k += run;
+    }
+}
+
+static void *fast_channels_thread(void *arg)
+{
+    fast_channels((norm_job *)arg);
+    return NULL;
+}
+
+/* Samples [position, position + n) without baseline removal: threads share
+ * the channels (long calls). */
+static void channel_segment(tr_boxcar_norm *q, const float *x, float *y, size_t n)
+{
+    const uint32_t C = q->nchan;
+    const uint64_t W = q->measure ? q->cfg.window : 0;
+    if (n == 0) return;
+    /* No baseline: the channels are independent; with several threads
+     * each takes a range of them (the same results as one). */
+    uint32_t T = q->nthr < C ? q->nthr : C;
+    /* threads only where the statistics make the work worth their start */
+    if (!q->measure || (uint64_t)n * C < ((uint64_t)1 << 17)) T = 1;
+    if (W) /* windows that complete in this call (see fast_channels) */
+        for (uint64_t j = q->position / W; (j + 1) * W <= q->position + n; j++)
+            q->sum_valid[(size_t)(j % q->cfg.history)] = 1;
+    norm_job jobs[TR_BOXCAR_NORM_MAX_THREADS];
+    pthread_t th[TR_BOXCAR_NORM_MAX_THREADS];
+    int started[TR_BOXCAR_NORM_MAX_THREADS];
+    for (uint32_t t = 0; t < T; t++) {
+        norm_job *jb = &jobs[t];
+        jb->q = q;
+        jb->x = x;
+        jb->y = y;
+        jb->n = n;
+        jb->c0 = (uint32_t)((uint64_t)C * t / T);
+        jb->c1 = (uint32_t)((uint64_t)C * (t + 1) / T);
+        jb->nonfinite = jb->rejected = 0;
+        if (t == 0 || !q->tmem) {
+            jb->sc.scratch = q->scratch;
+            jb->sc.prefix = q->prefix;
+            jb->sc.pbad = q->pbad;
+        } else {
+            double *m = q->tmem + (size_t)(t - 1) * (3 * (size_t)W + 3);
+            jb->sc.scratch = m;
+            jb->sc.prefix = m + W;
+            jb->sc.pbad = (uint32_t *)(m + 2 * W + 1);
+        }
+        started[t] = 0;
+    }
+    for (uint32_t t = 1; t < T; t++)
+        started[t] = pthread_create(&th[t], NULL, fast_channels_thread, &jobs[t]) == 0;
+    fast_channels(&jobs[0]);
+    for (uint32_t t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            fast_channels(&jobs[t]); /* no thread to be had: here */
+    }
+    for (uint32_t t = 0; t < T; t++) {
+        q->nonfinite += jobs[t].nonfinite;
+        q->rejected += jobs[t].rejected;
+    }
+    q->position += n;
+}
+
+/* One thread's tasks of window_segment: task t = window t / C, channel t % C
+ * of the m windows at x. Phase 0: summaries into tmp; phase 1: cleaned
+ * samples (the values in effect are known by then). */
+typedef struct {
+    tr_boxcar_norm *q;
+    const float *x;
+    float *y;
+    uint64_t j0;
+    size_t t0, t1;
+    int phase;
+    acc_t *tmp;
+    norm_scratch sc;
+    uint64_t rejected, nonfinite;
+} win_job;
+
+static void win_tasks(win_job *jb)
+{
+    tr_boxcar_norm *q = jb->q;
+    const uint32_t C = q->nchan, L = q->nlev;
+    const size_t W = q->cfg.window;
+    for (size_t t = jb->t0; t < jb->t1; t++) {
+        const size_t jw = t / C;
+        const uint32_t c = (uint32_t)(t % C);
+        const float *src = jb->x + jw * W * C + c;
+        if (jb->phase == 0) {
+            summarise_one(q, src, C, jb->tmp + (jw * C + c) * L, &jb->sc, &jb->rejected);
+            continue;
+        }
+        float *dst = jb->y + jw * W * C + c;
+        for (size_t i = 0; i < W; i++) {
+            const float v = src[i * C];
+            if (isfinite(v)) {
+                dst[i * C] = v;
+            } else {
+                jb->nonfinite++;
+                dst[i * C] = (float)mean_at(q, (jb->j0 + jw) * W, c);
+            }
+        }
+    }
+}
+
+static void *win_tasks_thread(void *arg)
+{
+    win_tasks((win_job *)arg);
+    return NULL;
+}
+
+/* Run phase `phase` of the m * C tasks on up to nthr threads. */
+static void win_run(tr_boxcar_norm *q, win_job *base, size_t m, int phase)
+{
+    const size_t tasks = m * q->nchan;
+    uint32_t T = q->nthr;
+    if (T > tasks) T = (uint32_t)tasks;
+    win_job jobs[TR_BOXCAR_NORM_MAX_THREADS];
+    pthread_t th[TR_BOXCAR_NORM_MAX_THREADS];
+    int started[TR_BOXCAR_NORM_MAX_THREADS];
+    const size_t W = q->cfg.window;
+    for (uint32_t t = 0; t < T; t++) {
+        jobs[t] = *base;
+        jobs[t].phase = phase;
+        jobs[t].t0 = tasks * t / T;
+        jobs[t].t1 = tasks * (t + 1) / T;
+        jobs[t].rejected = jobs[t].nonfinite = 0;
+        if (t == 0 || !q->tmem) {
+            jobs[t].sc.scratch = q->scratch;
+            jobs[t].sc.prefix = q->prefix;
+            jobs[t].sc.pbad = q->pbad;
+        } else {
+            double *mem = q->tmem + (size_t)(t - 1) * (3 * W + 3);
+            jobs[t].sc.scratch = mem;
+            jobs[t].sc.prefix = mem + W;
+            jobs[t].sc.pbad = (uint32_t *)(mem + 2 * W + 1);
+        }
+        started[t] = 0;
+    }
+    for (uint32_t t = 1; t < T && q->tmem; t++)
+        started[t] = pthread_create(&th[t], NULL, win_tasks_thread, &jobs[t]) == 0;
+    win_tasks(&jobs[0]);
+    for (uint32_t t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(th[t], NULL);
+        else
+            win_tasks(&jobs[t]);
+    }
+    for (uint32_t t = 0; t < T; t++) {
+        base->rejected += jobs[t].rejected;
+        base->nonfinite += jobs[t].nonfinite;
+    }
+}
+
+/*
+ * The m >= 1 windows j0 .. j0 + m - 1 that start at position = j0 W and lie
+ * entirely in x: their summaries in parallel (read from x, as summarise_ch
+ * reads them from buf), then in order what the window ends do (summaries into
+ * their slots, the values in effect of the next window), then the cleaned
+ * samples in parallel. m + 1 <= E - 1, so the values of every window of the
+ * segment are still kept for the cleaning. Returns 0 (nothing done) when the
+ * scratch cannot be had.
+ */
+static int window_segment(tr_boxcar_norm *q, const float *x, float *y, size_t m)
+{
+    const uint32_t C = q->nchan, L = q->nlev, H = q->cfg.history;
+    const uint64_t W = q->cfg.window, j0 = q->position / W;
+    acc_t *tmp = (acc_t *)malloc(m * C * L * sizeof(acc_t));
+    if (!tmp) return 0;
+    win_job base;
+    memset(&base, 0, sizeof base);
+    base.q = q;
+    base.x = x;
+    base.y = y;
+    base.j0 = j0;
+    base.tmp = tmp;
+    win_run(q, &base, m, 0);
+    for (size_t jw = 0; jw < m; jw++) {
+        const uint64_t j = j0 + jw;
+        const size_t slot = (size_t)(j % H);
+        q->sum_valid[slot] = 1;
+        memcpy(q->sum + (size_t)slot * C * L, tmp + jw * C * L,
+               (size_t)C * L * sizeof(acc_t));
+        compute_effect(q, j + 1);
+    }
+    win_run(q, &base, m, 1);
+    q->rejected += base.rejected;
+    q->nonfinite += base.nonfinite;
+    q->position += m * W;
+    free(tmp);
+    return 1;
+}
+
 tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, float *y)
 {
     if (!q) return TR_ERR_INVALID;
@@ -845,6 +1172,33 @@ tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, fl
                        n);
     const uint32_t C = q->nchan;
     const uint64_t W = q->measure ? q->cfg.window : 0;
+    if (!q->bl_n && !q->bb_n) {
+        /* No baseline. Several statistics windows in one call and fewer
+         * channels than threads: the windows that lie entirely in the call
+         * are summarised in parallel (window_segment); otherwise threads
+         * share the channels (channel_segment). The same results as one
+         * thread. */
+        size_t k = 0;
+        if (W && q->nthr > C && q->nthr > 1) {
+            const size_t head = q->position % W ? (size_t)(W - q->position % W) : 0;
+            if (head < n && (n - head) / W >= 2 &&
+                (uint64_t)(n - head) * C >= ((uint64_t)1 << 17)) {
+                channel_segment(q, x, y, head);
+                k = head;
+                size_t m = (n - head) / W;
+                const size_t cap =
+                    q->E > 3 ? q->E - 2 : 1; /* values of the windows kept */
+                while (m > 0) {
+                    const size_t mm = m < cap ? m : cap;
+                    if (!window_segment(q, x + k * C, y + k * C, mm)) break;
+                    k += mm * W;
+                    m -= mm;
+                }
+            }
+        }
+        channel_segment(q, x + k * C, y + k * C, n - k);
+        return TR_OK;
+    }
     for (size_t k = 0; k < n; k++) {
         const uint64_t p = q->position;
         const float *xk = x + k * C;

@@ -274,6 +274,136 @@ void one(const tr_boxcar_config &c0, tr_variant v, std::mt19937_64 &rng, size_t 
     tr_boxcar_plan_destroy(plan);
 }
 
+/*
+ * Per-window tables (tr_cuda_boxcar_set_norm_windows, the host path of
+ * measured statistics): one run per random chunk with the tables of every
+ * window its outputs touch (plus a spare window on either side) must give the
+ * same bits as runs cut at the window boundaries with one table each
+ * (tr_cuda_boxcar_set_norm), whose agreement with the reference the tests
+ * above establish.
+ */
+void windows(std::mt19937_64 &rng, size_t small, size_t max_chunk)
+{
+    tr_boxcar_config c = tr_boxcar_config_default(); /* 32,16,16,16,8 */
+    c.max_width = 256;
+    c.nchan = 1 + rng() % 3;
+    const uint32_t C = c.nchan;
+    tr_error err;
+    tr_boxcar_plan *plan = tr_boxcar_plan_create(&c, &err);
+    if (!plan) {
+        CHECKH(false, "plan: %s", err.message);
+        return;
+    }
+    const uint32_t L = tr_boxcar_plan_latency(plan);
+    const uint32_t total = tr_boxcar_plan_total_widths(plan);
+    std::vector<uint32_t> wl(total);
+    tr_boxcar_plan_list(plan, wl.data(), nullptr, total);
+    tr_cuda_boxcar *a = nullptr, *b = nullptr;
+    if (tr_cuda_boxcar_create(0, plan, C, TR_VARIANT_FAST, 300 + rng() % 3000, &a,
+                              &err) != TR_OK ||
+        tr_cuda_boxcar_create(0, plan, C, TR_VARIANT_FAST, 300 + rng() % 3000, &b,
+                              &err) != TR_OK) {
+        CHECKH(false, "create: %s", err.message);
+        tr_cuda_boxcar_destroy(a);
+        tr_cuda_boxcar_destroy(b);
+        tr_boxcar_plan_destroy(plan);
+        return;
+    }
+    const uint32_t W = tr_cuda_boxcar_table_granule(a) * (1 + (uint32_t)(rng() % 2));
+    const size_t n = 3000 + rng() % 5000, nwin = (n + W - 1) / W + 2;
+    /* window j: per channel mean 3 + j/8 and sigma 1 + j/16 */
+    std::vector<float> mu(nwin * C * total), sg(nwin * C * total);
+    for (size_t j = 0; j < nwin; j++)
+        for (uint32_t ch = 0; ch < C; ch++)
+            for (uint32_t k = 0; k < total; k++) {
+                const double m = 3.0 + 0.125 * (double)j + ch, s = 1.0 + j / 16.0;
+                mu[(j * C + ch) * total + k] = (float)(wl[k] * m);
+                sg[(j * C + ch) * total + k] = (float)(std::sqrt((double)wl[k]) * s);
+            }
+    std::normal_distribution<double> g(3.0, 2.0);
+    std::vector<float> x(n * C);
+    for (auto &v : x)
+        v = (float)g(rng);
+    for (int k = 0; k < 20; k++) {
+        const size_t at = rng() % n;
+        for (size_t j = at; j < at + 1 + rng() % 200 && j < n; j++)
+            x[j * C + rng() % C] += 4.0f;
+    }
+    std::vector<float> ya((n + L) * C), yb((n + L) * C);
+    std::vector<int32_t> wa((n + L) * C), wb((n + L) * C);
+    auto win = [&](int64_t p) { return (size_t)(p < 0 ? 0 : p / W); };
+    bool ok = true;
+    size_t done = 0, calls = 0, spans = 0;
+    auto runs = [&](size_t m, bool flush) {
+        const int64_t first = (int64_t)done - L, last = first + (int64_t)m - 1;
+        /* a: one run with the tables of windows w0 - 1 .. w1 + 1 */
+        const size_t w0 = win(first), w1 = win(last);
+        const size_t lo = w0 > 0 ? w0 - 1 : 0, hi = std::min(w1 + 1, nwin - 1);
+        spans += w1 > w0;
+        ok = ok && tr_cuda_boxcar_set_norm_windows(
+                       a, lo, (uint32_t)(hi - lo + 1), W, mu.data() + lo * C * total,
+                       sg.data() + lo * C * total, &err) == TR_OK;
+        if (flush)
+            ok = ok &&
+                 tr_cuda_boxcar_flush(a, TR_BOXCAR_TIME_MAJOR, 0, ya.data() + done * C,
+                                      wa.data() + done * C, &err) == TR_OK;
+        else
+            ok = ok && tr_cuda_boxcar_run(a, x.data() + done * C, m, TR_BOXCAR_TIME_MAJOR,
+                                          0, ya.data() + done * C, wa.data() + done * C,
+                                          nullptr, &err) == TR_OK;
+        /* b: cut at the window boundaries (flush: once per window, keep its part) */
+        std::vector<float> fy(flush ? (size_t)L * C : 0);
+        std::vector<int32_t> fw(flush ? (size_t)L * C : 0);
+        for (size_t k = 0; ok && k < m;) {
+            const int64_t p = first + (int64_t)k;
+            const size_t wj = win(p);
+            size_t len = m - k;
+            if (last >= 0 && win(last) != wj) len = (size_t)((int64_t)(wj + 1) * W - p);
+            ok = tr_cuda_boxcar_set_norm(b, mu.data() + wj * C * total,
+                                         sg.data() + wj * C * total, nullptr,
+                                         &err) == TR_OK;
+            if (flush) {
+                ok = ok && tr_cuda_boxcar_flush(b, TR_BOXCAR_TIME_MAJOR, 0, fy.data(),
+                                                fw.data(), &err) == TR_OK;
+                for (size_t i = k * C; ok && i < (k + len) * C; i++) {
+                    yb[done * C + i] = fy[i];
+                    wb[done * C + i] = fw[i];
+                }
+            } else {
+                ok = ok && tr_cuda_boxcar_run(
+                               b, x.data() + (done + k) * C, len, TR_BOXCAR_TIME_MAJOR, 0,
+                               yb.data() + (done + k) * C, wb.data() + (done + k) * C,
+                               nullptr, &err) == TR_OK;
+            }
+            k += len;
+        }
+        calls++;
+    };
+    while (ok && done < n) {
+        size_t m = n - done;
+        if (done < small)
+            m = 1 + rng() % 3;
+        else if (max_chunk)
+            m = rng() % (max_chunk + 1);
+        if (m > n - done) m = n - done;
+        if (m) runs(m, false);
+        done += m;
+    }
+    if (ok) runs(L, true);
+    CHECKH(ok, "windows: %s", err.message);
+    size_t diff = 0;
+    for (size_t i = 0; ok && i < ya.size(); i++)
+        diff += std::memcmp(&ya[i], &yb[i], 4) != 0 || wa[i] != wb[i];
+    CHECKH(ok && diff == 0, "windows: %zu outputs differ from the per-window runs", diff);
+    CHECKH(spans > 0 || calls < 3, "windows: no call spanned two windows");
+    std::printf("per-window tables, W %u nchan %u n %zu: %zu calls (%zu span windows), "
+                "%zu differences\n",
+                W, C, n, calls, spans, diff);
+    tr_cuda_boxcar_destroy(a);
+    tr_cuda_boxcar_destroy(b);
+    tr_boxcar_plan_destroy(plan);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -300,6 +430,11 @@ int main(int argc, char **argv)
         if (only < 0 || (size_t)only == k)
             for (tr_variant v : {TR_VARIANT_FAST, TR_VARIANT_PAPER})
                 one(cfgs[k], v, rng, quick ? 3000 : (k >= 11 ? 20000 : 6000));
+    if (only < 0) {
+        windows(rng, 0, 0);     /* one call */
+        windows(rng, 20, 3000); /* chunk sizes 1..3, then long calls */
+        windows(rng, 0, 700);   /* calls shorter than a window */
+    }
     std::printf("test_boxcar_cuda_host: %d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }

@@ -21,7 +21,15 @@
  *     shift); the recovered S/N of every shift lies between the predicted
  *     RSNR_min (eq. 31) and RSNR_max (eq. 24) of boxcar_predict.h, and the
  *     best and worst shift equal the exact noise-free extremes.
+ *  4. The host path (tr_boxcar_process with host buffers) over many statistics
+ *     windows per call: FIXED (samples cleaned on the GPU), WHITE and LEVELS
+ *     (one search per call with per-window tables), 1, 3 and 64 channels,
+ *     NaN/Inf: within tolerance of the reference with the same non-finite
+ *     count; the same bits for one call, random chunkings (chunk size 1
+ *     included), page-locked buffers (tr_boxcar_host_alloc) and the former
+ *     path of one search per window (TR_BOXCAR_CUDA_PERWINDOW=1).
  */
+#define _DEFAULT_SOURCE /* setenv */
 #include <transient/bench.h>
 #include <transient/boxcar.h>
 #include <transient/boxcar_predict.h>
@@ -515,6 +523,134 @@ static void test_section41(void)
         }
 }
 
+/* ---- 4. host path over many windows ------------------------------------- */
+
+static size_t bits_differ(const float *a, const int32_t *aw, const float *b,
+                          const int32_t *bw, size_t tot)
+{
+    size_t d = 0;
+    for (size_t i = 0; i < tot; i++)
+        d += memcmp(&a[i], &b[i], sizeof(float)) != 0 || aw[i] != bw[i];
+    return d;
+}
+
+static void test_host_path(void)
+{
+    tu_rng r = {9090};
+    const uint32_t aa[5] = {32, 16, 16, 16, 8};
+    struct {
+        tr_boxcar_config c;
+        uint32_t nchan, window;
+        size_t n;
+    } cases[] = {{boxdit_list(aa, 5, 256), 1, 2048, 70000},
+                 {boxdit(16, 800), 3, 4096, 40000},
+                 {igrid(1, 0, 1000), 64, 2048, 9000},
+                 {boxdit_list(aa, 5, 256), 64, 1024, 6000}};
+    const size_t ncase = sizeof cases / sizeof cases[0];
+    for (size_t k = 0; k < ncase; k++)
+        for (int mode = 0; mode < 3; mode++) {
+            char name[96], what[160];
+            tr_boxcar_config c = cases[k].c;
+            cfg_name(&c, name, sizeof name);
+            const char *mname[3] = {"FIXED", "WHITE", "LEVELS"};
+            snprintf(what, sizeof what, "host path %s %s", mname[mode], name);
+            if (mode == 2 && k != 1) continue; /* LEVELS once */
+            c.nchan = cases[k].nchan;
+            const double mean = 3.0, sigma = 2.0;
+            if (mode == 0) {
+                fixed_norm(&c, mean, sigma);
+            } else {
+                c.norm.mode = mode == 1 ? TR_BOXCAR_NORM_WHITE : TR_BOXCAR_NORM_LEVELS;
+                c.norm.window = cases[k].window;
+                c.norm.history = 3;
+                c.norm.init_mean = mean;
+                c.norm.init_sigma = sigma;
+            }
+            tr_error err;
+            tr_boxcar_plan *plan = tr_boxcar_plan_create(&c, &err);
+            CHECK(plan != NULL, "%s: plan: %s", what, err.message);
+            if (!plan) continue;
+            const uint32_t C = c.nchan, L = tr_boxcar_plan_latency(plan);
+            const size_t n = cases[k].n, tot = (n + L) * C;
+            float *x = noise(&r, n * C, mean, sigma);
+            add_pulses(&r, x, n, C, 40, tr_boxcar_plan_lend(plan), sigma);
+            add_nonfinite(&r, x, n, C, 9);
+            float *yr = malloc(tot * sizeof(float)), *yg = malloc(tot * sizeof(float)),
+                  *y1 = malloc(tot * sizeof(float));
+            int32_t *wr = malloc(tot * sizeof(int32_t)),
+                    *wg = malloc(tot * sizeof(int32_t)),
+                    *w1 = malloc(tot * sizeof(int32_t));
+            uint64_t nf_ref = 0, nf = 0;
+            c.backend = TR_BACKEND_CPU;
+            c.variant = TR_VARIANT_REFERENCE;
+            CHECK(run_stream(&c, x, n, 0, 0, &r, yr, wr, &nf_ref), "%s: reference", what);
+            c.backend = TR_BACKEND_CUDA;
+            c.variant = TR_VARIANT_FAST;
+            c.batch = (size_t)tu_range(&r, 20000, 200000);
+            int ok = run_stream(&c, x, n, 0, 0, &r, yg, wg, &nf);
+            CHECK(ok, "%s: GPU run", what);
+            if (ok) {
+                cmp_stats st = {0, 0, 0, 0, 0.0};
+                compare(plan, x, n, C, yr, wr, yg, wg, mode == 0, mean, sigma, &st, what);
+                CHECK(st.bad_snr == 0 && st.bad_width == 0,
+                      "%s: %zu of %zu S/N outside tolerance (worst %.3g), %zu bad widths",
+                      what, st.bad_snr, st.compared, st.worst, st.bad_width);
+                CHECK(mode == 0 || st.width_diff * 1000 <= st.compared,
+                      "%s: %zu width differences", what, st.width_diff);
+                CHECK(nf == nf_ref, "%s: %llu non-finite, reference %llu", what,
+                      (unsigned long long)nf, (unsigned long long)nf_ref);
+                printf("%-44s nchan %2u n %6zu: worst rel. S/N error %.2e, %zu width "
+                       "differences\n",
+                       what, C, n, st.worst, st.width_diff);
+                /* random chunkings, chunk size 1 at the start */
+                for (int rep = 0; rep < 2; rep++) {
+                    c.batch = (size_t)tu_range(&r, 1000, 70000);
+                    const size_t maxc = rep ? 3 * cases[k].window : 2 * L + 100;
+                    ok = run_stream(&c, x, n, 30, maxc, &r, y1, w1, &nf);
+                    CHECK(ok, "%s: chunked run", what);
+                    const size_t d = ok ? bits_differ(yg, wg, y1, w1, tot) : 0;
+                    CHECK(d == 0 && nf == nf_ref,
+                          "%s: chunked run: %zu outputs differ, %llu non-finite", what, d,
+                          (unsigned long long)nf);
+                }
+                /* page-locked buffers */
+                tr_boxcar *h = tr_boxcar_create(&c, &err);
+                float *px = h ? tr_boxcar_host_alloc(h, n * C * sizeof(float)) : NULL;
+                float *py = h ? tr_boxcar_host_alloc(h, tot * sizeof(float)) : NULL;
+                int32_t *pw = h ? tr_boxcar_host_alloc(h, tot * sizeof(int32_t)) : NULL;
+                CHECK(px && py && pw, "%s: page-locked buffers", what);
+                if (px && py && pw) {
+                    memcpy(px, x, n * C * sizeof(float));
+                    ok = run_stream(&c, px, n, 5, 5 * cases[k].window, &r, py, pw, &nf);
+                    const size_t d = ok ? bits_differ(yg, wg, py, pw, tot) : 0;
+                    CHECK(ok && d == 0 && nf == nf_ref,
+                          "%s: page-locked run: %zu outputs differ, %llu non-finite",
+                          what, d, (unsigned long long)nf);
+                }
+                tr_boxcar_host_free(h, px);
+                tr_boxcar_host_free(h, py);
+                tr_boxcar_host_free(h, pw);
+                tr_boxcar_destroy(h);
+                /* the former path: one search per window, CPU normalisation */
+                setenv("TR_BOXCAR_CUDA_PERWINDOW", "1", 1);
+                ok = run_stream(&c, x, n, 0, 7 * cases[k].window / 3, &r, y1, w1, &nf);
+                unsetenv("TR_BOXCAR_CUDA_PERWINDOW");
+                const size_t d = ok ? bits_differ(yg, wg, y1, w1, tot) : 0;
+                CHECK(ok && d == 0 && nf == nf_ref,
+                      "%s: per-window path: %zu outputs differ, %llu non-finite", what, d,
+                      (unsigned long long)nf);
+            }
+            free(x);
+            free(yr);
+            free(yg);
+            free(y1);
+            free(wr);
+            free(wg);
+            free(w1);
+            tr_boxcar_plan_destroy(plan);
+        }
+}
+
 int main(void)
 {
     char why[256];
@@ -522,6 +658,7 @@ int main(void)
         printf("test_boxcar_gpu: skipped (%s)\n", why);
         return 77;
     }
+    test_host_path();
     test_variants();
     test_device();
     test_section41();

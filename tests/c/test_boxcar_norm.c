@@ -320,6 +320,92 @@ static void test_chunking_nonfinite(void)
     free(y1);
 }
 
+/* Threads sharing the channels (cfg.threads): the same cleaned samples,
+ * values, non-finite and rejection counts as one thread, for long calls (which
+ * use the threads) and random chunkings, WHITE, LEVELS and FIXED, with NaN/Inf
+ * and a channel whose first windows have no finite value. */
+static void test_threads_c(uint32_t C, uint32_t nthreads, uint64_t lookback)
+{
+    tu_rng r = {515 + C};
+    const uint32_t W = 256;
+    const size_t n = C < 4 ? 140000 : 40000; /* >= 2^17 values: threads */
+    float *x = malloc(n * C * sizeof *x);
+    float *y0 = malloc(n * C * sizeof *y0), *y1 = malloc(n * C * sizeof *y1);
+    for (size_t i = 0; i < n * C; i++) {
+        x[i] = (float)(1.0 + (double)(i % C) + tu_gauss(&r));
+        if (tu_uniform(&r) < 0.003) x[i] = (i & 1) ? NAN : INFINITY;
+        if (tu_uniform(&r) < 0.002) x[i] += 40.0f; /* outliers to reject */
+        if (i % C == 3 && i / C < 3 * W) x[i] = NAN;
+    }
+    for (int mode = 0; mode < 3; mode++) {
+        tr_boxcar_norm_config cfg = tr_boxcar_norm_config_default();
+        cfg.mode = mode == 0 ? TR_BOXCAR_NORM_WHITE
+                             : (mode == 1 ? TR_BOXCAR_NORM_LEVELS : TR_BOXCAR_NORM_FIXED);
+        cfg.window = W;
+        cfg.history = 3;
+        cfg.threads = 1;
+        tr_error err;
+        tr_boxcar_norm *a = tr_boxcar_norm_create(&cfg, C, 64, lookback, &err);
+        cfg.threads = nthreads;
+        tr_boxcar_norm *b = tr_boxcar_norm_create(&cfg, C, 64, lookback, &err);
+        cfg.threads = 0;
+        tr_boxcar_norm *d = tr_boxcar_norm_create(&cfg, C, 64, lookback, &err);
+        CHECK(a && b && d, "threads: create: %s", err.message);
+        if (a && b && d) {
+            run_chunks(a, x, n, C, y0, &r, 0);
+            for (int rep = 0; rep < 3; rep++) {
+                tr_boxcar_norm *q = rep == 2 ? d : b;
+                tr_boxcar_norm_reset(q);
+                run_chunks(q, x, n, C, y1, &r, rep == 0 ? 0 : 30000);
+                CHECK(memcmp(y0, y1, n * C * sizeof *y0) == 0,
+                      "threads: mode %d rep %d: output differs", mode, rep);
+                CHECK(tr_boxcar_norm_nonfinite(q) == tr_boxcar_norm_nonfinite(a) &&
+                          tr_boxcar_norm_rejected(q) == tr_boxcar_norm_rejected(a),
+                      "threads: mode %d rep %d: counts %llu/%llu vs %llu/%llu", mode, rep,
+                      (unsigned long long)tr_boxcar_norm_nonfinite(q),
+                      (unsigned long long)tr_boxcar_norm_rejected(q),
+                      (unsigned long long)tr_boxcar_norm_nonfinite(a),
+                      (unsigned long long)tr_boxcar_norm_rejected(a));
+                int same = 1;
+                for (size_t p = lookback >= n ? 0 : n - lookback; p < n; p += 97)
+                    for (uint32_t c = 0; c < C; c++) {
+                        double m0, s0, m1, s1;
+                        tr_boxcar_norm_stats(a, p, c, 1 + (uint32_t)(p % 50), &m0, &s0);
+                        tr_boxcar_norm_stats(q, p, c, 1 + (uint32_t)(p % 50), &m1, &s1);
+                        same &= m0 == m1 && s0 == s1 &&
+                                tr_boxcar_norm_ready(a, p, c) ==
+                                    tr_boxcar_norm_ready(q, p, c);
+                    }
+                CHECK(same, "threads: C %u mode %d rep %d: values differ", C, mode, rep);
+            }
+        }
+        tr_boxcar_norm_destroy(a);
+        tr_boxcar_norm_destroy(b);
+        tr_boxcar_norm_destroy(d);
+    }
+    free(x);
+    free(y0);
+    free(y1);
+}
+
+/* Threads sharing the channels (fewer threads than channels) and the windows
+ * of a long call (more threads than channels; also with few windows' values
+ * kept, so that a call is done in several rounds). */
+static void test_threads(void)
+{
+    test_threads_c(7, 3, 40000);
+    test_threads_c(1, 4, 40000);
+    test_threads_c(2, 5, 40000);
+    test_threads_c(1, 3, 0);
+    test_threads_c(3, 8, 300);
+    tr_boxcar_norm_config cfg = tr_boxcar_norm_config_default();
+    cfg.threads = TR_BOXCAR_NORM_MAX_THREADS + 1;
+    tr_error err;
+    CHECK(tr_boxcar_norm_create(&cfg, 2, 8, 0, &err) == NULL &&
+              strstr(err.message, "threads"),
+          "threads above the limit refused");
+}
+
 /* Exact variance of a sum of L consecutive samples of AR(1) with unit innovations. */
 static double ar1_var_sum(double a, uint32_t L)
 {
@@ -676,6 +762,7 @@ int main(void)
     test_robust();
     test_white_stream();
     test_chunking_nonfinite();
+    test_threads();
     test_levels();
     test_fixed();
     test_baseline();
