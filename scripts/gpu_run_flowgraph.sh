@@ -63,13 +63,13 @@ bench_args=(--json --pin both "$@")
     echo "$run transient-flowgraph-bench ${bench_args[*]} --detector edges --edge-spacing 24,200"
 } >"$out/command.txt"
 
-"$run" test_flowgraph_cuda >"$out/gpu_flowgraph.log" 2>&1
+timeout 300 "$run" test_flowgraph_cuda >"$out/gpu_flowgraph.log" 2>&1
 rc=$?
 echo "exit status $rc" >>"$out/gpu_flowgraph.log"
 [ $rc -eq 0 ] || status=1
 
 if [ -x "$bundle/bin/test_device_buffers" ]; then
-    "$run" test_device_buffers >"$out/device_buffers.log" 2>&1
+    timeout 180 "$run" test_device_buffers >"$out/device_buffers.log" 2>&1
     rc=$?
     echo "exit status $rc" >>"$out/device_buffers.log"
     [ $rc -eq 0 ] || status=1
