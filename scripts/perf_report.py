@@ -424,24 +424,30 @@ def where(d):
 
 
 def fg_case(d):
-    """What a flow graph line measured: the detector's parameters and the buffer mode."""
+    """What a flow graph line measured: the detector's parameters and the buffer mode
+    ("" when the line names none)."""
     det = d.get("detector")
-    if det == "edges":
-        sp = d.get("edge_spacing") or ["?", "?"]
-        bits = ["a transition every %s-%s samples" % (sp[0], sp[1])]
-        if d.get("passthrough") is False:
-            bits.append("no pass-through output (detects only)")
-    elif det == "boxcar":
-        bits = ["%s ch" % d.get("nchan"), "%s statistics" % d.get("norm")]
-    elif det == "spiir":
-        bits = ["%s x %s" % (d.get("templates"), d.get("filters"))]
-    elif det == "kalman":
-        bits = ["M = %s" % d.get("M")]
-    else:
-        bits = []
-    if d.get("path") == "block" and d.get("backend") == "cuda":
-        bits.append("page-locked buffers" if d.get("pinned_buffers") else "staged")
+    bits = []
+    if det == "edges" and d.get("edge_spacing"):
+        sp = d["edge_spacing"]
+        bits.append("a transition every %s-%s samples" % (sp[0], sp[1]))
+    elif det == "boxcar" and "nchan" in d:
+        bits += ["%s ch" % d.get("nchan"), "%s statistics" % d.get("norm")]
+    elif det == "spiir" and "templates" in d:
+        bits.append("%s x %s" % (d.get("templates"), d.get("filters")))
+    elif det == "kalman" and "M" in d:
+        bits.append("M = %s" % d.get("M"))
+    if d.get("passthrough") is False:
+        bits.append("no pass-through output (detects only)")
+    if d.get("path") == "block" and d.get("backend") == "cuda" and "pinned_buffers" in d:
+        bits.append("page-locked buffers" if d["pinned_buffers"] else "staged")
     return ", ".join(str(b) for b in bits)
+
+
+def fg_name(d):
+    """detector (case) for the targets table."""
+    c = fg_case(d)
+    return "%s (%s)" % (d["detector"], c) if c else d["detector"]
 
 
 def case_of(d):
@@ -1016,7 +1022,7 @@ class Report:
                 boc = d.get("block_over_core")
                 if boc is None and core and d.get("path") == "block":
                     boc = d["samples_per_s"] / core
-                rows.append([d.get("detector"), fg_case(d), d.get("backend"), d.get("path"),
+                rows.append([d.get("detector"), fg_case(d) or "—", d.get("backend"), d.get("path"),
                              d.get("batch"),
                              num(d.get("samples_per_s")), d.get("bytes_per_sample", "—"),
                              code(n["ceiling"]), num(n["ceil"]), pct(n["ratio"]), num(core),
@@ -1032,12 +1038,12 @@ class Report:
         src = src_link(FLOWGRAPH_FOLDER)
         for d, ratio, boc in blocks:
             if d.get("backend") == "cuda" and d.get("detector") in ("edges", "boxcar"):
-                self.target("6", "%s (%s) CUDA block >= 50 %% of H2D bandwidth (batch %s)"
-                            % (d["detector"], fg_case(d), d.get("batch")), pct(ratio), src,
+                self.target("6", "%s CUDA block >= 50 %% of H2D bandwidth (batch %s)"
+                            % (fg_name(d), d.get("batch")), pct(ratio), src,
                             ratio is not None and ratio >= 0.5)
         for d, ratio, boc in blocks:
-            self.target("6", "%s (%s) %s block >= 70 %% of core (batch %s)"
-                        % (d["detector"], fg_case(d), d.get("backend"), d.get("batch")),
+            self.target("6", "%s %s block >= 70 %% of core (batch %s)"
+                        % (fg_name(d), d.get("backend"), d.get("batch")),
                         pct(boc) if boc is not None else "not measured", src,
                         None if boc is None else boc >= 0.7)
         self.w("![flowgraph](plots/perf_flowgraph.png)", "")
@@ -1054,7 +1060,7 @@ class Report:
                 for d in results(run, type="flowgraph"):
                     if d.get("path") != "block":
                         continue
-                    rows.append([when, run.label or "—", fg_case(d), num(d["samples_per_s"]),
+                    rows.append([when, run.label or "—", fg_case(d) or "—", num(d["samples_per_s"]),
                                  num(d.get("core_samples_per_s")),
                                  pct(d.get("block_over_core"))])
         self.w(table(["block", "run", "case", "samples/s", "core samples/s", "block / core"],

@@ -154,10 +154,10 @@ def main():
             check("Not measured yet" not in sec, "fixture: end-to-end results shown")
             check("Fixture GPU" in sec and "Fixture CPU" in sec and "H2D pinned 5.00e10 B/s" in sec,
                   "fixture: GPU, CPU and H2D bandwidth from the env line")
-            check("| edges | cuda | block | 1048576 | 8.75e9 | 4 | `h2d_pinned_bw` | 1.25e10 | "
+            check("| edges | — | cuda | block | 1048576 | 8.75e9 | 4 | `h2d_pinned_bw` | 1.25e10 | "
                   "70.0 % | 9.50e9 | 92.1 % |" in sec, "fixture: edges block row")
-            check("| edges | cuda | core | 1048576 | 9.50e9 |" in sec, "fixture: edges core row")
-            check("| kalman | cpu | block | 1048576 | 1.00e6 |" in sec and "50.0 % |" in sec,
+            check("| edges | — | cuda | core | 1048576 | 9.50e9 |" in sec, "fixture: edges core row")
+            check("| kalman | — | cpu | block | 1048576 | 1.00e6 |" in sec and "50.0 % |" in sec,
                   "fixture: kalman block row with block/core 50 %")
             tg = t2.split("## Targets", 1)[-1].split("\n## ", 1)[0]
             check(re.search(r"\| 6 \| edges CUDA block >= 50 % of H2D bandwidth "
