@@ -42,6 +42,12 @@ namespace
 // Initial room of the FIFO beyond the window, in items.
 constexpr size_t k_initial_room = 8192;
 
+// CUDA: a work call's new samples go to the core in pieces of about this many
+// (a multiple of 256), the next piece on the core while the trigger search
+// scans the last one.
+constexpr size_t k_piece = 4096;
+constexpr size_t k_min_piece = 1024;
+
 using detail::parse_backend;
 using detail::throw_status;
 
@@ -119,6 +125,60 @@ bank_ptr make_bank(const char *who, const std::string &bank_file,
 }
 
 } // namespace
+
+/* ---- job_thread ------------------------------------------------------- */
+
+namespace detail
+{
+
+job_thread::job_thread() : d_thread([this] { loop(); }) {}
+
+job_thread::~job_thread()
+{
+    {
+        std::lock_guard<std::mutex> lk(d_mutex);
+        d_quit = true;
+    }
+    d_cv.notify_all();
+    d_thread.join();
+}
+
+void job_thread::start(std::function<void()> f)
+{
+    {
+        std::lock_guard<std::mutex> lk(d_mutex);
+        d_job = std::move(f);
+        d_busy = true;
+    }
+    d_cv.notify_all();
+}
+
+void job_thread::wait()
+{
+    std::unique_lock<std::mutex> lk(d_mutex);
+    d_cv.wait(lk, [this] { return !d_busy; });
+}
+
+void job_thread::loop()
+{
+    std::unique_lock<std::mutex> lk(d_mutex);
+    for (;;) {
+        d_cv.wait(lk, [this] { return d_quit || (d_busy && d_job); });
+        if (d_busy && d_job) {
+            std::function<void()> job = std::move(d_job);
+            d_job = nullptr;
+            lk.unlock();
+            job(); // must not throw
+            lk.lock();
+            d_busy = false;
+            d_cv.notify_all();
+            continue;
+        }
+        if (d_quit) return;
+    }
+}
+
+} // namespace detail
 
 spiir_bank_fc::sptr spiir_bank_fc::make(
     const std::string &bank_file, const std::vector<std::complex<double>> &a1,
@@ -224,6 +284,19 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
         d_found.resize(std::max<size_t>(
             static_cast<size_t>(d_nt) * (8192 / (static_cast<size_t>(window) + 1) + 2),
             1024));
+        // The core on a worker thread, overlapped with the trigger search: with
+        // CUDA (the core's thread mostly waits for the GPU), unless
+        // GR_TRANSIENT_SPIIR_OVERLAP is "0"; "1" also on the CPU (tests: the
+        // CPU core has threads of its own).
+        {
+            const char *env = std::getenv("GR_TRANSIENT_SPIIR_OVERLAP");
+            const bool overlap =
+                env ? std::strcmp(env, "0") != 0 : d_backend == TR_BACKEND_CUDA;
+            if (overlap) d_worker.reset(new detail::job_thread());
+        }
+        d_template_entry.reserve(d_nt);
+        for (unsigned int t = 0; t < d_nt; t++)
+            d_template_entry.push_back(pmt::cons(d_key_template, pmt::from_long(t)));
         d_tags.reserve(1024);
         d_batch.reserve(1024);
 
@@ -326,14 +399,23 @@ void spiir_bank_impl<Base, Complex>::take_triggers(const tr_spiir_trigger *t, si
         const double time = (static_cast<double>(d_out_base) + t[i].peak -
                              static_cast<double>(d_latency)) /
                             d_rate;
-        pmt::pmt_t dict = pmt::make_dict();
-        dict = pmt::dict_add(dict, d_key_template, pmt::from_long(t[i].template_index));
-        dict = pmt::dict_add(dict, d_key_snr, pmt::from_double(t[i].snr));
-        dict = pmt::dict_add(dict, d_key_phase,
-                             pmt::from_double(std::atan2(static_cast<double>(t[i].im),
-                                                         static_cast<double>(t[i].re))));
-        dict = pmt::dict_add(dict, d_key_time, pmt::from_double(time));
-        dict = pmt::dict_add(dict, d_key_sample, pmt::from_long(sample));
+        // The dict that pmt::dict_add(template), (snr), (phase), (time),
+        // (sample) builds, without its key searches: dict cells (dcons) of
+        // ((sample . s) (time . t) (phase . p) (snr . z) (template . i)); the
+        // template entry is shared.
+        const pmt::pmt_t tmpl =
+            t[i].template_index < d_template_entry.size()
+                ? d_template_entry[t[i].template_index]
+                : pmt::cons(d_key_template, pmt::from_long(t[i].template_index));
+        const double phase =
+            std::atan2(static_cast<double>(t[i].im), static_cast<double>(t[i].re));
+        pmt::pmt_t dict = pmt::dcons(
+            pmt::cons(d_key_sample, pmt::from_long(sample)),
+            pmt::dcons(
+                pmt::cons(d_key_time, pmt::from_double(time)),
+                pmt::dcons(pmt::cons(d_key_phase, pmt::from_double(phase)),
+                           pmt::dcons(pmt::cons(d_key_snr, pmt::from_double(t[i].snr)),
+                                      pmt::dcons(tmpl, pmt::make_dict())))));
         d_batch.push_back(dict);
         // Always true: a peak is decided before its item is released (the
         // check keeps a broken invariant from tagging items already gone).
@@ -342,13 +424,17 @@ void spiir_bank_impl<Base, Complex>::take_triggers(const tr_spiir_trigger *t, si
 }
 
 template <class Base, bool Complex>
-void spiir_bank_impl<Base, Complex>::run_core(const input_t *x, size_t n, gr_complex *dst)
+void spiir_bank_impl<Base, Complex>::core_call(const input_t *x, size_t n,
+                                               gr_complex *dst)
 {
     const tr_status st = tr_spiir_process(d_q, reinterpret_cast<const float *>(x), n,
                                           reinterpret_cast<float *>(dst));
     if (st != TR_OK) fail(st, tr_spiir_last_error(d_q));
-    d_fed += n;
+}
 
+template <class Base, bool Complex>
+void spiir_bank_impl<Base, Complex>::scan_triggers(const gr_complex *dst, size_t n)
+{
     const float *z = reinterpret_cast<const float *>(dst);
     size_t done = 0;
     while (done < n) {
@@ -363,6 +449,50 @@ void spiir_bank_impl<Base, Complex>::run_core(const input_t *x, size_t n, gr_com
             throw std::runtime_error(std::string(d_name) +
                                      ": the trigger search made no progress");
     }
+}
+
+/*
+ * The core over x[0, n) into dst, then the trigger search over it. With the
+ * CUDA backend the samples go in pieces: while the block's thread searches
+ * piece k, the worker thread runs the core (the GPU) on piece k + 1. The
+ * results are those of one core call and one search over all n samples (the
+ * core's output and the triggers do not depend on how the stream is cut).
+ */
+template <class Base, bool Complex>
+void spiir_bank_impl<Base, Complex>::run_core(const input_t *x, size_t n, gr_complex *dst)
+{
+    if (!d_worker || n < 2 * k_min_piece) {
+        core_call(x, n, dst);
+        d_fed += n;
+        scan_triggers(dst, n);
+        return;
+    }
+    const size_t pieces = std::max<size_t>(2, (n + k_piece - 1) / k_piece);
+    const size_t len = ((n + pieces - 1) / pieces + 255) / 256 * 256;
+    size_t off = 0, cur = std::min(len, n);
+    core_call(x, cur, dst);
+    while (off + cur < n) {
+        const size_t next_off = off + cur;
+        const size_t next = std::min(len, n - next_off);
+        tr_status st = TR_OK;
+        const float *xs = reinterpret_cast<const float *>(x + next_off);
+        float *zs = reinterpret_cast<float *>(dst + next_off * d_nt);
+        tr_spiir *q = d_q;
+        d_worker->start(
+            [q, xs, next, zs, &st] { st = tr_spiir_process(q, xs, next, zs); });
+        try {
+            scan_triggers(dst + off * d_nt, cur);
+        } catch (...) {
+            d_worker->wait();
+            throw;
+        }
+        d_worker->wait();
+        if (st != TR_OK) fail(st, tr_spiir_last_error(d_q));
+        off = next_off;
+        cur = next;
+    }
+    d_fed += n;
+    scan_triggers(dst + off * d_nt, cur);
 }
 
 template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::flush_triggers()

@@ -18,6 +18,11 @@
 #include <pmt/pmt.h>
 #include <transient/spiir.h>
 #include <transient/spiir_triggers.h>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -25,6 +30,33 @@ namespace gr
 {
 namespace transient
 {
+
+namespace detail
+{
+//! One thread that runs one job at a time for its owner (the SPIIR blocks'
+//! CUDA core call, overlapped with the trigger search of the previous piece).
+class job_thread
+{
+  public:
+    job_thread();
+    ~job_thread();
+    job_thread(const job_thread &) = delete;
+    job_thread &operator=(const job_thread &) = delete;
+    //! Starts f() on the thread (the previous job must have been waited for).
+    void start(std::function<void()> f);
+    //! Returns when the job started last has returned.
+    void wait();
+
+  private:
+    void loop();
+    std::mutex d_mutex;
+    std::condition_variable d_cv;
+    std::function<void()> d_job;
+    bool d_busy = false;
+    bool d_quit = false;
+    std::thread d_thread;
+};
+} // namespace detail
 
 /*
  * Base: spiir_bank_fc (Complex = false, float input) or spiir_bank_cc
@@ -52,6 +84,9 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     int64_t d_latency;
     tr_backend d_backend;
     detail::buffer_pins d_pins; // CUDA: page-locked GNU Radio buffers
+    // Runs the core on the next piece of a call while the block's thread
+    // searches the previous piece for triggers (CUDA; see the constructor).
+    std::unique_ptr<detail::job_thread> d_worker;
 
     // Stream bookkeeping. Core sample i is output offset d_out_base + i.
     bool d_need_base;
@@ -82,11 +117,14 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     const pmt::pmt_t d_key_phase;
     const pmt::pmt_t d_key_time;
     const pmt::pmt_t d_key_sample;
+    std::vector<pmt::pmt_t> d_template_entry; // (template . index) per template
 
     size_t fifo_count() const { return d_fifo_tail - d_fifo_head; }
     gr_complex *fifo_reserve(size_t n);
     void reset_stream();
     void run_core(const input_t *x, size_t n, gr_complex *dst);
+    void core_call(const input_t *x, size_t n, gr_complex *dst);
+    void scan_triggers(const gr_complex *z, size_t n);
     void take_triggers(const tr_spiir_trigger *t, size_t n);
     void flush_triggers();
     void attach_tags(uint64_t end);

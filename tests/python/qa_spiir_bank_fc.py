@@ -191,16 +191,23 @@ class qa_spiir_bank_fc(gr_unittest.TestCase):
             expected = sorted((int(t["sample"]), int(t["template"]), float(t["snr"]))
                               for t in trig)
             self.assertGreater(len(expected), 10)
-            for max_items, hold in ((None, "1"), (97, "1"), (1000, "1"), (5000, "1"),
-                                    (None, "0"), (1000, "0")):
+            for max_items, hold, overlap in ((None, "1", "0"), (97, "1", "0"),
+                                             (1000, "1", "0"), (5000, "1", "0"),
+                                             (None, "0", "0"), (1000, "0", "0"),
+                                             (None, "1", "1"), (5000, "1", "1"),
+                                             (3000, "0", "1")):
                 self.tb = gr.top_block()
-                # "0": the pending items go through the FIFO between calls
-                # instead of staying in the output buffer.
+                # hold "0": the pending items go through the FIFO between calls
+                # instead of staying in the output buffer; overlap "1": the
+                # core runs on the next piece of a call while the triggers of
+                # the last one are searched (as with CUDA).
                 os.environ["GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER"] = hold
+                os.environ["GR_TRANSIENT_SPIIR_OVERLAP"] = overlap
                 try:
                     blk = self.make(threshold=3.0, window=window)
                 finally:
                     del os.environ["GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER"]
+                    del os.environ["GR_TRANSIENT_SPIIR_OVERLAP"]
                 z, tags, msgs = self.run_block(blk, self.x, max_items=max_items)
                 self.assertTrue(np.array_equal(z, ref), (window, max_items))
                 got = sorted((off, int(v["template"]), float(v["snr"])) for off, v in tags)
