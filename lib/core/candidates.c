@@ -42,6 +42,12 @@ typedef struct {
 typedef struct {
     entry_t *e;
     uint32_t n, cap;
+    /* Scan kernels with link_width = 0 (any widths link): the channel's peaks
+     * that can still link all lie in one set, so one summary replaces the
+     * entries: a cluster id of that set, its gen, and the largest p + w. */
+    int has;
+    uint32_t sid, sgen;
+    int64_t max_end;
 } chan_t;
 
 struct tr_candidates {
@@ -60,10 +66,17 @@ struct tr_candidates {
     size_t qhead, qn, qcap;
     tr_candidate *tmp; /* closing batch */
     size_t tmpcap;
+    int summary;      /* per-channel summaries instead of entries (see chan_t) */
+    const void *kern; /* the scan kernel chosen at create */
     tr_error err;
 };
 
 #define NONE UINT32_MAX
+
+/* The scan kernel selected now (tr_candidates_select), and whether it scans
+ * (else: the per-position loop). */
+static const void *current_kernel(void);
+static int kernel_scans(const void *k);
 
 tr_candidates_config tr_candidates_config_default(void)
 {
@@ -122,8 +135,10 @@ tr_status tr_candidates_reset(tr_candidates *q)
     q->peaks = q->emitted = 0;
     q->ncl = q->nfree = q->nopen = 0;
     q->next_check = INT64_MAX;
-    for (uint32_t c = 0; c < q->cfg.nchan; c++)
+    for (uint32_t c = 0; c < q->cfg.nchan; c++) {
         q->ch[c].n = 0;
+        q->ch[c].has = 0;
+    }
     q->qhead = q->qn = 0;
     tr_clear(&q->err);
     return TR_OK;
@@ -139,6 +154,8 @@ tr_candidates *tr_candidates_create(const tr_candidates_config *cfg, tr_error *e
         return NULL;
     }
     q->cfg = *cfg;
+    q->kern = current_kernel();
+    q->summary = kernel_scans(q->kern) && cfg->link_width == 0.0;
     tr_candidates_reset(q);
     tr_clear(err);
     return q;
@@ -342,6 +359,28 @@ static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, f
     const uint32_t c0 = c > lc ? c - lc : 0;
     const uint32_t c1 = (uint64_t)c + lc < q->cfg.nchan ? c + lc : q->cfg.nchan - 1;
     const int64_t lt = (int64_t)q->cfg.link_time;
+    if (q->summary) {
+        /* Any widths link: after each peak, every peak of channels c0..c1 that
+         * can still link is in the peak's set (the rest can never link
+         * again), so per channel one set and the largest end say it all. */
+        for (uint32_t cc = c0; cc <= c1; cc++) {
+            chan_t *ch = &q->ch[cc];
+            if (!ch->has) continue;
+            if (q->cl[ch->sid].gen != ch->sgen || ch->max_end + lt < p) {
+                ch->has = 0; /* its set was closed, or no peak is active */
+                continue;
+            }
+            const uint32_t r = find(q, ch->sid);
+            if (r != root) root = unite(q, root, r);
+        }
+        chan_t *ch = &q->ch[c];
+        const int64_t end = p + (int64_t)w;
+        if (!ch->has || end > ch->max_end) ch->max_end = end;
+        ch->has = 1;
+        ch->sid = root;
+        ch->sgen = q->cl[root].gen;
+        return TR_OK;
+    }
     for (uint32_t cc = c0; cc <= c1; cc++) {
         chan_t *ch = &q->ch[cc];
         for (uint32_t i = 0; i < ch->n;) {
@@ -452,6 +491,17 @@ static const kernel_t *best_kernel(void)
     return &k_generic;
 }
 
+static const void *current_kernel(void)
+{
+    if (!kernel) kernel = best_kernel(); /* idempotent, race-benign */
+    return kernel;
+}
+
+static int kernel_scans(const void *k)
+{
+    return ((const kernel_t *)k)->scan != NULL;
+}
+
 int tr_candidates_select(const char *name)
 {
     if (!name) {
@@ -558,8 +608,7 @@ tr_status tr_candidates_process(tr_candidates *q, const float *snr, const int32_
     if (!snr)
         return tr_fail(&q->err, TR_ERR_INVALID, "candidates: snr is NULL with n = %zu",
                        n);
-    if (!kernel) kernel = best_kernel();
-    const scan_fn scan = kernel->scan;
+    const scan_fn scan = ((const kernel_t *)q->kern)->scan;
     tr_status st =
         scan ? process_scan(q, snr, width, n, scan) : process_each(q, snr, width, n);
     if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
@@ -575,8 +624,10 @@ tr_status tr_candidates_flush(tr_candidates *q)
     if (!q) return TR_ERR_INVALID;
     tr_status st = close_events(q, q->position, 1);
     if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
-    for (uint32_t c = 0; c < q->cfg.nchan; c++)
+    for (uint32_t c = 0; c < q->cfg.nchan; c++) {
         q->ch[c].n = 0;
+        q->ch[c].has = 0;
+    }
     q->next_check = INT64_MAX;
     return TR_OK;
 }

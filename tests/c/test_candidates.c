@@ -455,7 +455,7 @@ static void test_kernels(void)
         cfg.threshold = 5.0f;
         cfg.link_time = (uint32_t)tu_range(&r, 0, 8);
         cfg.link_chan = (uint32_t)tu_range(&r, 0, 2);
-        cfg.link_width = (it % 3 == 0) ? 0.0 : 1.0 + 2.0 * tu_uniform(&r);
+        cfg.link_width = ((it / 3) % 3 != 2) ? 0.0 : 1.0 + 2.0 * tu_uniform(&r);
         cfg.start_position = tu_range(&r, -300, 300);
         cfg.max_span = it % 2 ? 0 : (uint64_t)tu_range(&r, 1, 200);
         /* dense, sparse and very sparse peaks; bursts of peaks */
