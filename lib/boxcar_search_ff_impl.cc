@@ -703,9 +703,9 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
         // Direct: the FIFO goes to the output buffer and the search writes its
         // new outputs after it, when all of them fit (taking a little less
         // input if needed); what is not released then goes back to the FIFO.
-        // A single-mapped input is read as before (whole stretches: GNU Radio
-        // 3.10 moves a rest left at its end, and such rests have been seen
-        // corrupted there).
+        // A single-mapped input is read as before (all that is offered: with
+        // GNU Radio 3.10.5, leaving a rest at the end of a single-mapped
+        // buffer changed the results in tests/flowgraph/test_device_buffers).
         const size_t room = noutput > in_fifo ? noutput - in_fifo : 0;
         const size_t least =
             d_input_single_mapped ? take : std::min<size_t>(take, d_hold);
