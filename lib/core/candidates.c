@@ -637,6 +637,7 @@ size_t tr_candidates_read(tr_candidates *q, tr_candidate *out, size_t cap)
     if (!q || !out) return 0;
     size_t m = q->qn - q->qhead;
     if (m > cap) m = cap;
+    if (m == 0) return 0; /* the queue may not exist yet */
     memcpy(out, q->queue + q->qhead, m * sizeof *out);
     q->qhead += m;
     if (q->qhead == q->qn) q->qhead = q->qn = 0;
