@@ -410,49 +410,71 @@ template <class T> void boxcar_search_impl<T>::take_outputs(size_t n, uint64_t p
     if (first != d_ready)
         throw std::runtime_error(std::string(block_name<T>()) +
                                  ": search output out of sequence");
+    cluster(d_snr.data() + skip * nc, d_width.data() + skip * nc, m);
     fifo_reserve(m);
-    float *ys = d_fifo_snr.data() + d_fifo_tail * nc;
-    float *ws = d_fifo_width.data() + d_fifo_tail * nc;
-    std::memcpy(ys, d_snr.data() + skip * nc, m * nc * sizeof(float));
-    const int32_t *wi = d_width.data() + skip * nc;
-    for (size_t i = 0; i < m * nc; i++)
-        ws[i] = static_cast<float>(wi[i]);
+    std::memcpy(d_fifo_snr.data() + d_fifo_tail * nc, d_snr.data() + skip * nc,
+                m * nc * sizeof(float));
+    volk_32i_s32f_convert_32f(d_fifo_width.data() + d_fifo_tail * nc,
+                              d_width.data() + skip * nc, 1.0f,
+                              static_cast<unsigned int>(m * nc));
     d_fifo_tail += m;
-    cluster(skip, m);
     d_ready = first + m;
 }
 
-// Gives the n positions d_ready .. d_ready + n - 1 (in d_snr/d_width from
-// index skip) to the clustering, with the S/N of warming-up channels masked.
-template <class T> void boxcar_search_impl<T>::cluster(size_t skip, size_t n)
+// Gives the n positions d_ready .. d_ready + n - 1 (snr, width) to the
+// clustering, with the S/N of warming-up channels masked: the runs of
+// positions where every channel is ready go as they are, the rest through a
+// masked copy.
+template <class T>
+void boxcar_search_impl<T>::cluster(const float *snr, const int32_t *width, size_t n)
 {
     const size_t nc = d_nchan;
-    if (d_cand_snr.size() < n * nc) d_cand_snr.resize(n * nc);
-    std::memcpy(d_cand_snr.data(), d_snr.data() + skip * nc, n * nc * sizeof(float));
-    if (d_cfg.norm.mode != TR_BOXCAR_NORM_FIXED) {
-        // Statistics are per window: look up readiness once per window piece.
-        const tr_boxcar_norm *norm = tr_boxcar_get_norm(d_q);
-        const uint64_t W = std::max<uint32_t>(1, tr_boxcar_norm_window(norm));
-        size_t k = 0;
-        while (k < n) {
-            const uint64_t p = d_ready + k - d_core_base; // core position
-            const size_t len = static_cast<size_t>(std::min<uint64_t>(n - k, W - p % W));
+    if (d_cfg.norm.mode == TR_BOXCAR_NORM_FIXED) {
+        const tr_status st = tr_candidates_process(d_cands, snr, width, n);
+        if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
+        read_events();
+        return;
+    }
+    // Statistics are per window: look up readiness once per window piece.
+    const tr_boxcar_norm *norm = tr_boxcar_get_norm(d_q);
+    const uint64_t W = std::max<uint32_t>(1, tr_boxcar_norm_window(norm));
+    size_t k = 0;
+    size_t run = 0; // start of the current run of ready positions
+    auto give = [&](const float *y, const int32_t *w, size_t len) {
+        if (len == 0) return;
+        const tr_status st = tr_candidates_process(d_cands, y, w, len);
+        if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
+    };
+    while (k < n) {
+        const uint64_t p = d_ready + k - d_core_base; // core position
+        const size_t len = static_cast<size_t>(std::min<uint64_t>(n - k, W - p % W));
+        bool ready = true;
+        for (unsigned int c = 0; c < d_nchan && ready; c++)
+            ready = tr_boxcar_norm_ready(norm, p, c);
+        if (!ready) {
+            give(snr + run * nc, width + run * nc, k - run);
+            if (d_cand_snr.size() < len * nc) d_cand_snr.resize(len * nc);
+            std::memcpy(d_cand_snr.data(), snr + k * nc, len * nc * sizeof(float));
             for (unsigned int c = 0; c < d_nchan; c++) {
                 if (tr_boxcar_norm_ready(norm, p, c)) continue;
                 for (size_t j = 0; j < len; j++)
-                    d_cand_snr[(k + j) * nc + c] =
-                        -std::numeric_limits<float>::infinity();
+                    d_cand_snr[j * nc + c] = -std::numeric_limits<float>::infinity();
             }
-            k += len;
+            give(d_cand_snr.data(), width + k * nc, len);
+            run = k + len;
         }
+        k += len;
     }
-    const tr_status st =
-        tr_candidates_process(d_cands, d_cand_snr.data(), d_width.data() + skip * nc, n);
-    if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
+    give(snr + run * nc, width + run * nc, n - run);
     read_events();
 }
 
-template <class T> void boxcar_search_impl<T>::run_core(const T *x, size_t n)
+// Searches n samples of x. With out_snr set, the outputs of positions
+// d_ready onwards go straight to out_snr/out_width (room positions there;
+// widths are converted in place), else through d_snr/d_width to the FIFO.
+template <class T>
+void boxcar_search_impl<T>::run_core(const T *x, size_t n, float *out_snr,
+                                     float *out_width)
 {
     const size_t nc = d_nchan;
     size_t done = 0;
@@ -467,18 +489,45 @@ template <class T> void boxcar_search_impl<T>::run_core(const T *x, size_t n)
             xf = x + done * nc;
         }
         const uint64_t pos_in = tr_boxcar_position(d_q);
-        if (d_backend == TR_BACKEND_CUDA && !d_scratch_pinned) {
+        // Direct: every output of this call is a position >= 0 of the search.
+        const bool direct = out_snr && pos_in >= d_latency;
+        float *ys = d_snr.data();
+        int32_t *ws = d_width.data();
+        if (direct) {
+            ys = out_snr + (d_ready - d_out_ready) * nc;
+            ws = reinterpret_cast<int32_t *>(out_width + (d_ready - d_out_ready) * nc);
+        } else if (d_backend == TR_BACKEND_CUDA && !d_scratch_pinned) {
             d_scratch_pinned = true;
             d_scratch_pins.pin_range(d_snr.data(), d_snr.size() * sizeof(float));
             d_scratch_pins.pin_range(d_width.data(), d_width.size() * sizeof(int32_t));
         }
-        const tr_status st =
-            d_input_on_device
-                ? d_devio->process(d_q, xf, m, nc, d_snr.data(), d_width.data())
-                : tr_boxcar_process(d_q, xf, m, d_snr.data(), d_width.data());
+        const tr_status st = d_input_on_device ? d_devio->process(d_q, xf, m, nc, ys, ws)
+                                               : tr_boxcar_process(d_q, xf, m, ys, ws);
         if (st != TR_OK) throw_status<T>(st, tr_boxcar_last_error(d_q));
         d_fed += m;
-        take_outputs(m, pos_in);
+        if (direct) {
+            const uint64_t first = d_core_base + pos_in - d_latency;
+            if (first != d_ready)
+                throw std::runtime_error(std::string(block_name<T>()) +
+                                         ": search output out of sequence");
+            cluster(ys, ws, m);
+            // int32 -> float in place (the same 4 bytes per value)
+            volk_32i_s32f_convert_32f(reinterpret_cast<float *>(ws), ws, 1.0f,
+                                      static_cast<unsigned int>(m * nc));
+            d_ready = first + m;
+        } else {
+            take_outputs(m, pos_in);
+            if (out_snr) { // the FIFO's new positions follow the direct ones
+                const size_t k = static_cast<size_t>(d_ready - d_out_ready);
+                const size_t f = fifo_count();
+                std::memcpy(out_snr + (k - f) * nc, d_fifo_snr.data() + d_fifo_head * nc,
+                            f * nc * sizeof(float));
+                std::memcpy(out_width + (k - f) * nc,
+                            d_fifo_width.data() + d_fifo_head * nc,
+                            f * nc * sizeof(float));
+                d_fifo_head = d_fifo_tail = 0;
+            }
+        }
         done += m;
     }
 }
@@ -635,18 +684,42 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
     if (d_need_base) {
         d_out_base = this->nitems_written(0);
         d_need_base = false;
+        const block_detail_sptr det = this->detail();
+        d_input_single_mapped = det && det->input(0)->buffer()->get_mapping_type() ==
+                                           gr::buffer_mapping_type::single_mapped;
     }
     const bool finished = input_finished(ninput_items[0]);
     if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, this->d_logger);
 
     size_t take = 0;
+    bool direct = false;
     if (!d_flushed) {
         if (d_restart_pending) restart_search();
         // Take what can go out plus up to hold() samples more: bounds the FIFO.
         const size_t limit = noutput + d_hold;
-        const size_t in_fifo = fifo_count() + static_cast<size_t>(d_fed - d_ready);
+        const size_t in_core = static_cast<size_t>(d_fed - d_ready);
+        const size_t in_fifo = fifo_count() + in_core;
         take = std::min(ninput, limit > in_fifo ? limit - in_fifo : 0);
-        if (take > 0) run_core(in, take);
+        // Direct: the FIFO goes to the output buffer and the search writes its
+        // new outputs after it, when all of them fit (taking a little less
+        // input if needed); what is not released then goes back to the FIFO.
+        // A single-mapped input is read as before (all that is offered: with
+        // GNU Radio 3.10.5, leaving a rest at the end of a single-mapped
+        // buffer changed the results in tests/flowgraph/test_device_buffers).
+        const size_t room = noutput > in_fifo ? noutput - in_fifo : 0;
+        const size_t least =
+            d_input_single_mapped ? take : std::min<size_t>(take, d_hold);
+        direct = take > 0 && room > 0 && !(finished && take == ninput) &&
+                 std::min(take, room) >= least;
+        if (direct) {
+            take = std::min(take, room);
+            const size_t f = fifo_count();
+            fifo_pop(out_snr, out_width, f);
+            d_out_ready = d_released;
+            run_core(in, take, out_snr, out_width);
+        } else if (take > 0) {
+            run_core(in, take, nullptr, nullptr);
+        }
         if (finished && take == ninput) {
             flush_all();
             const tr_status st = tr_candidates_flush(d_cands);
@@ -660,7 +733,21 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
     const uint64_t safe = safe_position();
     const size_t n_out = std::min<uint64_t>(noutput, safe - d_released);
     attach_tags(d_released + n_out);
-    fifo_pop(out_snr, out_width, n_out);
+    if (direct) {
+        // out[0, d_ready - d_released) holds every position not released.
+        const size_t held = static_cast<size_t>(d_ready - d_released) - n_out;
+        if (held > 0) {
+            const size_t nc = d_nchan;
+            fifo_reserve(held);
+            std::memcpy(d_fifo_snr.data() + d_fifo_tail * nc, out_snr + n_out * nc,
+                        held * nc * sizeof(float));
+            std::memcpy(d_fifo_width.data() + d_fifo_tail * nc, out_width + n_out * nc,
+                        held * nc * sizeof(float));
+            d_fifo_tail += held;
+        }
+    } else {
+        fifo_pop(out_snr, out_width, n_out);
+    }
     d_released += n_out;
     this->consume(0, static_cast<int>(take));
 

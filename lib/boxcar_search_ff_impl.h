@@ -68,9 +68,11 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     std::vector<float> d_power; // complex input: |z|^2
     std::vector<float> d_snr;
     std::vector<int32_t> d_width;
-    std::vector<float> d_cand_snr; // S/N given to the clustering (warm-up masked)
-    uint64_t d_span;               // clustering max_span
-    bool d_block_baseline;         // baseline mode "block" (else "median")
+    std::vector<float> d_cand_snr;      // S/N given to the clustering (warm-up masked)
+    uint64_t d_out_ready = 0;           // direct: position of out[0] in this call
+    bool d_input_single_mapped = false; // the input buffer is single-mapped
+    uint64_t d_span;                    // clustering max_span
+    bool d_block_baseline;              // baseline mode "block" (else "median")
     std::vector<tr_candidate> d_events;
 
     // CUDA: page-locked GNU Radio buffers and d_snr/d_width (the core's
@@ -106,9 +108,9 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     void create_clustering();
     void reset_stream();
     void restart_search();
-    void run_core(const T *x, size_t n);
+    void run_core(const T *x, size_t n, float *out_snr, float *out_width);
     void take_outputs(size_t n, uint64_t pos_in);
-    void cluster(size_t skip, size_t n);
+    void cluster(const float *snr, const int32_t *width, size_t n);
     void read_events();
     void flush_all();
     void attach_tags(uint64_t end);

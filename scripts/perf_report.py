@@ -132,6 +132,18 @@ SOURCES = [
       "first run (commit 141f75e), calls of 2^22 samples", labels=["1 x batch 2^22"]),
     S("2026-11-22-h100-boxcar-host", "first/host_64ch.jsonl", EARLIER,
       "first run (commit 141f75e), 64 channels", labels=["64 x batch 2^16"]),
+    S("2026-11-22-h100-boxcar-block", "flowgraph_fixed.jsonl", FINAL,
+      "boxcar_search_ff in the flow graph benchmark after its host path was made cheap per "
+      "value (scan for peaks, search output straight into the output buffers), CUDA, FIXED "
+      "statistics, 1 and 64 channels; the README's table (before: "
+      "2026-11-22-h100-flowgraph)"),
+    S("2026-11-22-h100-boxcar-block", "flowgraph_white.jsonl", FINAL,
+      "the same, WHITE statistics"),
+    S("2026-11-22-h100-boxcar-block", "cpu_fixed.jsonl", FINAL,
+      "the same block, CPU backend, FIXED, on the 2-core development machine (shared, noisy)",
+      cpu="AMD EPYC (README)"),
+    S("2026-11-22-h100-boxcar-block", "cpu_white.jsonl", FINAL,
+      "the same block, CPU backend, WHITE, development machine", cpu="AMD EPYC (README)"),
     S("2026-11-22-host-boxcar-cpu", "bench_boxcar_cpu.jsonl", FINAL,
       "CPU variants, one core, 256 channels x 131072 samples, timed by thread CPU time "
       "(`--clock cpu`) on a shared host", labels=["256 x 131072"], cpu="AMD EPYC (README)"),
@@ -1118,6 +1130,27 @@ class Report:
         self.w(table(["block", "run", "case", "samples/s", "core samples/s", "block / core"],
                      rows), "")
         self.spiir_block()
+        B = "2026-11-22-h100-boxcar-block"
+        self.w("`boxcar_search_ff` with the CUDA backend after its host path was made cheap per "
+               "value (%s; the table above is the block before): the clustering scans for "
+               "values >= threshold and the search writes into the output buffers."
+               % src_link(B), "")
+        rows = []
+        for f in ("flowgraph_fixed.jsonl", "flowgraph_white.jsonl"):
+            for run in self.data.runs(B, f):
+                for d in results(run, type="flowgraph"):
+                    if d.get("path") != "block":
+                        continue
+                    rows.append([fg_case(d), d.get("batch"), num(d["samples_per_s"]),
+                                 num(d.get("core_samples_per_s")),
+                                 pct(d.get("block_over_core"))])
+                    boc = d.get("block_over_core")
+                    self.target("6", "boxcar (%s) cuda block >= 70 %% of core (batch %s), "
+                                "after the host-path change" % (fg_case(d), d.get("batch")),
+                                pct(boc) if boc is not None else "not measured", src_link(B),
+                                None if boc is None else boc >= 0.7)
+        self.w(table(["case", "batch", "block samples/s", "core samples/s", "block / core"],
+                     rows), "")
 
         def plot(plt):
             fig, ax = plt.subplots(figsize=(8, 4))

@@ -54,9 +54,13 @@
  * output may be held (tr_candidates_horizon); tr_candidates_set_threshold
  * serves a threshold callback.
  *
- * Cost: per peak, the active peaks of the 2 link_chan + 1 neighbouring
- * channels are scanned; per channel only the latest active peak of each
- * width is kept (an earlier one of the same width is a friend of it).
+ * Cost: a vectorised scan (AVX2 where the CPU has it) finds the values
+ * >= threshold, so a position without peaks costs one compare per value; per
+ * peak, the active peaks of the 2 link_chan + 1 neighbouring channels are
+ * looked at: per channel only the latest active peak of each width is kept
+ * (an earlier one of the same width is a friend of it), and with
+ * link_width = 0 only one set and the largest end per channel (every peak
+ * of a channel that can still link lies in one set).
  */
 #ifndef TRANSIENT_CANDIDATES_H
 #define TRANSIENT_CANDIDATES_H

@@ -10,9 +10,16 @@
 
 #include "core_util.h"
 
+#include "candidates_internal.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TR_X86 1
+#endif
 
 /* A cluster (event under construction); ids index q->cl. */
 typedef struct {
@@ -35,6 +42,12 @@ typedef struct {
 typedef struct {
     entry_t *e;
     uint32_t n, cap;
+    /* Scan kernels with link_width = 0 (any widths link): the channel's peaks
+     * that can still link all lie in one set, so one summary replaces the
+     * entries: a cluster id of that set, its gen, and the largest p + w. */
+    int has;
+    uint32_t sid, sgen;
+    int64_t max_end;
 } chan_t;
 
 struct tr_candidates {
@@ -53,10 +66,17 @@ struct tr_candidates {
     size_t qhead, qn, qcap;
     tr_candidate *tmp; /* closing batch */
     size_t tmpcap;
+    int summary;      /* per-channel summaries instead of entries (see chan_t) */
+    const void *kern; /* the scan kernel chosen at create */
     tr_error err;
 };
 
 #define NONE UINT32_MAX
+
+/* The scan kernel selected now (tr_candidates_select), and whether it scans
+ * (else: the per-position loop). */
+static const void *current_kernel(void);
+static int kernel_scans(const void *k);
 
 tr_candidates_config tr_candidates_config_default(void)
 {
@@ -115,8 +135,10 @@ tr_status tr_candidates_reset(tr_candidates *q)
     q->peaks = q->emitted = 0;
     q->ncl = q->nfree = q->nopen = 0;
     q->next_check = INT64_MAX;
-    for (uint32_t c = 0; c < q->cfg.nchan; c++)
+    for (uint32_t c = 0; c < q->cfg.nchan; c++) {
         q->ch[c].n = 0;
+        q->ch[c].has = 0;
+    }
     q->qhead = q->qn = 0;
     tr_clear(&q->err);
     return TR_OK;
@@ -132,6 +154,8 @@ tr_candidates *tr_candidates_create(const tr_candidates_config *cfg, tr_error *e
         return NULL;
     }
     q->cfg = *cfg;
+    q->kern = current_kernel();
+    q->summary = kernel_scans(q->kern) && cfg->link_width == 0.0;
     tr_candidates_reset(q);
     tr_clear(err);
     return q;
@@ -335,6 +359,28 @@ static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, f
     const uint32_t c0 = c > lc ? c - lc : 0;
     const uint32_t c1 = (uint64_t)c + lc < q->cfg.nchan ? c + lc : q->cfg.nchan - 1;
     const int64_t lt = (int64_t)q->cfg.link_time;
+    if (q->summary) {
+        /* Any widths link: after each peak, every peak of channels c0..c1 that
+         * can still link is in the peak's set (the rest can never link
+         * again), so per channel one set and the largest end say it all. */
+        for (uint32_t cc = c0; cc <= c1; cc++) {
+            chan_t *ch = &q->ch[cc];
+            if (!ch->has) continue;
+            if (q->cl[ch->sid].gen != ch->sgen || ch->max_end + lt < p) {
+                ch->has = 0; /* its set was closed, or no peak is active */
+                continue;
+            }
+            const uint32_t r = find(q, ch->sid);
+            if (r != root) root = unite(q, root, r);
+        }
+        chan_t *ch = &q->ch[c];
+        const int64_t end = p + (int64_t)w;
+        if (!ch->has || end > ch->max_end) ch->max_end = end;
+        ch->has = 1;
+        ch->sid = root;
+        ch->sgen = q->cl[root].gen;
+        return TR_OK;
+    }
     for (uint32_t cc = c0; cc <= c1; cc++) {
         chan_t *ch = &q->ch[cc];
         for (uint32_t i = 0; i < ch->n;) {
@@ -372,6 +418,188 @@ static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, f
     return TR_OK;
 }
 
+/* ---- scan for the next peak ---------------------------------------------- */
+
+/* Index of the first of x[0 .. n) that is >= thr (NaN never is), or n. */
+typedef size_t (*scan_fn)(const float *x, size_t n, float thr);
+
+static size_t scan_generic(const float *x, size_t n, float thr)
+{
+    size_t i = 0;
+    /* blocks of 16 without an early exit (vectorisable), then the exact one */
+    for (; i + 16 <= n; i += 16) {
+        int any = 0;
+        for (size_t j = 0; j < 16; j++)
+            any |= x[i + j] >= thr;
+        if (any) break;
+    }
+    for (; i < n; i++)
+        if (x[i] >= thr) return i;
+    return n;
+}
+
+#ifdef TR_X86
+#define AVX2 __attribute__((target("avx2")))
+
+AVX2 static size_t scan_avx2(const float *x, size_t n, float thr)
+{
+    const __m256 t = _mm256_set1_ps(thr);
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        /* ordered >=: false for NaN */
+        const __m256 a = _mm256_cmp_ps(_mm256_loadu_ps(x + i), t, _CMP_GE_OQ);
+        const __m256 b = _mm256_cmp_ps(_mm256_loadu_ps(x + i + 8), t, _CMP_GE_OQ);
+        const __m256 c = _mm256_cmp_ps(_mm256_loadu_ps(x + i + 16), t, _CMP_GE_OQ);
+        const __m256 d = _mm256_cmp_ps(_mm256_loadu_ps(x + i + 24), t, _CMP_GE_OQ);
+        if (_mm256_movemask_ps(_mm256_or_ps(_mm256_or_ps(a, b), _mm256_or_ps(c, d)))) {
+            const unsigned m = (unsigned)_mm256_movemask_ps(a) |
+                               (unsigned)_mm256_movemask_ps(b) << 8 |
+                               (unsigned)_mm256_movemask_ps(c) << 16 |
+                               (unsigned)_mm256_movemask_ps(d) << 24;
+            return i + (size_t)__builtin_ctz(m);
+        }
+    }
+    for (; i + 8 <= n; i += 8) {
+        const int m =
+            _mm256_movemask_ps(_mm256_cmp_ps(_mm256_loadu_ps(x + i), t, _CMP_GE_OQ));
+        if (m) return i + (size_t)__builtin_ctz((unsigned)m);
+    }
+    for (; i < n; i++)
+        if (x[i] >= thr) return i;
+    return n;
+}
+#endif
+
+typedef struct {
+    const char *name;
+    scan_fn scan; /* NULL: the per-position loop (reference) */
+} kernel_t;
+
+static const kernel_t k_reference = {"reference", NULL};
+static const kernel_t k_generic = {"generic", scan_generic};
+#ifdef TR_X86
+static const kernel_t k_avx2 = {"avx2", scan_avx2};
+#endif
+static const kernel_t *kernel = NULL;
+
+static const kernel_t *best_kernel(void)
+{
+#ifdef TR_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) return &k_avx2;
+#endif
+    return &k_generic;
+}
+
+static const void *current_kernel(void)
+{
+    if (!kernel) kernel = best_kernel(); /* idempotent, race-benign */
+    return kernel;
+}
+
+static int kernel_scans(const void *k)
+{
+    return ((const kernel_t *)k)->scan != NULL;
+}
+
+int tr_candidates_select(const char *name)
+{
+    if (!name) {
+        kernel = best_kernel();
+        return 1;
+    }
+    if (!strcmp(name, "reference")) {
+        kernel = &k_reference;
+        return 1;
+    }
+    if (!strcmp(name, "generic")) {
+        kernel = &k_generic;
+        return 1;
+    }
+#ifdef TR_X86
+    __builtin_cpu_init();
+    if (!strcmp(name, "avx2") && __builtin_cpu_supports("avx2")) {
+        kernel = &k_avx2;
+        return 1;
+    }
+#endif
+    return 0;
+}
+
+const char *tr_candidates_kernel(void)
+{
+    if (!kernel) kernel = best_kernel(); /* idempotent, race-benign */
+    return kernel->name;
+}
+
+/* ---- process ----------------------------------------------------------- */
+
+/* The peaks of input position k (position p). */
+static tr_status add_position(tr_candidates *q, const float *snr, const int32_t *width,
+                              size_t k, int64_t p)
+{
+    const uint32_t C = q->cfg.nchan;
+    const float thr = q->cfg.threshold;
+    for (uint32_t c = 0; c < C; c++) {
+        const float s = snr[k * C + c];
+        if (!(s >= thr)) continue;
+        const int32_t wi = width ? width[k * C + c] : 1;
+        const tr_status st = add_peak(q, p, c, wi < 1 ? 1u : (uint32_t)wi, s);
+        if (st != TR_OK) return st;
+    }
+    return TR_OK;
+}
+
+/* Every position in turn: the rules as written (the oracle of the scan). */
+static tr_status process_each(tr_candidates *q, const float *snr, const int32_t *width,
+                              size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const int64_t p = q->position;
+        tr_status st = close_events(q, p, 0);
+        if (st == TR_OK) st = add_position(q, snr, width, k, p);
+        if (st != TR_OK) return st;
+        q->position = p + 1;
+    }
+    return TR_OK;
+}
+
+/*
+ * The same sequence with a scan: close_events acts only at positions
+ * >= next_check (and sets next_check past the position it ran at), and only
+ * positions with a value >= threshold add peaks; the positions in between
+ * cost one compare per value.
+ */
+static tr_status process_scan(tr_candidates *q, const float *snr, const int32_t *width,
+                              size_t n, scan_fn scan)
+{
+    const size_t C = q->cfg.nchan;
+    const size_t nv = n * C;
+    const int64_t base = q->position;
+    size_t k = 0; /* next input position */
+    while (k < n) {
+        const size_t i = scan(snr + k * C, nv - k * C, q->cfg.threshold);
+        const size_t kp = i == nv - k * C ? n : k + i / C; /* next peak position */
+        /* the closes due at positions k .. kp (kp = n: the end of the call) */
+        const int64_t last = base + (int64_t)kp - (kp == n ? 1 : 0);
+        while (q->next_check <= last) {
+            const int64_t p0 = base + (int64_t)k;
+            const int64_t p = q->next_check > p0 ? q->next_check : p0;
+            q->position = p;
+            const tr_status st = close_events(q, p, 0);
+            if (st != TR_OK) return st;
+        }
+        if (kp == n) break;
+        const int64_t p = base + (int64_t)kp;
+        q->position = p;
+        const tr_status st = add_position(q, snr, width, kp, p);
+        if (st != TR_OK) return st;
+        k = kp + 1;
+    }
+    q->position = base + (int64_t)n;
+    return TR_OK;
+}
+
 tr_status tr_candidates_process(tr_candidates *q, const float *snr, const int32_t *width,
                                 size_t n)
 {
@@ -380,24 +608,13 @@ tr_status tr_candidates_process(tr_candidates *q, const float *snr, const int32_
     if (!snr)
         return tr_fail(&q->err, TR_ERR_INVALID, "candidates: snr is NULL with n = %zu",
                        n);
-    const uint32_t C = q->cfg.nchan;
-    const float thr = q->cfg.threshold;
-    for (size_t k = 0; k < n; k++) {
-        const int64_t p = q->position;
-        tr_status st = close_events(q, p, 0);
-        if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
-        for (uint32_t c = 0; c < C; c++) {
-            const float s = snr[k * C + c];
-            if (!(s >= thr)) continue;
-            const int32_t wi = width ? width[k * C + c] : 1;
-            st = add_peak(q, p, c, wi < 1 ? 1u : (uint32_t)wi, s);
-            if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
-        }
-        q->position = p + 1;
-    }
+    const scan_fn scan = ((const kernel_t *)q->kern)->scan;
+    tr_status st =
+        scan ? process_scan(q, snr, width, n, scan) : process_each(q, snr, width, n);
+    if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
     /* the same check the next position would make first: emits earlier,
      * changes nothing in the sequence */
-    tr_status st = close_events(q, q->position, 0);
+    st = close_events(q, q->position, 0);
     if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
     return TR_OK;
 }
@@ -407,8 +624,10 @@ tr_status tr_candidates_flush(tr_candidates *q)
     if (!q) return TR_ERR_INVALID;
     tr_status st = close_events(q, q->position, 1);
     if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
-    for (uint32_t c = 0; c < q->cfg.nchan; c++)
+    for (uint32_t c = 0; c < q->cfg.nchan; c++) {
         q->ch[c].n = 0;
+        q->ch[c].has = 0;
+    }
     q->next_check = INT64_MAX;
     return TR_OK;
 }
@@ -418,6 +637,7 @@ size_t tr_candidates_read(tr_candidates *q, tr_candidate *out, size_t cap)
     if (!q || !out) return 0;
     size_t m = q->qn - q->qhead;
     if (m > cap) m = cap;
+    if (m == 0) return 0; /* the queue may not exist yet */
     memcpy(out, q->queue + q->qhead, m * sizeof *out);
     q->qhead += m;
     if (q->qhead == q->qn) q->qhead = q->qn = 0;

@@ -3,10 +3,13 @@
  * of all peaks at once (O(peaks^2) union-find with the same friendship
  * rules), emission order independent of chunking (chunk size 1 included),
  * events emitted once they cannot grow, max_span truncation, NaN, flush,
- * empty input, invalid configurations, and a search output end to end.
+ * empty input, invalid configurations, a search output end to end, and the
+ * scan kernels (generic, AVX2) against the per-position loop call by call.
  */
 #include <transient/boxcar.h>
 #include <transient/candidates.h>
+
+#include "candidates_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -400,11 +403,157 @@ static void test_search(void)
     free(w);
 }
 
+/* One stream through the selected kernel with the chunk sizes chunks[]; per
+ * call the events read and the state (position, closed, open, peaks) go to
+ * log. Returns the entries written. */
+typedef struct {
+    int64_t position, closed;
+    size_t open, events;
+    uint64_t peaks;
+} state_t;
+
+static size_t run_kernel(const tr_candidates_config *cfg, const float *snr,
+                         const int32_t *wd, const size_t *chunks, size_t ncalls,
+                         const float *thr, tr_candidate *ev, size_t cap, state_t *log)
+{
+    tr_error err;
+    tr_candidates *q = tr_candidates_create(cfg, &err);
+    CHECK(q != NULL, "create: %s", err.message);
+    if (!q) return 0;
+    const uint32_t C = cfg->nchan;
+    size_t k = 0, ne = 0;
+    for (size_t i = 0; i < ncalls; i++) {
+        if (thr) CHECK(tr_candidates_set_threshold(q, thr[i]) == TR_OK, "threshold");
+        CHECK(tr_candidates_process(q, snr + k * C, wd ? wd + k * C : NULL, chunks[i]) ==
+                  TR_OK,
+              "process");
+        k += chunks[i];
+        ne += tr_candidates_read(q, ev + ne, cap - ne);
+        log[i].position = tr_candidates_position(q);
+        log[i].closed = tr_candidates_closed(q);
+        log[i].open = tr_candidates_open(q);
+        log[i].events = ne;
+        log[i].peaks = tr_candidates_peaks(q);
+    }
+    tr_candidates_flush(q);
+    ne += tr_candidates_read(q, ev + ne, cap - ne);
+    log[ncalls].events = ne;
+    tr_candidates_destroy(q);
+    return ne;
+}
+
+static void test_kernels(void)
+{
+    static const char *names[] = {"generic", "avx2"};
+    tu_rng r = {1234};
+    int ran_avx2 = 0;
+    for (int it = 0; it < 120; it++) {
+        const uint32_t C = (uint32_t)tu_range(&r, 1, it % 4 == 0 ? 70 : 5);
+        const size_t n = (size_t)tu_range(&r, 1, it % 5 == 0 ? 20000 : 3000);
+        tr_candidates_config cfg = tr_candidates_config_default();
+        cfg.nchan = C;
+        cfg.threshold = 5.0f;
+        cfg.link_time = (uint32_t)tu_range(&r, 0, 8);
+        cfg.link_chan = (uint32_t)tu_range(&r, 0, 2);
+        cfg.link_width = ((it / 3) % 3 != 2) ? 0.0 : 1.0 + 2.0 * tu_uniform(&r);
+        cfg.start_position = tu_range(&r, -300, 300);
+        cfg.max_span = it % 2 ? 0 : (uint64_t)tu_range(&r, 1, 200);
+        /* dense, sparse and very sparse peaks; bursts of peaks */
+        const int mode = it % 3;
+        const double dens = mode == 0   ? 0.02 + 0.3 * tu_uniform(&r)
+                            : mode == 1 ? 0.0005 + 0.005 * tu_uniform(&r)
+                                        : 0.00002;
+        float *snr = malloc(n * C * sizeof *snr);
+        int32_t *wd = malloc(n * C * sizeof *wd);
+        size_t burst = 0;
+        for (size_t v = 0; v < n * C; v++) {
+            if (burst == 0 && tu_uniform(&r) < dens * 0.05)
+                burst = (size_t)tu_range(&r, 1, 300);
+            const int hit = burst > 0 ? tu_uniform(&r) < 0.5 : tu_uniform(&r) < dens;
+            if (burst) burst--;
+            float s = hit ? 5.0f + (float)tu_range(&r, 0, 8) * 0.5f
+                          : (float)(5.0 * tu_uniform(&r) - 0.5);
+            const double u = tu_uniform(&r);
+            if (u < 0.005)
+                s = NAN;
+            else if (u < 0.007)
+                s = INFINITY;
+            else if (u < 0.009)
+                s = -INFINITY;
+            else if (u < 0.011)
+                s = 5.0f; /* exactly the threshold */
+            else if (u < 0.013)
+                s = nextafterf(5.0f, 0.0f);
+            snr[v] = s;
+            wd[v] = (int32_t)tu_range(&r, -2, 40);
+        }
+        /* chunkings: 1, small, large, one call */
+        size_t *chunks = malloc((n + 1) * sizeof *chunks);
+        float *thr = malloc((n + 1) * sizeof *thr);
+        const long cmax = it % 4 == 0   ? 1
+                          : it % 4 == 1 ? 17
+                          : it % 4 == 2 ? 1000
+                                        : (long)n;
+        size_t ncalls = 0;
+        for (size_t k = 0; k < n;) {
+            size_t m = (size_t)tu_range(&r, 1, cmax);
+            if (m > n - k) m = n - k;
+            thr[ncalls] = it % 7 == 0 ? 4.5f + (float)tu_range(&r, 0, 3) * 0.5f : 5.0f;
+            chunks[ncalls++] = m;
+            k += m;
+        }
+        const size_t cap = n * C + 1;
+        tr_candidate *ev0 = malloc(cap * sizeof *ev0);
+        tr_candidate *ev1 = malloc(cap * sizeof *ev1);
+        state_t *log0 = malloc((ncalls + 1) * sizeof *log0);
+        state_t *log1 = malloc((ncalls + 1) * sizeof *log1);
+        CHECK(tr_candidates_select("reference") == 1, "reference kernel");
+        const size_t n0 = run_kernel(&cfg, snr, it % 11 == 5 ? NULL : wd, chunks, ncalls,
+                                     it % 7 == 0 ? thr : NULL, ev0, cap, log0);
+        for (int kk = 0; kk < 2; kk++) {
+            if (!tr_candidates_select(names[kk])) continue;
+            if (kk == 1) ran_avx2 = 1;
+            const size_t n1 =
+                run_kernel(&cfg, snr, it % 11 == 5 ? NULL : wd, chunks, ncalls,
+                           it % 7 == 0 ? thr : NULL, ev1, cap, log1);
+            int same = n1 == n0;
+            size_t bad = 0;
+            for (size_t i = 0; same && i < n0; i++)
+                if (!same_event(&ev0[i], &ev1[i])) {
+                    same = 0;
+                    bad = i;
+                }
+            CHECK(same, "it %d %s (C %u n %zu): %zu vs %zu events, first diff %zu", it,
+                  names[kk], C, n, n1, n0, bad);
+            int same_state = 1;
+            for (size_t i = 0; same_state && i < ncalls; i++)
+                same_state =
+                    log0[i].position == log1[i].position &&
+                    log0[i].closed == log1[i].closed && log0[i].open == log1[i].open &&
+                    log0[i].events == log1[i].events && log0[i].peaks == log1[i].peaks;
+            CHECK(same_state, "it %d %s: state after a call differs", it, names[kk]);
+        }
+        tr_candidates_select(NULL);
+        free(snr);
+        free(wd);
+        free(chunks);
+        free(thr);
+        free(ev0);
+        free(ev1);
+        free(log0);
+        free(log1);
+    }
+    if (!ran_avx2) printf("test_candidates: no AVX2 here, generic kernel only\n");
+    CHECK(tr_candidates_select("nonsense") == 0, "unknown kernel refused");
+    CHECK(tr_candidates_select(NULL) == 1, "best kernel");
+}
+
 int main(void)
 {
     test_random();
     test_rules();
     test_invalid();
     test_search();
+    test_kernels();
     return tu_finish("test_candidates");
 }
