@@ -21,7 +21,8 @@
 #   flowgraph.jsonl     transient-flowgraph-bench --json --pin both [BENCH ARGS]
 #   flowgraph_extra.jsonl  boxcar with --boxcar-norm fixed (no robust
 #                       statistics on the CPU before the search), then edges with
-#                       a transition every 24 to 200 samples (--edge-spacing 24,200)
+#                       a transition every 24 to 200 samples (--edge-spacing 24,200),
+#                       then edges and boxcar (fixed) on CUDA with 2^22-sample batches
 #   flowgraph.stderr    their log
 #   command.txt         the commands
 # Exit status: 1 if the test or the benchmark failed.
@@ -61,6 +62,7 @@ bench_args=(--json --pin both "$@")
     echo "$run transient-flowgraph-bench ${bench_args[*]}"
     echo "$run transient-flowgraph-bench ${bench_args[*]} --detector boxcar --boxcar-norm fixed"
     echo "$run transient-flowgraph-bench ${bench_args[*]} --detector edges --edge-spacing 24,200"
+    echo "$run transient-flowgraph-bench ${bench_args[*]} --detector edges,boxcar --boxcar-norm fixed --boxcar-nchan 1 --backend cuda --batch 4194304"
 } >"$out/command.txt"
 
 timeout 300 "$run" test_flowgraph_cuda >"$out/gpu_flowgraph.log" 2>&1
@@ -90,6 +92,13 @@ echo "exit status $rc (boxcar, fixed normalisation)" >>"$out/flowgraph.stderr"
     >>"$out/flowgraph_extra.jsonl" 2>>"$out/flowgraph.stderr"
 rc=$?
 echo "exit status $rc (edges, dense transitions)" >>"$out/flowgraph.stderr"
+[ $rc -eq 0 ] || status=1
+# Latency for throughput: 4 Mi-sample batches (16 MiB per GPU call).
+"$run" transient-flowgraph-bench "${bench_args[@]}" --detector edges,boxcar --boxcar-norm fixed \
+    --boxcar-nchan 1 --backend cuda --batch 4194304 \
+    >>"$out/flowgraph_extra.jsonl" 2>>"$out/flowgraph.stderr"
+rc=$?
+echo "exit status $rc (edges and boxcar, CUDA, batch 2^22)" >>"$out/flowgraph.stderr"
 [ $rc -eq 0 ] || status=1
 
 cat "$out/nvidia-smi.txt" "$out/gpu_flowgraph.log"
