@@ -8,7 +8,7 @@
 #         -DENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90
 #   cmake --build build --target transient-flowgraph-bench test_flowgraph_cuda
 #   scripts/make_bundle.sh -o build/bundle build/apps/transient-flowgraph-bench \
-#         build/tests/flowgraph/test_flowgraph_cuda
+#         build/tests/flowgraph/test_flowgraph_cuda [build/tests/c/test_boxcar ...]
 #   # on the GPU host:
 #   scripts/gpu_run_flowgraph.sh gr-transient-bundle.tar.gz OUTDIR [BENCH ARGS...]
 #
@@ -18,6 +18,10 @@
 #   gpu_flowgraph.log   the gpu flow graph test (CUDA against CPU detections)
 #   device_buffers.log  the device-resident buffer test (test_device_buffers,
 #                       docs/device-buffers.md), when the bundle has it
+#   gpu_c_tests.log     the C core's gpu tests (ctest label gpu: test_edges,
+#                       test_spiir, test_spiir_multirate, test_kalman, test_boxcar
+#                       with --gpu; test_boxcar_gpu, test_kalman_gpu), those the
+#                       bundle has
 #   flowgraph.jsonl     transient-flowgraph-bench --json --pin both [BENCH ARGS]
 #   flowgraph_extra.jsonl  boxcar with --boxcar-norm fixed (no robust
 #                       statistics on the CPU before the search), then edges with
@@ -29,7 +33,7 @@
 set -uo pipefail
 
 if [ $# -lt 2 ]; then
-    sed -n '2,28p' "$0"
+    sed -n '2,32p' "$0"
     exit 2
 fi
 bundle=$1
@@ -56,9 +60,15 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pc
 
 status=0
 bench_args=(--json --pin both "$@")
+# The C gpu tests of tests/c/CMakeLists.txt (program and arguments).
+c_tests=("test_edges --gpu" "test_spiir --gpu" "test_spiir_multirate --gpu"
+    "test_kalman --gpu" "test_boxcar --gpu" "test_boxcar_gpu" "test_kalman_gpu")
 {
     echo "$run test_flowgraph_cuda"
     [ -x "$bundle/bin/test_device_buffers" ] && echo "$run test_device_buffers"
+    for t in "${c_tests[@]}"; do
+        [ -x "$bundle/bin/${t%% *}" ] && echo "$run $t"
+    done
     echo "$run transient-flowgraph-bench ${bench_args[*]}"
     echo "$run transient-flowgraph-bench ${bench_args[*]} --detector boxcar --boxcar-norm fixed"
     echo "$run transient-flowgraph-bench ${bench_args[*]} --detector edges --edge-spacing 24,200"
@@ -76,6 +86,16 @@ if [ -x "$bundle/bin/test_device_buffers" ]; then
     echo "exit status $rc" >>"$out/device_buffers.log"
     [ $rc -eq 0 ] || status=1
 fi
+
+for t in "${c_tests[@]}"; do
+    [ -x "$bundle/bin/${t%% *}" ] || continue
+    echo "== $t" >>"$out/gpu_c_tests.log"
+    # shellcheck disable=SC2086 # program and its arguments
+    timeout 300 "$run" $t >>"$out/gpu_c_tests.log" 2>&1
+    rc=$?
+    echo "== $t: exit status $rc" >>"$out/gpu_c_tests.log"
+    [ $rc -eq 0 ] || status=1
+done
 
 "$run" transient-flowgraph-bench "${bench_args[@]}" >"$out/flowgraph.jsonl" \
     2>"$out/flowgraph.stderr"
@@ -103,6 +123,7 @@ echo "exit status $rc (edges and boxcar, CUDA, batch 2^22)" >>"$out/flowgraph.st
 
 cat "$out/nvidia-smi.txt" "$out/gpu_flowgraph.log"
 [ -f "$out/device_buffers.log" ] && tail -20 "$out/device_buffers.log"
+[ -f "$out/gpu_c_tests.log" ] && grep "^== .*exit status" "$out/gpu_c_tests.log"
 cat "$out/flowgraph.jsonl" "$out/flowgraph_extra.jsonl"
 tail -5 "$out/flowgraph.stderr"
 exit $status
