@@ -56,7 +56,7 @@ def is_png(path):
         return f.read(8) == b"\x89PNG\r\n\x1a\n"
 
 
-FLOWGRAPH = "2026-11-22-h100-flowgraph"
+FLOWGRAPH = "2026-11-26-h100-flowgraph"
 
 
 def fixture_lines():
