@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The end-to-end GNU Radio measurements on a GPU host without GNU Radio, from
 # a bundle made by scripts/make_bundle.sh (see bench/results/
-# 2026-11-22-h100-flowgraph/README.md):
+# 2026-11-26-h100-flowgraph/README.md):
 #
 #   # on the build host (GNU Radio and CUDA):
 #   cmake -S . -B build -G Ninja -DENABLE_GNURADIO=ON -DENABLE_PYTHON=OFF \
