@@ -465,22 +465,31 @@ def where(d):
     return b or m or ""
 
 
-def fg_case(d):
-    """What a flow graph line measured: the detector's parameters and the buffer mode
-    ("" when the line names none)."""
+def fg_params(d, short=False):
+    """The detector parameters of a flow graph line and whether the block had
+    its pass-through output, as a list of phrases (short: for plot labels)."""
     det = d.get("detector")
     bits = []
     if det == "edges" and d.get("edge_spacing"):
         sp = d["edge_spacing"]
-        bits.append("a transition every %s-%s samples" % (sp[0], sp[1]))
+        bits.append(("every %s-%s" if short else "a transition every %s-%s samples")
+                    % (sp[0], sp[1]))
     elif det == "boxcar" and "nchan" in d:
-        bits += ["%s ch" % d.get("nchan"), "%s statistics" % d.get("norm")]
+        bits += (["%s ch %s" % (d.get("nchan"), str(d.get("norm")).upper())] if short else
+                 ["%s ch" % d.get("nchan"), "%s statistics" % d.get("norm")])
     elif det == "spiir" and "templates" in d:
         bits.append("%s x %s" % (d.get("templates"), d.get("filters")))
     elif det == "kalman" and "M" in d:
         bits.append("M = %s" % d.get("M"))
     if d.get("passthrough") is False:
-        bits.append("no pass-through output (detects only)")
+        bits.append("no output" if short else "no pass-through output (detects only)")
+    return bits
+
+
+def fg_case(d):
+    """What a flow graph line measured: the detector's parameters and the buffer mode
+    ("" when the line names none)."""
+    bits = fg_params(d)
     if d.get("path") == "block" and d.get("backend") == "cuda" and "pinned_buffers" in d:
         bits.append("page-locked buffers" if d["pinned_buffers"] else "staged")
     return ", ".join(str(b) for b in bits)
@@ -488,23 +497,13 @@ def fg_case(d):
 
 def fg_short(d):
     """A short label of a flow graph block line (plots)."""
-    det, bits = d.get("detector"), []
-    if det == "edges" and d.get("edge_spacing"):
-        bits.append("every %s-%s" % tuple(d["edge_spacing"]))
-    elif det == "boxcar" and "nchan" in d:
-        bits.append("%s ch %s" % (d.get("nchan"), str(d.get("norm")).upper()))
-    elif det == "spiir" and "templates" in d:
-        bits.append("%s x %s" % (d.get("templates"), d.get("filters")))
-    elif det == "kalman" and "M" in d:
-        bits.append("M = %s" % d.get("M"))
-    if d.get("passthrough") is False:
-        bits.append("no output")
+    bits = fg_params(d, short=True)
     batch = d.get("batch")
     if batch and batch & (batch - 1) == 0:
         bits.append("batch 2^%d" % (batch.bit_length() - 1))
     elif batch:
         bits.append("batch %s" % batch)
-    return "%s %s, %s" % (det, d.get("backend"), ", ".join(bits))
+    return "%s %s, %s" % (d.get("detector"), d.get("backend"), ", ".join(bits))
 
 
 def fg_name(d):
