@@ -45,7 +45,8 @@ struct det_case {
     float edge_levels[3] = {0.1f, 0.5f, 0.9f};
     double edge_min_width = 24, edge_max_width = 200; // edges: samples between edges
     bool edge_passthrough = true; // edges: false = output not connected (messages only)
-    std::string boxcar_norm = "white"; // boxcar: "white", "levels" or "fixed" (0, 1)
+    std::string edge_msg_format = "dicts"; // edges: "detects" as "dicts" or "vectors"
+    std::string boxcar_norm = "white";     // boxcar: "white", "levels" or "fixed" (0, 1)
 };
 
 /* ---- deterministic noise ------------------------------------------------ */
@@ -186,7 +187,7 @@ inline gr::block_sptr make_block(const det_case &c, const std::string &backend,
         out_sizes.assign(c.edge_passthrough ? 1 : 0, (int)sizeof(float));
         return gr::transient::edge_localizer_f::make(
             false, c.edge_levels[0], c.edge_levels[1], c.edge_levels[2], 10.0, 50.0, 100,
-            65536, 0, backend, 0, c.batch);
+            65536, 0, backend, 0, c.batch, c.edge_msg_format);
     }
     if (c.detector == "boxcar") {
         out_sizes.assign(2, in_item_bytes(c));

@@ -11,6 +11,7 @@
  *   transient-flowgraph-bench [--detector LIST] [--backend LIST] [--seconds S]
  *                             [--boxcar-nchan LIST] [--spiir T,L] [--kalman-M M]
  *                             [--edge-spacing MIN,MAX] [--edge-output MODE]
+ *                             [--edge-msg dicts|vectors|both]
  *                             [--boxcar-norm MODE]
  *                             [--batch N] [--pin on|off|both] [--quick] [--json]
  *
@@ -22,7 +23,9 @@
  * entry), fixed levels, with the pass-through output into the sink and
  * "detects" not connected (tags only) and, after it, without the output and
  * with "detects" into a message sink that counts the transitions (messages
- * only; field "passthrough"; --edge-output pass, none or both, the default);
+ * only; field "passthrough"; --edge-output pass, none or both, the default;
+ * those messages in the block's msg_format "dicts", the default, or "vectors",
+ * or each in turn with --edge-msg both; field "msg_format");
  * boxcar, unit white noise with a pulse every 8192
  * samples, BoxDIT 32,16,16,16,8 up to width 256, normalisation "white"
  * (--boxcar-norm; "fixed" uses mean 0, sigma 1), 1 and 64 channels
@@ -107,6 +110,7 @@ struct options {
     unsigned kalman_M = 92;
     double edge_min = 20000, edge_max = 200000;
     std::string edge_output = "both"; // "pass", "none" or "both"
+    std::string edge_msg = "dicts";   // without the output: "dicts", "vectors" or "both"
     std::string boxcar_norm = "white";
     size_t batch = 0; // 0: per detector default
     double seconds = 2.0;
@@ -140,6 +144,7 @@ std::vector<std::string> split(const std::string &s)
         "usage: transient-flowgraph-bench [--detector edges,boxcar,spiir,kalman]\n"
         "  [--backend cpu,cuda] [--seconds S] [--boxcar-nchan 1,64] [--spiir T,L]\n"
         "  [--kalman-M M] [--edge-spacing MIN,MAX] [--edge-output pass|none|both]\n"
+        "  [--edge-msg dicts|vectors|both]\n"
         "  [--boxcar-norm white|levels|fixed]\n"
         "  [--batch N] [--pin on|off|both] [--quick] [--json]\n");
     std::exit(2);
@@ -330,13 +335,16 @@ class edge_msg_counter : public gr::block
         message_port_register_in(pmt::mp("in"));
         set_msg_handler(pmt::mp("in"), [this](const pmt::pmt_t &m) {
             const pmt::pmt_t e = pmt::dict_ref(m, d_key, pmt::PMT_NIL);
-            if (pmt::is_vector(e)) d_count += pmt::length(e);
+            if (pmt::is_vector(e)) d_count += pmt::length(e); // msg_format "dicts"
+            const pmt::pmt_t s = pmt::dict_ref(m, d_key_sample, pmt::PMT_NIL);
+            if (pmt::is_u64vector(s)) d_count += pmt::length(s); // "vectors"
         });
     }
     uint64_t count() const { return d_count.load(); }
 
   private:
     const pmt::pmt_t d_key = pmt::mp("edges");
+    const pmt::pmt_t d_key_sample = pmt::mp("sample");
     std::atomic<uint64_t> d_count{0};
 };
 
@@ -459,7 +467,8 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
             s += ",\"detects_connected\":" +
                  std::string(c.edge_passthrough ? "false" : "true");
             if (br->detections >= 0)
-                s += ",\"detections\":" + std::to_string(br->detections);
+                s += ",\"detections\":" + std::to_string(br->detections) +
+                     ",\"msg_format\":" + json_str(c.edge_msg_format);
         }
         if (c.detector == "edges")
             s += ",\"edge_spacing\":[" + num(c.edge_min_width) + "," +
@@ -498,7 +507,9 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
                      name, backend.c_str(), path.c_str(),
                      br && cuda ? (pinned ? "+pin" : "-pin") : "    ", c.batch, rate,
                      ceil_sps, rate / ceil_sps, rate / core_rate,
-                     br && !c.edge_passthrough ? "  (no output, detects)" : "");
+                     br && !c.edge_passthrough
+                         ? ("  (no output, detects: " + c.edge_msg_format + ")").c_str()
+                         : "");
     }
     std::fflush(g_out);
 }
@@ -545,6 +556,8 @@ int main(int argc, char **argv)
             o.edge_max = std::atof(v[1].c_str());
         } else if (a == "--edge-output")
             o.edge_output = val();
+        else if (a == "--edge-msg")
+            o.edge_msg = val();
         else if (a == "--boxcar-norm")
             o.boxcar_norm = val();
         else if (a == "--batch")
@@ -565,6 +578,8 @@ int main(int argc, char **argv)
     if (!(o.seconds > 0)) usage("--seconds must be > 0");
     if (o.edge_output != "pass" && o.edge_output != "none" && o.edge_output != "both")
         usage("--edge-output: pass, none or both");
+    if (o.edge_msg != "dicts" && o.edge_msg != "vectors" && o.edge_msg != "both")
+        usage("--edge-msg: dicts, vectors or both");
     if (o.quick) o.seconds = std::min(o.seconds, 0.05);
     for (auto &d : o.detectors)
         if (d != "edges" && d != "boxcar" && d != "spiir" && d != "kalman")
@@ -715,11 +730,14 @@ int main(int argc, char **argv)
                     emit(o, env, c, backend, "block", br, core.rate(), &br,
                          backend == "cuda" ? pin : 0);
                 }
-                if (c.detector == "edges" && o.edge_output != "pass") {
+                for (const char *fmt : {"dicts", "vectors"}) {
+                    if (c.detector != "edges" || o.edge_output == "pass") break;
+                    if (o.edge_msg != "both" && o.edge_msg != fmt) continue;
                     // Without the pass-through output, detects connected
                     // (page-locked buffers as by default; same core line).
                     trfg::det_case cn = c;
                     cn.edge_passthrough = false;
+                    cn.edge_msg_format = fmt;
                     setenv("GR_TRANSIENT_PIN_BUFFERS", "1", 1);
                     const block_result br =
                         run_block(cn, backend, pattern, ring, total, 10 * o.seconds + 1);

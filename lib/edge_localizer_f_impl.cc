@@ -75,34 +75,44 @@ tr_backend parse_backend(const std::string &name)
     detail::throw_status(k_who, st, what);
 }
 
+// msg_format: true for "vectors", false for "dicts".
+bool parse_msg_format(const std::string &name)
+{
+    if (name == "dicts") return false;
+    if (name == "vectors") return true;
+    throw std::invalid_argument(std::string(k_who) +
+                                ": msg_format must be \"dicts\" or \"vectors\", got \"" +
+                                name + "\"");
+}
+
 } // namespace
 
-edge_localizer_f::sptr
-edge_localizer_f::make(bool auto_levels, float low, float mid, float high,
-                       double tolerance_pct, double mid_pct, unsigned int hist_bins,
-                       size_t level_samples, uint64_t level_interval,
-                       const std::string &backend, int device, size_t batch)
+edge_localizer_f::sptr edge_localizer_f::make(
+    bool auto_levels, float low, float mid, float high, double tolerance_pct,
+    double mid_pct, unsigned int hist_bins, size_t level_samples, uint64_t level_interval,
+    const std::string &backend, int device, size_t batch, const std::string &msg_format)
 {
     return gnuradio::make_block_sptr<edge_localizer_f_impl>(
         auto_levels, low, mid, high, tolerance_pct, mid_pct, hist_bins, level_samples,
-        level_interval, backend, device, batch);
+        level_interval, backend, device, batch, msg_format);
 }
 
 edge_localizer_f_impl::edge_localizer_f_impl(
     bool auto_levels, float low, float mid, float high, double tolerance_pct,
     double mid_pct, unsigned int hist_bins, size_t level_samples, uint64_t level_interval,
-    const std::string &backend, int device, size_t batch)
+    const std::string &backend, int device, size_t batch, const std::string &msg_format)
     : gr::block("edge_localizer_f", gr::io_signature::make(1, 1, sizeof(float)),
                 gr::io_signature::make(0, 1, sizeof(float))),
       d_q(nullptr), d_auto_levels(auto_levels), d_tolerance_pct(tolerance_pct),
       d_mid_pct(mid_pct), d_backend(TR_BACKEND_CPU), d_need_base(true),
       d_levels_known(!auto_levels), d_out_base(0), d_fed(0), d_known(0), d_released(0),
       d_hold_limit(auto_levels ? level_samples : 0), d_fifo_head(0), d_fifo_tail(0),
-      d_tags_head(0), d_warned_late(false), d_want_tags(true), d_want_msgs(true),
-      d_saved_multiple(0), d_max_call(k_max_call), d_call_cap(SIZE_MAX), d_call_edges(0),
-      d_port(pmt::mp("detects")), d_key_edge(pmt::mp("edge")),
-      d_key_edges(pmt::mp("edges")), d_key_time(pmt::mp("time")),
-      d_key_polarity(pmt::mp("polarity")), d_key_sample(pmt::mp("sample")),
+      d_tags_head(0), d_vectors(parse_msg_format(msg_format)), d_warned_late(false),
+      d_want_tags(true), d_want_msgs(true), d_saved_multiple(0), d_max_call(k_max_call),
+      d_call_cap(SIZE_MAX), d_call_edges(0), d_port(pmt::mp("detects")),
+      d_key_edge(pmt::mp("edge")), d_key_edges(pmt::mp("edges")),
+      d_key_time(pmt::mp("time")), d_key_polarity(pmt::mp("polarity")),
+      d_key_sample(pmt::mp("sample")),
       d_pol_rise(pmt::cons(d_key_polarity, pmt::from_long(1))),
       d_pol_fall(pmt::cons(d_key_polarity, pmt::from_long(-1)))
 {
@@ -190,6 +200,9 @@ void edge_localizer_f_impl::reset_stream()
     d_tags.clear();
     d_tags_head = 0;
     d_batch.clear();
+    d_vtime.clear();
+    d_vpolarity.clear();
+    d_vsample.clear();
     d_call_cap = SIZE_MAX;
     d_call_edges = 0;
 }
@@ -278,6 +291,12 @@ pmt::pmt_t edge_localizer_f_impl::edge_dict(uint64_t offset, double time,
                                    pmt::make_dict())));
 }
 
+// A PMT object per transition: tags, or messages of dicts.
+bool edge_localizer_f_impl::pmt_per_edge() const
+{
+    return d_want_tags || (d_want_msgs && !d_vectors);
+}
+
 size_t edge_localizer_f_impl::call_limit(size_t n) const
 {
     return std::min(n, d_call_cap);
@@ -287,7 +306,7 @@ void edge_localizer_f_impl::adapt_call_cap(size_t samples)
 {
     const size_t edges = d_call_edges;
     d_call_edges = 0;
-    if (!d_want_tags && !d_want_msgs) {
+    if (!pmt_per_edge()) {
         d_call_cap = SIZE_MAX; // no PMT per transition: no limit
     } else if (edges > k_edges_per_call && samples > 0) {
         const double cap = (double)samples * (double)k_edges_per_call / (double)edges;
@@ -307,10 +326,16 @@ void edge_localizer_f_impl::take_edges(const tr_edge *e, size_t n)
         const uint64_t offset = d_out_base + static_cast<uint64_t>(e[i].sample);
         const bool late = static_cast<uint64_t>(e[i].sample) < d_released;
         const bool tag = d_want_tags && !late;
-        if (!tag && !d_want_msgs) continue;
         const double time = e[i].time + static_cast<double>(d_out_base);
+        if (d_want_msgs && d_vectors) {
+            d_vtime.push_back(time);
+            d_vpolarity.push_back(static_cast<int8_t>(e[i].polarity));
+            d_vsample.push_back(offset);
+        }
+        const bool dict_msg = d_want_msgs && !d_vectors;
+        if (!tag && !dict_msg) continue;
         pmt::pmt_t dict = edge_dict(offset, time, e[i].polarity);
-        if (d_want_msgs) d_batch.push_back(tag ? dict : std::move(dict));
+        if (dict_msg) d_batch.push_back(tag ? dict : std::move(dict));
         if (d_want_tags && late) {
             // Cannot happen with the core's contract (a transition is reported
             // when its sample is processed); keep the message, drop the tag.
@@ -384,6 +409,19 @@ void edge_localizer_f_impl::attach_tags(uint64_t end)
 
 void edge_localizer_f_impl::publish_batch()
 {
+    if (!d_vsample.empty()) {
+        // One dict of three uniform vectors (copied into the PMTs).
+        const size_t n = d_vsample.size();
+        pmt::pmt_t msg = pmt::make_dict();
+        msg = pmt::dict_add(msg, d_key_sample, pmt::init_u64vector(n, d_vsample.data()));
+        msg =
+            pmt::dict_add(msg, d_key_polarity, pmt::init_s8vector(n, d_vpolarity.data()));
+        msg = pmt::dict_add(msg, d_key_time, pmt::init_f64vector(n, d_vtime.data()));
+        d_vtime.clear();
+        d_vpolarity.clear();
+        d_vsample.clear();
+        message_port_pub(d_port, msg);
+    }
     if (d_batch.empty()) return;
     pmt::pmt_t edges = pmt::make_vector(d_batch.size(), pmt::PMT_NIL);
     for (size_t i = 0; i < d_batch.size(); i++)

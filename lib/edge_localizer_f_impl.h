@@ -56,6 +56,11 @@ class edge_localizer_f_impl : public edge_localizer_f
     std::vector<pending_tag> d_tags; // transitions waiting for their sample
     size_t d_tags_head;              // first not yet attached entry of d_tags
     std::vector<pmt::pmt_t> d_batch; // dicts of the current detects message
+    // msg_format "vectors": the current message's transitions, column-wise.
+    const bool d_vectors;
+    std::vector<double> d_vtime;
+    std::vector<int8_t> d_vpolarity;
+    std::vector<uint64_t> d_vsample;
     bool d_warned_late;
 
     // What the transitions of this call are needed for (set per work call):
@@ -93,6 +98,7 @@ class edge_localizer_f_impl : public edge_localizer_f
     void publish_batch();
     pmt::pmt_t edge_dict(uint64_t offset, double time, int32_t polarity) const;
     bool has_output() const;
+    bool pmt_per_edge() const;
     size_t call_limit(size_t n) const;
     void adapt_call_cap(size_t samples);
     bool msgs_subscribed();
@@ -104,7 +110,8 @@ class edge_localizer_f_impl : public edge_localizer_f
     edge_localizer_f_impl(bool auto_levels, float low, float mid, float high,
                           double tolerance_pct, double mid_pct, unsigned int hist_bins,
                           size_t level_samples, uint64_t level_interval,
-                          const std::string &backend, int device, size_t batch);
+                          const std::string &backend, int device, size_t batch,
+                          const std::string &msg_format);
     ~edge_localizer_f_impl() override;
 
     edge_localizer_f_impl(const edge_localizer_f_impl &) = delete;
@@ -132,6 +139,7 @@ class edge_localizer_f_impl : public edge_localizer_f
     double mid_pct() const override { return d_mid_pct; }
     bool auto_levels() const override { return d_auto_levels; }
     std::string backend() const override;
+    std::string msg_format() const override { return d_vectors ? "vectors" : "dicts"; }
 };
 
 } // namespace transient

@@ -33,6 +33,8 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     boxcar_predict(algorithm, max_width, widths, depth, layers, smax=0, exact=False)
     boxcar_predict_list(widths, separations, smax, exact=False)
     version(), cuda_compiled(), cuda_device_count()
+    edge_arrays(msg)   the transitions of an edge_localizer_f "detects" message
+                       (either msg_format) as numpy arrays
 
 Pure-Python modules of the package are imported on their own:
     gnuradio.transient.sigrok        sigrok session files
@@ -53,3 +55,5 @@ try:
     from .transient_python import *
 except ModuleNotFoundError:
     pass
+
+from .edge_messages import edge_arrays

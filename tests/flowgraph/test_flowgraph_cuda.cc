@@ -24,7 +24,8 @@
  * Edges also run without the pass-through output (the block as a sink, the
  * transitions on "detects" only) and with "detects" connected: the messages
  * carry exactly the transitions of the tags, with both backends, for a
- * transition every 24 to 200 and every 4 to 40 samples.
+ * transition every 24 to 200 and every 4 to 40 samples, in both message
+ * formats ("dicts": a dict per transition; "vectors": uniform vectors).
  */
 
 #include "flowgraph_blocks.h"
@@ -186,6 +187,9 @@ struct edge_rec {
     }
 };
 
+// Either format: {"edges": [dict, ...]} or {"sample": u64vector, "time":
+// f64vector, "polarity": s8vector} (vectors of unequal length count as one
+// bad record, so that the comparison fails).
 std::vector<edge_rec> msg_edges(const run_out &r)
 {
     std::vector<edge_rec> v;
@@ -196,6 +200,19 @@ std::vector<edge_rec> msg_edges(const run_out &r)
             v.push_back(edge_rec{(uint64_t)dnum(d, "sample"), dnum(d, "time"),
                                  (long)dnum(d, "polarity")});
         }
+        const pmt::pmt_t s = pmt::dict_ref(m, pmt::mp("sample"), pmt::PMT_NIL);
+        if (!pmt::is_u64vector(s)) continue;
+        const pmt::pmt_t t = pmt::dict_ref(m, pmt::mp("time"), pmt::PMT_NIL);
+        const pmt::pmt_t p = pmt::dict_ref(m, pmt::mp("polarity"), pmt::PMT_NIL);
+        const size_t n = pmt::length(s);
+        if (!pmt::is_f64vector(t) || !pmt::is_s8vector(p) || pmt::length(t) != n ||
+            pmt::length(p) != n) {
+            v.push_back(edge_rec{0, NAN, 0});
+            continue;
+        }
+        for (size_t i = 0; i < n; i++)
+            v.push_back(edge_rec{pmt::u64vector_ref(s, i), pmt::f64vector_ref(t, i),
+                                 (long)pmt::s8vector_ref(p, i)});
     }
     return v;
 }
@@ -237,12 +254,31 @@ void check_edges_outputs(trfg::det_case c, const std::string &backend,
     CHECK(msg_edges(none) == want,
           "edges %s %s: %zu transitions in messages without output, %zu tags", what,
           backend.c_str(), msg_edges(none).size(), want.size());
+    // The same in the "vectors" message format.
+    c.edge_msg_format = "vectors";
+    const run_out vnone = run(c, backend, x, n, true);
+    CHECK(vnone.consumed == n, "edges %s %s: %llu of %llu samples consumed (vectors)",
+          what, backend.c_str(), (unsigned long long)vnone.consumed,
+          (unsigned long long)n);
+    CHECK(msg_edges(vnone) == want,
+          "edges %s %s: %zu transitions in vector messages without output, %zu tags",
+          what, backend.c_str(), msg_edges(vnone).size(), want.size());
+    c.edge_passthrough = true;
+    const run_out vboth = run(c, backend, x, n, true);
+    CHECK(vboth.data[0] == ref.data[0],
+          "edges %s %s: output differs with vector messages", what, backend.c_str());
+    CHECK(tag_edges(vboth) == want, "edges %s %s: tags differ with vector messages", what,
+          backend.c_str());
+    CHECK(msg_edges(vboth) == want, "edges %s %s: vector messages (%zu) differ from tags",
+          what, backend.c_str(), msg_edges(vboth).size());
+    c.edge_passthrough = false;
+    c.edge_msg_format = "dicts";
     // No output, no messages: the core alone, every sample consumed.
     const run_out bare = run(c, backend, x, n, false);
     CHECK(bare.consumed == n, "edges %s %s: %llu of %llu samples consumed (bare)", what,
           backend.c_str(), (unsigned long long)bare.consumed, (unsigned long long)n);
-    std::printf("edges %s %s: %zu transitions, messages with and without the output "
-                "equal the tags\n",
+    std::printf("edges %s %s: %zu transitions, messages (dicts and vectors) with and "
+                "without the output equal the tags\n",
                 what, backend.c_str(), want.size());
 }
 

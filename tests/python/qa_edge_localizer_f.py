@@ -97,6 +97,23 @@ def message_edges(msgs):
             for m in msgs for d in m["edges"]]
 
 
+def vector_edges(test, msgs):
+    """The same tuples from msg_format "vectors" messages (PMTs: a dict of the
+    uniform vectors "sample" u64, "time" f64, "polarity" s8 and nothing else),
+    read through transient.edge_arrays."""
+    out = []
+    for m in msgs:
+        keys = pmt.dict_keys(m)
+        test.assertEqual(sorted(pmt.symbol_to_string(pmt.nth(i, keys))
+                                for i in range(pmt.length(keys))),
+                         ["polarity", "sample", "time"])
+        a = transient.edge_arrays(m)
+        test.assertGreater(len(a["sample"]), 0)
+        out += [(int(s), float(t), int(p), int(s))
+                for s, t, p in zip(a["sample"], a["time"], a["polarity"])]
+    return out
+
+
 class qa_edge_localizer_f(gr_unittest.TestCase):
 
     def setUp(self):
@@ -146,14 +163,15 @@ class qa_edge_localizer_f(gr_unittest.TestCase):
         self.tb.run()
         return snk
 
-    def messages(self, dbg, expected_count=None):
-        """Edge dicts of all detects messages (waits briefly for delivery)."""
+    def messages(self, dbg, expected_count=None, raw=False):
+        """Edge dicts of all detects messages (waits briefly for delivery); raw:
+        the PMTs."""
         deadline = time.time() + 2.0
         while expected_count is not None and dbg.num_messages() < expected_count \
                 and time.time() < deadline:
             time.sleep(0.01)
-        batches = [pmt.to_python(dbg.get_message(i)) for i in range(dbg.num_messages())]
-        return batches
+        msgs = [dbg.get_message(i) for i in range(dbg.num_messages())]
+        return msgs if raw else [pmt.to_python(m) for m in msgs]
 
     # ---- core helpers -----------------------------------------------------
 
@@ -539,6 +557,74 @@ class qa_edge_localizer_f(gr_unittest.TestCase):
         self.assertEqual(message_edges(msgs), ref)
         self.assertGreater(len(msgs), (len(x) - (1 << 17)) // 8192)
         self.assertLess(max(len(m["edges"]) for m in msgs[1:]), 8193)
+
+    def test_039_vector_messages(self):
+        # msg_format "vectors": the same transitions as the tags and the dict
+        # messages, with and without the output, any chunking, dense or sparse,
+        # fixed or auto levels
+        cases = [(pulse_signal(30000, 21), False, 0), (dense_signal(20000, 22), False, 0),
+                 (pulse_signal(20000, 23, low=-1.0, high=3.0), True, 3000)]
+        for x, auto, L in cases:
+            if auto:
+                lv = transient.estimate_state_levels(x[:L])
+                levels = (lv["low"], lv["mid"], lv["high"])
+            else:
+                levels = (0.2, 0.5, 0.8)
+            ref = expected_tags(transient.find_edges(x, *levels))
+            self.assertGreater(len(ref), 100)
+
+            def make():
+                if auto:
+                    return transient.edge_localizer_f(True, level_samples=L, backend="cpu",
+                                                      msg_format="vectors")
+                return transient.edge_localizer_f(False, *levels, backend="cpu",
+                                                  msg_format="vectors")
+            for max_items, src_items in ((None, None), (1, 3), (777, 1000)):
+                what = "auto %s, max_noutput_items %s" % (auto, max_items)
+                self.tb = gr.top_block()
+                blk = make()
+                self.assertEqual(blk.msg_format(), "vectors")
+                snk, dbg = self.run_block(x, blk, max_items=max_items, src_items=src_items)
+                np.testing.assert_array_equal(np.array(snk.data(), np.float32), x)
+                self.assertEqual(edge_tags(snk), ref, what)
+                self.assertEqual(vector_edges(self, self.messages(dbg, 1, raw=True)), ref, what)
+                self.tb = gr.top_block()
+                dbg = self.run_no_output(x, make(), max_items=max_items,
+                                         src_items=src_items)
+                self.assertEqual(vector_edges(self, self.messages(dbg, 1, raw=True)), ref, what)
+        # default and invalid formats
+        self.assertEqual(transient.edge_localizer_f(backend="cpu").msg_format(), "dicts")
+        with self.assertRaises(ValueError) as ctx:
+            transient.edge_localizer_f(backend="cpu", msg_format="vector")
+        self.assertIn("msg_format", str(ctx.exception))
+
+    def test_040_vector_messages_nonfinite(self):
+        # a crossing hidden by non-finite samples: time NaN in both formats
+        x = np.array([0, 0, np.nan, 1, 1, 0, np.inf, 0, 0], np.float32)
+        msgs = {}
+        for fmt in ("dicts", "vectors"):
+            self.tb = gr.top_block()
+            blk = transient.edge_localizer_f(False, 0.1, 0.5, 0.9, backend="cpu",
+                                             msg_format=fmt)
+            msgs[fmt] = self.messages(self.run_no_output(x, blk), 1, raw=True)
+        d = message_edges([pmt.to_python(m) for m in msgs["dicts"]])
+        v = vector_edges(self, msgs["vectors"])
+        # edge_arrays reads both formats alike
+        for fmt in ("dicts", "vectors"):
+            a = transient.edge_arrays(msgs[fmt][0])
+            np.testing.assert_array_equal(a["sample"], [3, 5])
+            np.testing.assert_array_equal(a["polarity"], [1, -1])
+            self.assertTrue(math.isnan(a["time"][0]))
+            self.assertEqual(a["time"][1], 4.5)
+        with self.assertRaises(ValueError):
+            transient.edge_arrays(pmt.from_long(3))
+        with self.assertRaises(ValueError):
+            transient.edge_arrays(pmt.make_dict())
+        self.assertEqual(len(d), 2)
+        self.assertEqual(len(v), 2)
+        for a, b in zip(d, v):
+            self.assertEqual((a[0], a[2]), (b[0], b[2]))
+            self.assertTrue(math.isnan(a[1]) and math.isnan(b[1]) or a[1] == b[1])
 
     def test_037_message_format_unchanged(self):
         # the dict of a transition: keys, types and order as pmt.dict_add built them

@@ -59,8 +59,14 @@ namespace transient
  *                 "sample": uint64, the absolute index of the tagged sample}
  *
  * Message port "detects": for every call of general_work() (and the end-of-stream
- * flush) that found transitions, one message
+ * flush) that found transitions, one message; with \p msg_format "dicts" (the
+ * default)
  *   dict {"edges": list of the per-transition dicts above, oldest first}
+ * and with "vectors" the same transitions as three uniform vectors of equal
+ * length, oldest first, without a PMT object per transition:
+ *   dict {"time": f64vector, "polarity": s8vector, "sample": u64vector}
+ * ("vectors" is for dense transitions, where the PMTs of "dicts" cost a block
+ * far more than the core spends per transition; tags stay one per transition).
  *
  * Without the output, while the core holds samples for the first level
  * estimate, the block leaves its last input sample unconsumed until the
@@ -98,6 +104,8 @@ class TRANSIENT_API edge_localizer_f : virtual public gr::block
      * \param backend         "auto", "cpu" or "cuda"
      * \param device          CUDA device index
      * \param batch           CUDA: samples per device batch and output multiple
+     * \param msg_format      "detects" messages: "dicts" (a dict per transition)
+     *                        or "vectors" (uniform vectors per message)
      *
      * \throws std::invalid_argument on invalid parameters (the core's message)
      * \throws std::runtime_error when the backend cannot be used (e.g. "cuda"
@@ -108,7 +116,7 @@ class TRANSIENT_API edge_localizer_f : virtual public gr::block
                      double mid_pct = 50.0, unsigned int hist_bins = 100,
                      size_t level_samples = 65536, uint64_t level_interval = 0,
                      const std::string &backend = "auto", int device = 0,
-                     size_t batch = 65536);
+                     size_t batch = 65536, const std::string &msg_format = "dicts");
 
     /*!
      * \brief Set the reference levels (applies from the next sample).
@@ -150,6 +158,8 @@ class TRANSIENT_API edge_localizer_f : virtual public gr::block
     virtual bool auto_levels() const = 0;
     //! Backend actually in use: "cpu" or "cuda" ("auto" resolved)
     virtual std::string backend() const = 0;
+    //! Format of the "detects" messages: "dicts" or "vectors"
+    virtual std::string msg_format() const = 0;
 };
 
 } // namespace transient

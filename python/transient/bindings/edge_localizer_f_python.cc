@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(edge_localizer_f.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(860e1c0d944f23fa9cc6e7e23972f4bd)                     */
+/* BINDTOOL_HEADER_FILE_HASH(cd3853c41c9c916520421be71ef39cf6)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -38,7 +38,8 @@ void bind_edge_localizer_f(py::module &m)
              py::arg("tolerance_pct") = 10.0, py::arg("mid_pct") = 50.0,
              py::arg("hist_bins") = 100, py::arg("level_samples") = 65536,
              py::arg("level_interval") = 0, py::arg("backend") = "auto",
-             py::arg("device") = 0, py::arg("batch") = 65536, D(edge_localizer_f, make))
+             py::arg("device") = 0, py::arg("batch") = 65536,
+             py::arg("msg_format") = "dicts", D(edge_localizer_f, make))
 
         .def("set_levels", &edge_localizer_f::set_levels, py::arg("low"), py::arg("mid"),
              py::arg("high"), D(edge_localizer_f, set_levels))
@@ -71,6 +72,8 @@ void bind_edge_localizer_f(py::module &m)
              D(edge_localizer_f, auto_levels))
 
         .def("backend", &edge_localizer_f::backend, D(edge_localizer_f, backend))
+
+        .def("msg_format", &edge_localizer_f::msg_format, D(edge_localizer_f, msg_format))
 
         ;
 }

@@ -18,7 +18,11 @@ first sample in the new state (key "edge", value dict {"time": float, the
 interpolated absolute mid-crossing time (NaN if hidden by non-finite samples),
 "polarity": +1 rising / -1 falling, "sample": absolute index of the tagged
 sample}). For every work call that found transitions, the message port
-"detects" publishes {"edges": vector of those dicts, oldest first}.
+"detects" publishes {"edges": vector of those dicts, oldest first}; with
+msg_format="vectors" it publishes the same transitions as uniform vectors of
+equal length instead, {"time": f64vector, "polarity": s8vector, "sample":
+u64vector} (transient.edge_arrays(msg) gives numpy arrays for either format),
+with no PMT per transition: for dense transitions.
 
 The output is optional: left unconnected, the block consumes its input without
 copying it and reports the transitions on "detects" only (tags need an output
@@ -47,6 +51,8 @@ Args:
     backend: "auto", "cpu" or "cuda"
     device: CUDA device index
     batch: CUDA: samples per device batch and output multiple
+    msg_format: "detects" messages: "dicts" (a dict per transition) or
+        "vectors" (uniform vectors per message)
 
 Raises:
     ValueError: invalid parameters
@@ -88,3 +94,6 @@ True when the levels are estimated from the signal.)doc";
 
 static const char *__doc_gr_transient_edge_localizer_f_backend = R"doc(
 Backend in use: "cpu" or "cuda".)doc";
+
+static const char *__doc_gr_transient_edge_localizer_f_msg_format = R"doc(
+Format of the "detects" messages: "dicts" or "vectors".)doc";

@@ -1,0 +1,49 @@
+#
+# Copyright 2026 gr-transient authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""The transitions of edge_localizer_f's "detects" messages as numpy arrays.
+
+Both message formats of the block give the same arrays:
+  msg_format "dicts":   {"edges": [{"time", "polarity", "sample"}, ...]}
+  msg_format "vectors": {"time": f64vector, "polarity": s8vector,
+                         "sample": u64vector}
+GNU Radio 3.10's pmt.to_python does not convert u64 vectors, so the "vectors"
+messages are read here with the typed element accessors.
+"""
+import numpy as np
+import pmt
+
+_KEYS = ("sample", "time", "polarity")
+
+
+def edge_arrays(msg):
+    """{"sample": uint64, "time": float64, "polarity": int8} numpy arrays of
+    equal length, oldest transition first, from one "detects" message (a PMT,
+    either format). Raises ValueError for anything else."""
+    if not pmt.is_dict(msg):
+        raise ValueError("edge_arrays: a detects message is a PMT dict")
+    edges = pmt.dict_ref(msg, pmt.intern("edges"), pmt.PMT_NIL)
+    if pmt.is_vector(edges):
+        n = pmt.length(edges)
+        out = {"sample": np.empty(n, np.uint64), "time": np.empty(n, np.float64),
+               "polarity": np.empty(n, np.int8)}
+        for i in range(n):
+            d = pmt.vector_ref(edges, i)
+            out["sample"][i] = pmt.to_uint64(pmt.dict_ref(d, pmt.intern("sample"),
+                                                          pmt.PMT_NIL))
+            out["time"][i] = pmt.to_double(pmt.dict_ref(d, pmt.intern("time"), pmt.PMT_NIL))
+            out["polarity"][i] = pmt.to_long(pmt.dict_ref(d, pmt.intern("polarity"),
+                                                          pmt.PMT_NIL))
+        return out
+    s, t, p = (pmt.dict_ref(msg, pmt.intern(k), pmt.PMT_NIL) for k in _KEYS)
+    if not (pmt.is_u64vector(s) and pmt.is_f64vector(t) and pmt.is_s8vector(p)):
+        raise ValueError("edge_arrays: neither {'edges': [...]} nor the vectors "
+                         "'sample' (u64), 'time' (f64), 'polarity' (s8)")
+    out = {"sample": np.array(pmt.u64vector_elements(s), np.uint64),
+           "time": np.array(pmt.f64vector_elements(t), np.float64),
+           "polarity": np.array(pmt.s8vector_elements(p), np.int8)}
+    if not len(out["sample"]) == len(out["time"]) == len(out["polarity"]):
+        raise ValueError("edge_arrays: vectors of unequal length")
+    return out
