@@ -213,14 +213,19 @@ NO_BENCH = {
 
 # The GNU Radio end-to-end results: every *.jsonl of this folder is final
 # unless named in FLOWGRAPH_EARLIER (file -> why), e.g. an earlier run kept
-# for the record. Files named in FLOWGRAPH_REPEATS are further runs of the
-# final code (file -> what): shown and judged like the others, their targets
-# marked as repeats.
+# for the record. Files named in FLOWGRAPH_FURTHER are further runs (file ->
+# (tag, what)): shown and judged like the others, their target rows marked
+# with the tag (and the run's number where a file holds several).
 FLOWGRAPH_FOLDER = "2026-11-26-h100-flowgraph"
 FLOWGRAPH_EARLIER = {}
-FLOWGRAPH_REPEATS = {
-    "spiir_cpu_repeats.jsonl": "SPIIR on the CPU, three more processes",
-    "spiir_cuda_repeat.jsonl": "SPIIR on CUDA, one more process",
+FLOWGRAPH_FURTHER = {
+    "spiir_cpu_repeats.jsonl": ("repeat", "SPIIR on the CPU, three more processes"),
+    "spiir_cuda_repeat.jsonl": ("repeat", "SPIIR on CUDA, one more process"),
+    "edges_msg_dense.jsonl": ("commit 8fcbf09", "edges without the output, a transition every "
+                              "24-200 samples, detects as dicts and as vectors (commit 8fcbf09)"),
+    "edges_msg_sparse.jsonl": ("commit 8fcbf09", "edges on CUDA without the output, a "
+                               "transition every 2e4-2e5 samples, detects as vectors "
+                               "(commit 8fcbf09)"),
 }
 
 ROLE_ORDER = {FINAL: 0, REPEAT: 1, EARLIER: 2, PROBE: 3}
@@ -483,6 +488,8 @@ def fg_params(d, short=False):
         bits.append("M = %s" % d.get("M"))
     if d.get("passthrough") is False:
         bits.append("no output" if short else "no pass-through output (detects only)")
+    if d.get("msg_format") == "vectors":
+        bits.append("vectors" if short else "detects as vectors")
     return bits
 
 
@@ -1110,8 +1117,8 @@ class Report:
                    "2026-11-22-h100-flowgraph"), "")
         blocks = []
         for f, run in runs:
-            rep = FLOWGRAPH_REPEATS.get(f)
-            head = "%s%s: " % (rep, " (%s)" % run.label if run.label else "") if rep else ""
+            rep = FLOWGRAPH_FURTHER.get(f)
+            head = "%s%s: " % (rep[1], " (%s)" % run.label if run.label else "") if rep else ""
             self.w(head + env_caption(run.env), "")
             rows = []
             for d in results(run, type="flowgraph"):
@@ -1134,8 +1141,8 @@ class Report:
                                                  or d.get("pinned_buffers", True)):
                     tag = ""
                     if rep:
-                        tag = ", repeat%s" % (" " + run.label.replace("run ", "")
-                                              if run.label else "")
+                        tag = ", %s%s" % (rep[0], " " + run.label.replace("run ", "")
+                                          if run.label else "")
                     blocks.append((d, n["ratio"], boc, tag))
             self.w(table(["detector", "case", "backend", "path", "batch", "samples/s",
                           "bytes/sample",
@@ -1270,8 +1277,8 @@ class Report:
                "`case` names the configuration; `ceiling` is the binding ceiling of the line.", "")
         srcs = sorted(self.data.sources, key=lambda s: (ROLE_ORDER[s.role], s.folder, s.file))
         for f in self.data.flowgraph_files:
-            if f in FLOWGRAPH_REPEATS:
-                self.file_block(FLOWGRAPH_FOLDER, f, REPEAT, FLOWGRAPH_REPEATS[f], None)
+            if f in FLOWGRAPH_FURTHER:
+                self.file_block(FLOWGRAPH_FOLDER, f, REPEAT, FLOWGRAPH_FURTHER[f][1], None)
             else:
                 self.file_block(FLOWGRAPH_FOLDER, f, FINAL, "GNU Radio end to end", None)
         for f in self.data.flowgraph_earlier:
