@@ -249,7 +249,8 @@ def _num(v):
 
 
 def to_detections(det, messages, start, rate):
-    """Rows (dicts) from the detector's "detects" messages (pmt.to_python).
+    """Rows (dicts) from the detector's "detects" messages (pmt.to_python; for
+    edges, transient.edge_arrays of the block's "vectors" messages).
 
     Every row has "sample" (absolute sample in the recording), "time" (seconds
     from the recording's first sample, None without a rate), "count" (samples
@@ -261,13 +262,12 @@ def to_detections(det, messages, start, rate):
 
     for m in messages:
         if det == "edges":
-            for d in m.get("edges", []):
-                s = int(d["sample"]) + start
-                x = d["time"]
-                crossing = (float(x) + start) if x is not None and math.isfinite(x) else None
+            for s, x, p in zip(m["sample"].tolist(), m["time"].tolist(),
+                               m["polarity"].tolist()):
+                s += start
+                crossing = (x + start) if math.isfinite(x) else None
                 rows.append({"sample": s, "time": t(crossing if crossing is not None else s),
-                             "count": 1, "polarity": int(d["polarity"]),
-                             "crossing": crossing})
+                             "count": 1, "polarity": p, "crossing": crossing})
         elif det == "boxcar":
             for d in m.get("pulses", []):
                 s = int(d["start"]) + start
@@ -376,10 +376,13 @@ def json_bytes(det, rows, rec, params, stats):
 def make_detector(args, transient, is_complex, vlen, rate):
     det = args.detector
     if det == "edges":
+        # Messages only (the output stays unconnected: no copy, no tags), as
+        # uniform vectors: no PMT per transition, for recordings with dense ones.
         return transient.edge_localizer_f(args.auto_levels, args.low, args.mid, args.high,
                                           args.tolerance_pct, args.mid_pct, args.hist_bins,
                                           args.level_samples, args.level_interval,
-                                          args.backend, args.device, args.batch)
+                                          args.backend, args.device, args.batch,
+                                          msg_format="vectors")
     if det == "boxcar":
         make = transient.boxcar_search_cf if is_complex else transient.boxcar_search_ff
         return make(vlen, args.algorithm, args.widths, args.depth, args.layers,
@@ -493,7 +496,8 @@ def run_flowgraph(args, rec, start, count, progress):
     tb.connect(*chain)
     sig = det.output_signature()
     nout = sig.min_streams() if args.detector != "boxcar" else 2
-    for i in range(max(1, nout)):
+    # edge_localizer_f's output is optional: left unconnected (messages only).
+    for i in range(0 if args.detector == "edges" else max(1, nout)):
         tb.connect((det, i), blocks.null_sink(sig.sizeof_stream_item(i)))
     store = blocks.message_debug()
     tb.msg_connect((det, "detects"), (store, "store"))
@@ -522,7 +526,8 @@ def run_flowgraph(args, rec, start, count, progress):
             break
         last = n
         time.sleep(0.02)
-    msgs = [pmt.to_python(store.get_message(i)) for i in range(store.num_messages())]
+    to_python = transient.edge_arrays if args.detector == "edges" else pmt.to_python
+    msgs = [to_python(store.get_message(i)) for i in range(store.num_messages())]
     if det.nitems_read(0) != count:
         raise RuntimeError("the detector read %d of %d samples" % (det.nitems_read(0), count))
     rate = rec.rate
