@@ -730,9 +730,11 @@ int main(int argc, char **argv)
                     emit(o, env, c, backend, "block", br, core.rate(), &br,
                          backend == "cuda" ? pin : 0);
                 }
+                const bool no_output_case =
+                    c.detector == "edges" && o.edge_output != "pass";
                 for (const char *fmt : {"dicts", "vectors"}) {
-                    if (c.detector != "edges" || o.edge_output == "pass") break;
-                    if (o.edge_msg != "both" && o.edge_msg != fmt) continue;
+                    if (!no_output_case || (o.edge_msg != "both" && o.edge_msg != fmt))
+                        continue;
                     // Without the pass-through output, detects connected
                     // (page-locked buffers as by default; same core line).
                     trfg::det_case cn = c;

@@ -212,12 +212,10 @@ NO_BENCH = {
 }
 
 # The GNU Radio end-to-end results: every *.jsonl of this folder is final
-# unless named in FLOWGRAPH_EARLIER (file -> why), e.g. an earlier run kept
-# for the record. Files named in FLOWGRAPH_FURTHER are further runs (file ->
-# (tag, what)): shown and judged like the others, their target rows marked
-# with the tag (and the run's number where a file holds several).
+# (earlier runs are in SOURCES). Files named in FLOWGRAPH_FURTHER are further
+# runs (file -> (tag, what)): shown and judged like the others, their target
+# rows marked with the tag (and the run's number where a file holds several).
 FLOWGRAPH_FOLDER = "2026-11-26-h100-flowgraph"
-FLOWGRAPH_EARLIER = {}
 FLOWGRAPH_FURTHER = {
     "spiir_cpu_repeats.jsonl": ("repeat", "SPIIR on the CPU, three more processes"),
     "spiir_cuda_repeat.jsonl": ("repeat", "SPIIR on CUDA, one more process"),
@@ -319,7 +317,6 @@ class Data:
         self.unclassified = []   # (folder, file)
         self.flowgraph = []      # list of (file, Run)
         self.flowgraph_files = []
-        self.flowgraph_earlier = []
         self.folders = sorted(d for d in os.listdir(results)
                               if os.path.isdir(os.path.join(results, d)))
         known = {(s.folder, s.file) for s in SOURCES}
@@ -341,11 +338,8 @@ class Data:
                 for f in files:
                     runs = split_runs(read_jsonl(os.path.join(results, folder, f)))
                     self.files[(folder, f)] = runs
-                    if f in FLOWGRAPH_EARLIER:
-                        self.flowgraph_earlier.append(f)
-                    else:
-                        self.flowgraph_files.append(f)
-                        self.flowgraph.extend((f, r) for r in runs)
+                    self.flowgraph_files.append(f)
+                    self.flowgraph.extend((f, r) for r in runs)
                 continue
             for f in files:
                 if (folder, f) not in known:
@@ -1204,25 +1198,12 @@ class Report:
 
         def plot(plt):
             # One row per block (horizontal bars: the case names stay readable).
-            n = len(blocks)
-            fig, ax = plt.subplots(figsize=(8, 1.2 + 0.28 * n))
-            series = [("block", [d["samples_per_s"] for d, _, _, _ in blocks]),
-                      ("core", [d.get("core_samples_per_s") for d, _, _, _ in blocks]),
-                      ("ceiling", [norm(d)["ceil"] for d, _, _, _ in blocks])]
-            h = 0.8 / len(series)
-            for i, (name, vals) in enumerate(series):
-                ys = [n - 1 - j + (1 - i) * h for j in range(n)]
-                pts = [(y, v) for y, v in zip(ys, vals) if v]
-                hollow = name == "ceiling"
-                color = series_color(name, i)
-                ax.barh([p[0] for p in pts], [p[1] for p in pts], height=h * 0.95,
-                        label="ceiling (H2D or memcpy)" if hollow else name,
-                        color="none" if hollow else color,
-                        edgecolor="black" if hollow else color,
-                        hatch="//" if hollow else None, linewidth=0.6)
-            ax.set_yticks([n - 1 - j for j in range(n)])
-            ax.set_yticklabels([fg_short(d) + tag for d, _, _, tag in blocks], fontsize=6)
-            ax.set_xscale("log")
+            fig, ax = plt.subplots(figsize=(8, 1.2 + 0.28 * len(blocks)))
+            grouped_bars(ax, [fg_short(d) + tag for d, _, _, tag in blocks], [
+                ("block", [d["samples_per_s"] for d, _, _, _ in blocks]),
+                ("core", [d.get("core_samples_per_s") for d, _, _, _ in blocks]),
+                ("ceiling (H2D or memcpy)", [norm(d)["ceil"] for d, _, _, _ in blocks])],
+                horizontal=True)
             ax.set_xlabel("samples/s (64 channels: vectors/s)", fontsize=8)
             ax.tick_params(axis="x", labelsize=7)
             ax.set_title("GNU Radio flow graphs: block, core and ceiling", fontsize=9)
@@ -1281,8 +1262,6 @@ class Report:
                 self.file_block(FLOWGRAPH_FOLDER, f, REPEAT, FLOWGRAPH_FURTHER[f][1], None)
             else:
                 self.file_block(FLOWGRAPH_FOLDER, f, FINAL, "GNU Radio end to end", None)
-        for f in self.data.flowgraph_earlier:
-            self.file_block(FLOWGRAPH_FOLDER, f, EARLIER, FLOWGRAPH_EARLIER[f], None)
         for s in srcs:
             self.file_block(s.folder, s.file, s.role, s.reason, s.cpu)
         if self.data.unclassified:
@@ -1325,28 +1304,43 @@ def series_color(name, i):
     return COLORS[(i + 3) % len(COLORS)]
 
 
-def grouped_bars(ax, labels, series):
+def grouped_bars(ax, labels, series, horizontal=False):
     """Log-scale grouped bars; a series named '...ceiling...' is drawn hollow,
-    None values are left out."""
+    None values are left out. horizontal: one row per label, first on top."""
     k = len(series)
     width = 0.8 / k
+    n = len(labels)
+    slots = [n - 1 - j for j in range(n)] if horizontal else list(range(n))
     for i, (name, vals) in enumerate(series):
-        xs = [j + (i - (k - 1) / 2.0) * width for j in range(len(labels))]
+        off = (i - (k - 1) / 2.0) * width
+        xs = [x - off if horizontal else x + off for x in slots]
         pts = [(x, v) for x, v in zip(xs, vals) if v]
         if not pts:
             continue
         hollow = "ceiling" in name
         color = series_color(name, i)
-        ax.bar([p[0] for p in pts], [p[1] for p in pts], width=width * 0.95, label=name,
-               color="none" if hollow else color, edgecolor="black" if hollow else color,
-               hatch="//" if hollow else None, linewidth=0.8)
-    ax.set_xticks(list(range(len(labels))))
-    ax.set_xticklabels(labels, fontsize=7)
-    ax.set_yscale("log")
+        style = dict(label=name, color="none" if hollow else color,
+                     edgecolor="black" if hollow else color,
+                     hatch="//" if hollow else None, linewidth=0.8)
+        if horizontal:
+            ax.barh([p[0] for p in pts], [p[1] for p in pts], height=width * 0.95, **style)
+        else:
+            ax.bar([p[0] for p in pts], [p[1] for p in pts], width=width * 0.95, **style)
     vals = [v for _, vs in series for v in vs if v]
-    if vals:
-        ax.set_ylim(10 ** math.floor(math.log10(min(vals) * 0.9)),
-                    10 ** math.ceil(math.log10(max(vals) * 1.1)))
+    lim = (10 ** math.floor(math.log10(min(vals) * 0.9)),
+           10 ** math.ceil(math.log10(max(vals) * 1.1))) if vals else None
+    if horizontal:
+        ax.set_yticks(slots)
+        ax.set_yticklabels(labels, fontsize=6)
+        ax.set_xscale("log")
+        if lim:
+            ax.set_xlim(*lim)
+    else:
+        ax.set_xticks(slots)
+        ax.set_xticklabels(labels, fontsize=7)
+        ax.set_yscale("log")
+        if lim:
+            ax.set_ylim(*lim)
 
 
 def hline(ax, y, label, style="--"):

@@ -15,7 +15,8 @@ messages are read here with the typed element accessors.
 import numpy as np
 import pmt
 
-_KEYS = ("sample", "time", "polarity")
+_EDGES = pmt.intern("edges")
+_SAMPLE, _TIME, _POLARITY = (pmt.intern(k) for k in ("sample", "time", "polarity"))
 
 
 def edge_arrays(msg):
@@ -24,20 +25,18 @@ def edge_arrays(msg):
     either format). Raises ValueError for anything else."""
     if not pmt.is_dict(msg):
         raise ValueError("edge_arrays: a detects message is a PMT dict")
-    edges = pmt.dict_ref(msg, pmt.intern("edges"), pmt.PMT_NIL)
+    edges = pmt.dict_ref(msg, _EDGES, pmt.PMT_NIL)
     if pmt.is_vector(edges):
         n = pmt.length(edges)
         out = {"sample": np.empty(n, np.uint64), "time": np.empty(n, np.float64),
                "polarity": np.empty(n, np.int8)}
         for i in range(n):
             d = pmt.vector_ref(edges, i)
-            out["sample"][i] = pmt.to_uint64(pmt.dict_ref(d, pmt.intern("sample"),
-                                                          pmt.PMT_NIL))
-            out["time"][i] = pmt.to_double(pmt.dict_ref(d, pmt.intern("time"), pmt.PMT_NIL))
-            out["polarity"][i] = pmt.to_long(pmt.dict_ref(d, pmt.intern("polarity"),
-                                                          pmt.PMT_NIL))
+            out["sample"][i] = pmt.to_uint64(pmt.dict_ref(d, _SAMPLE, pmt.PMT_NIL))
+            out["time"][i] = pmt.to_double(pmt.dict_ref(d, _TIME, pmt.PMT_NIL))
+            out["polarity"][i] = pmt.to_long(pmt.dict_ref(d, _POLARITY, pmt.PMT_NIL))
         return out
-    s, t, p = (pmt.dict_ref(msg, pmt.intern(k), pmt.PMT_NIL) for k in _KEYS)
+    s, t, p = (pmt.dict_ref(msg, k, pmt.PMT_NIL) for k in (_SAMPLE, _TIME, _POLARITY))
     if not (pmt.is_u64vector(s) and pmt.is_f64vector(t) and pmt.is_s8vector(p)):
         raise ValueError("edge_arrays: neither {'edges': [...]} nor the vectors "
                          "'sample' (u64), 'time' (f64), 'polarity' (s8)")
