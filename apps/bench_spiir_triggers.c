@@ -41,7 +41,7 @@
 #include "bench_spiir_triggers.h"
 
 #include "bench_host.h"
-#include "spiir_triggers_internal.h"
+#include "spiir/spiir_triggers_internal.h"
 
 #include <transient/spiir.h>
 #include <transient/spiir_triggers.h>

@@ -74,7 +74,7 @@ SAN_ARGS=(--detector boxcar --nchan 3 --samples 12000 --max-width 700 --configs 
     --variants cuda-fast,cuda-paper --repeat 1 --ref-samples 2000 --batch 5000)
 if [ "$built" -eq 0 ]; then
     step "build kernel sweep" 60 "$RESULTS/build.log" \
-        cc -O2 -std=c99 "$SRC/bench/boxcar_kernels.c" -I"$SRC/include" -I"$SRC/lib/core" \
+        cc -O2 -std=c99 "$SRC/bench/boxcar_kernels.c" -I"$SRC/include" -I"$SRC/lib/core" -I"$SRC/cuda" \
         -L"$BUILD/lib/core" -Wl,-rpath,"$BUILD/lib/core" -ltransient -lm -o "$KB"
     step "ctest gpu_boxcar_cuda" 100 "$RESULTS/ctest.log" \
         ctest --test-dir "$BUILD" -R gpu_boxcar_cuda --output-on-failure -V

@@ -1,5 +1,5 @@
 /*
- * Kernel-level throughput of the CUDA boxcar search (cuda/boxcar_cuda.h) on
+ * Kernel-level throughput of the CUDA boxcar search (cuda/boxcar/boxcar_cuda.h) on
  * the paper's set-up: nchan DM trials x n samples, data on the device
  * (channel-major), L_end near 8192, FAST at several tile sizes (lane-shared
  * widths of coarse stages on, tr_cuda_boxcar_set_split; at the largest tile
@@ -13,7 +13,7 @@
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020), 4.5.
  *
  * Not part of the build; on a GPU host after building libtransient in BUILD:
- *   cc -O2 -std=c99 bench/boxcar_kernels.c -Iinclude -Ilib/core \
+ *   cc -O2 -std=c99 bench/boxcar_kernels.c -Iinclude -Ilib/core -Icuda \
  *      -LBUILD/lib/core -ltransient -lm -o boxcar_kernels
  *   LD_LIBRARY_PATH=BUILD/lib/core ./boxcar_kernels [nchan] [n] [repeats]
  *       [algorithm [tile [split [positions]]]]
@@ -23,7 +23,7 @@
 #include <transient/bench.h>
 #include <transient/boxcar.h>
 
-#include "../cuda/boxcar_cuda.h"
+#include "boxcar/boxcar_cuda.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,9 +6,9 @@
 // and a device-to-device copy of the same bytes. Not part of the build; on a
 // GPU host, from this folder:
 //   nvcc -std=c++17 -arch=sm_90 --fmad=false -O3 -DTR_HAVE_CUDA -I../include \
-//        -I../lib/core -I../cuda edges_tile_shapes.cu ../cuda/edges_paper.cu \
-//        ../cuda/cuda_common.cu ../lib/core/common.c -o edges_tile_shapes
-#include "../cuda/edges_cuda.cu"
+//        -I../lib/core -I../cuda edges_tile_shapes.cu ../cuda/edges/edges_paper.cu \
+//        ../cuda/common/cuda_common.cu ../lib/core/common/common.c -o edges_tile_shapes
+#include "edges/edges_cuda.cu"
 #include <cstdio>
 #include <vector>
 #include <algorithm>

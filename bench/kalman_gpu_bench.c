@@ -7,7 +7,7 @@
  * Online Gaussian-Signal-in-Gaussian-Noise Detector" (M = 92 .. 10756, Q = 4).
  *
  * Not part of the CMake build; on a GPU host, after building libtransient:
- *   cc -O2 -std=c99 -Iinclude -Ilib/core bench/kalman_gpu_bench.c \
+ *   cc -O2 -std=c99 -Iinclude -Ilib/core -Icuda bench/kalman_gpu_bench.c \
  *      -Lbuild/lib/core -ltransient -lm -o kalman_gpu_bench
  *   ./kalman_gpu_bench [--M 92,1024,10756] [--samples N] [--paper-samples P]
  *                      [--repeat R] [--Q 4] [--no-ceilings]
@@ -24,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "kalman_internal.h"
-#include "../cuda/kalman_cuda.h"
+#include "kalman/kalman_internal.h"
+#include "kalman/kalman_cuda.h"
 #include <transient/bench.h>
 #include <transient/kalman.h>
 

@@ -50,7 +50,7 @@ built=$?
 [ "$built" -eq 0 ] || tail -n 30 "$RES/build.log"
 if [ "$built" -eq 0 ]; then
     step "kalman bench build" 60 "$RES/build.log" cc -O2 -std=c99 -I"$SRC/include" \
-        -I"$SRC/lib/core" "$SRC/bench/kalman_gpu_bench.c" -L"$BUILD/lib/core" -ltransient \
+        -I"$SRC/lib/core" -I"$SRC/cuda" "$SRC/bench/kalman_gpu_bench.c" -L"$BUILD/lib/core" -ltransient \
         -lm -Wl,-rpath,"$BUILD/lib/core" -o "$BUILD/kalman_gpu_bench"
     step "ctest -L gpu -R kalman" 150 "$RES/ctest.log" ctest --test-dir "$BUILD" -L gpu \
         -R kalman --output-on-failure --no-tests=error

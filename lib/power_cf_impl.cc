@@ -12,7 +12,7 @@
 #include "block_util.h"
 #include "device_buffers.h"
 #ifdef TR_GR_CUDA_BUFFER
-#include "power_cuda.h"
+#include "power/power_cuda.h"
 #endif
 #include <gnuradio/io_signature.h>
 #include <algorithm>

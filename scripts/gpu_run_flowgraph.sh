@@ -8,7 +8,7 @@
 #         -DENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90
 #   cmake --build build --target transient-flowgraph-bench test_flowgraph_cuda
 #   scripts/make_bundle.sh -o build/bundle build/apps/transient-flowgraph-bench \
-#         build/tests/flowgraph/test_flowgraph_cuda [build/tests/c/test_boxcar ...]
+#         build/tests/flowgraph/test_flowgraph_cuda [build/tests/core/boxcar/test_boxcar ...]
 #   # on the GPU host:
 #   scripts/gpu_run_flowgraph.sh gr-transient-bundle.tar.gz OUTDIR [BENCH ARGS...]
 #
@@ -60,7 +60,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pc
 
 status=0
 bench_args=(--json --pin both "$@")
-# The C gpu tests of tests/c/CMakeLists.txt (program and arguments).
+# The C gpu tests of tests/core/CMakeLists.txt (program and arguments).
 c_tests=("test_edges --gpu" "test_spiir --gpu" "test_spiir_multirate --gpu"
     "test_kalman --gpu" "test_boxcar --gpu" "test_boxcar_gpu" "test_kalman_gpu")
 {

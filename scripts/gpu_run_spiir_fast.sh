@@ -3,7 +3,7 @@
 # (sm_90, GNU Radio off; only the SPIIR targets), run the SPIIR tests (gpu ones
 # included), transient-bench for the single-rate banks (4096 x 512, 4096 x 8)
 # and the multirate bank (steps of 4096 and 131072 samples), optional shape
-# comparisons (TR_SPIIR_CUDA_SHAPE, see cuda/spiir_cuda.cu), Nsight Compute
+# comparisons (TR_SPIIR_CUDA_SHAPE, see cuda/spiir/spiir_cuda.cu), Nsight Compute
 # counters of the FAST kernels when ncu is there, and compute-sanitizer
 # memcheck on small runs. Results in $OUT (else bench/results/): env.txt,
 # ctest.log, bench_spiir.jsonl, bench.log, ncu.txt, sanitizer.log,

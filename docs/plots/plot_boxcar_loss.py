@@ -5,7 +5,7 @@ and 11 of Adamek & Armour (2020).
 Reads the CSV written by the predictor test and writes
 docs/img/boxcar_loss_boxdit.png and docs/img/boxcar_loss_igrid.png:
 
-    build/tests/c/test_boxcar_predict --dump /tmp/boxcar_loss.csv 8192
+    build/tests/core/boxcar/test_boxcar_predict --dump /tmp/boxcar_loss.csv 8192
     /usr/bin/python3 docs/plots/plot_boxcar_loss.py /tmp/boxcar_loss.csv
 
 The "measured" columns are the noise-free slide of a rectangular pulse over

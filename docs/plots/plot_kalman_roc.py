@@ -2,7 +2,7 @@
 """ROC of the Kalman-bank detector beside an energy detector.
 
 Reads the table `test_kalman --roc FILE` writes (lines: detector pfa pd; the
-quality test of tests/c/test_kalman.c: AR(2) bursts of 91 samples in AR(2)
+quality test of tests/core/kalman/test_kalman.c: AR(2) bursts of 91 samples in AR(2)
 noise of the same spectral shape, N_s = 30) and writes docs/img/kalman_roc.png.
 Needs matplotlib:  /usr/bin/python3 docs/plots/plot_kalman_roc.py [docs/data/kalman_roc.txt]
 """

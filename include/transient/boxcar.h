@@ -71,7 +71,7 @@
  *   divides in double. The CPU FAST variant builds the sums from float32
  *   partial sums (decimated series) and takes S/N = X * (1/sigma_L) -
  *   mu_L/sigma_L in float (coefficients rounded once from double); the CUDA
- *   variants are described in cuda/boxcar_cuda.h. For every variant, for
+ *   variants are described in cuda/boxcar/boxcar_cuda.h. For every variant, for
  *   input with |mean| <= 16 sigma and outliers below 1e3 sigma,
  *   |Y_fast - Y_ref| <= TR_BOXCAR_FAST_TOL(L_end) (1 + |Y_ref|), with
  *   TR_BOXCAR_FAST_TOL(L) = 2^-17 * (8 + sqrt(L)) (tested); W agrees with the

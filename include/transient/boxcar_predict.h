@@ -51,7 +51,7 @@
  * usually smaller (paper section 4.2.1). tr_boxcar_predict_exact computes the
  * true worst case of the noise-free model: the minimum over pulse positions of
  * the maximum over every evaluated boxcar, exactly what a noise-free slide of
- * the pulse over all positions measures (tests/c/test_boxcar_predict.c checks
+ * the pulse over all positions measures (tests/core/boxcar/test_boxcar_predict.c checks
  * both against brute force).
  */
 #ifndef TRANSIENT_BOXCAR_PREDICT_H

@@ -161,7 +161,7 @@ def score_edges(tb):
     # mid crossing lags the logic probe's transition by 4 +- 2 samples on this
     # instrument: a fixed skew of 3 to 4 samples between its analog and logic
     # inputs, plus about one sample on rising edges, where the slow open-drain
-    # rise passes the logic threshold before mid (tests/c/test_edges_recording.c).
+    # rise passes the logic threshold before mid (tests/core/edges/test_edges_recording.c).
     _, rec = ds.i2c_recording(tb.recording)
     if rec is not None:
         r, bad = edge_results(tb.i2c_sink, tb.i2c_detects)

@@ -1,0 +1,637 @@
+/*
+ * Boxcar single-pulse search object: configuration, backend choice, the
+ * normalisation in front of the search, latency, flush and per-stage outputs
+ * around the variants (boxcar_ref.c, boxcar_cpu.c, cuda/boxcar/boxcar_cuda.cu).
+ *
+ * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
+ * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020).
+ *
+ * Host path: every call is cut into pieces of at most TR_BOXCAR_SUBCHUNK
+ * samples per channel (CUDA: `batch`); each piece goes through the
+ * normalisation (cleaned samples, statistics) and then through the variant.
+ * CUDA backend:
+ *  - FIXED without baseline removal: no host normalisation at all; the whole
+ *    call goes to the GPU as it is, where non-finite samples are replaced by
+ *    the fixed means (the values the normalisation would write) and counted.
+ *  - measured statistics (WHITE, LEVELS) with the FAST variant and a window
+ *    that is a multiple of the kernel's tile (tr_cuda_boxcar_table_granule;
+ *    the default window 16384 always is): one search per piece with the
+ *    tables of every window its outputs touch (tr_cuda_boxcar_set_norm_windows).
+ *  - otherwise (PAPER, other windows, or TR_BOXCAR_CUDA_PERWINDOW=1 in the
+ *    environment at create, the former path kept as a benchmark baseline):
+ *    one normalisation table at a time, so a piece whose outputs cross a
+ *    window boundary is cut there (flush: run once per window, each time
+ *    keeping the positions of that window).
+ * All three give the same bits.
+ * Device path (tr_boxcar_process_device): the samples never reach the host, so
+ * the normalisation cannot measure them: it needs norm.mode FIXED without
+ * baseline removal; non-finite samples are replaced on the device by the
+ * fixed mean of their channel and counted.
+ */
+#include <transient/boxcar.h>
+
+#include "boxcar/boxcar_variants.h"
+#include "common/core_util.h"
+#ifdef TR_HAVE_CUDA
+#include "boxcar/boxcar_cuda.h"
+#endif
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tr_boxcar {
+    tr_boxcar_config cfg; /* validated configuration (norm tables not kept) */
+    tr_boxcar_plan plan;
+    tr_boxcar_norm *norm;
+    tr_backend backend;
+    tr_variant variant;
+    tr_boxcar_ref *ref;
+    tr_boxcar_cpu *fast;
+    void *cuda;             /* tr_cuda_boxcar with CUDA */
+    size_t piece;           /* samples per channel per variant call */
+    float *clean;           /* piece * nchan cleaned samples */
+    uint64_t position;      /* samples per channel consumed */
+    uint64_t dev_nonfinite; /* replaced on the device */
+    int flushed;
+    tr_boxcar_stage_buf *st; /* per-stage outputs, or NULL */
+    /* CUDA: tables of the window in effect */
+    float *tmu, *tsig, *fill;
+    uint32_t *widths; /* plan list */
+    uint64_t cur_win; /* window whose tables the CUDA context holds */
+    int have_win;     /* it holds some */
+    int cur_fill;     /* they were set with the fill values (device path) */
+    float *fl_snr;    /* flush scratch (CUDA, several windows) */
+    int32_t *fl_width;
+    /* CUDA host path (see the top of this file) */
+    int direct_fixed;  /* FIXED without baseline: raw samples, cleaned on the GPU */
+    int multiwin;      /* measured statistics: one run per piece, per-window tables */
+    float *wmu, *wsig; /* per-window tables of a piece */
+    size_t wcap;       /* windows they hold */
+    uint64_t wlo, whi; /* windows the CUDA context holds (multiwin) */
+    int have_wins;
+    tr_error err;
+};
+
+static tr_status check_config(const tr_boxcar_config *c, tr_error *err)
+{
+    if (c->nchan < 1 || c->nchan > TR_BOXCAR_MAX_NCHAN)
+        return tr_fail(err, TR_ERR_INVALID, "boxcar: nchan must be in 1..%u, got %u",
+                       TR_BOXCAR_MAX_NCHAN, c->nchan);
+    if (c->stage_outputs != 0 && c->stage_outputs != 1)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar: stage_outputs must be 0 or 1, got %d", c->stage_outputs);
+    if (c->device_layout != TR_BOXCAR_TIME_MAJOR &&
+        c->device_layout != TR_BOXCAR_CHANNEL_MAJOR)
+        return tr_fail(
+            err, TR_ERR_INVALID,
+            "boxcar: device_layout must be TIME_MAJOR (0) or CHANNEL_MAJOR (1), "
+            "got %d",
+            (int)c->device_layout);
+    return TR_OK;
+}
+
+#ifdef TR_HAVE_CUDA
+static tr_status cuda_start(tr_boxcar *q, tr_error *err)
+{
+    const tr_boxcar_config *c = &q->cfg;
+    if (c->stage_outputs)
+        return tr_fail(err, TR_ERR_UNSUPPORTED,
+                       "boxcar: per-stage outputs are produced on the CPU only");
+    tr_cuda_boxcar *ctx = NULL;
+    tr_status s = tr_cuda_boxcar_create(c->device, &q->plan, c->nchan, c->variant,
+                                        c->batch, &ctx, err);
+    if (s != TR_OK) return s;
+    q->cuda = ctx;
+    const size_t tw = tr_boxcar_plan_total_widths(&q->plan);
+    q->tmu = malloc(tw * c->nchan * sizeof(float));
+    q->tsig = malloc(tw * c->nchan * sizeof(float));
+    q->fill = malloc(c->nchan * sizeof(float));
+    q->widths = malloc(tw * sizeof(uint32_t));
+    q->fl_snr =
+        malloc((size_t)tr_boxcar_plan_latency(&q->plan) * c->nchan * sizeof(float));
+    q->fl_width =
+        malloc((size_t)tr_boxcar_plan_latency(&q->plan) * c->nchan * sizeof(int32_t));
+    if (!q->tmu || !q->tsig || !q->fill || !q->widths || !q->fl_snr || !q->fl_width)
+        return tr_fail(err, TR_ERR_NOMEM, "boxcar: cannot allocate the CUDA tables");
+    tr_boxcar_plan_list(&q->plan, q->widths, NULL, (uint32_t)tw);
+    /* TR_BOXCAR_CUDA_PERWINDOW=1: the former host path (CPU normalisation, one
+     * synchronous run per statistics window), kept as a benchmark baseline */
+    const char *e = getenv("TR_BOXCAR_CUDA_PERWINDOW");
+    const int legacy = e && e[0] == '1';
+    const uint32_t g = tr_cuda_boxcar_table_granule(ctx);
+    q->direct_fixed = !legacy && c->norm.mode == TR_BOXCAR_NORM_FIXED &&
+                      c->norm.baseline == TR_BOXCAR_BASELINE_NONE;
+    q->multiwin = !legacy && c->norm.mode != TR_BOXCAR_NORM_FIXED && g > 0 &&
+                  c->norm.window % g == 0;
+    return TR_OK;
+}
+#endif
+
+/* Resolve AUTO and create the variant. */
+static tr_status choose_backend(tr_boxcar *q, tr_error *err)
+{
+    const tr_boxcar_config *c = &q->cfg;
+    q->variant = c->variant;
+    tr_placement p;
+    tr_status placed =
+        tr_place("boxcar", c->backend, c->variant, c->device, c->batch, &p, err);
+    if (placed != TR_OK) return placed;
+    if (p.try_cuda) {
+#ifdef TR_HAVE_CUDA
+        tr_status s = cuda_start(q, err);
+        if (s == TR_OK) {
+            q->backend = TR_BACKEND_CUDA;
+            return TR_OK;
+        }
+        if (q->cuda) tr_cuda_boxcar_destroy((tr_cuda_boxcar *)q->cuda);
+        q->cuda = NULL;
+        if (p.need_cuda) return s;
+#endif
+    }
+    q->backend = TR_BACKEND_CPU;
+    if (c->variant == TR_VARIANT_REFERENCE)
+        q->ref = tr_boxcar_ref_create(&q->plan, c->nchan, q->norm);
+    else
+        q->fast = tr_boxcar_cpu_create(&q->plan, c->nchan, q->norm);
+    if (!q->ref && !q->fast)
+        return tr_fail(err, TR_ERR_NOMEM, "boxcar: cannot allocate the search state");
+    tr_clear(err);
+    return TR_OK;
+}
+
+tr_boxcar *tr_boxcar_create(const tr_boxcar_config *cfg, tr_error *err)
+{
+    if (!cfg) {
+        tr_fail(err, TR_ERR_INVALID, "boxcar: NULL configuration");
+        return NULL;
+    }
+    tr_boxcar_plan plan;
+    if (tr_boxcar_plan_build(cfg, &plan, err) != TR_OK) return NULL;
+    if (check_config(cfg, err) != TR_OK) return NULL;
+    if (tr_boxcar_norm_validate(&cfg->norm, cfg->nchan, plan.lend, err) != TR_OK)
+        return NULL;
+    tr_placement dummy;
+    if (tr_place("boxcar", cfg->backend, cfg->variant, cfg->device, cfg->batch, &dummy,
+                 err) != TR_OK)
+        return NULL;
+    tr_boxcar *q = calloc(1, sizeof *q);
+    if (!q) {
+        tr_fail(err, TR_ERR_NOMEM, "boxcar: cannot allocate the object");
+        return NULL;
+    }
+    q->cfg = *cfg;
+    q->plan = plan;
+    /* The normalisation copies its tables; do not keep the caller's pointers. */
+    q->cfg.norm.fixed_means = q->cfg.norm.fixed_sigmas = NULL;
+    q->cfg.norm.fixed_mu_L = q->cfg.norm.fixed_sigma_L = NULL;
+    /* CUDA host path: pieces of `batch` samples per channel, but at most 2^24
+     * samples of all channels (64 MB of cleaned samples), and at least
+     * TR_BOXCAR_SUBCHUNK (the CUDA context splits long calls itself). */
+    q->piece = cfg->batch;
+    if (q->piece > ((size_t)1 << 24) / cfg->nchan)
+        q->piece = ((size_t)1 << 24) / cfg->nchan;
+    if (q->piece < TR_BOXCAR_SUBCHUNK) q->piece = TR_BOXCAR_SUBCHUNK;
+    const uint64_t lookback = (uint64_t)tr_boxcar_plan_latency(&plan) + q->piece + 64;
+    tr_boxcar_norm_config nc = cfg->norm;
+    {
+        /* the former CUDA host path (benchmark baseline, see cuda_start) also
+         * had a single-threaded normalisation */
+        const char *e = getenv("TR_BOXCAR_CUDA_PERWINDOW");
+        if (e && e[0] == '1') nc.threads = 1;
+    }
+    q->norm = tr_boxcar_norm_create(&nc, cfg->nchan, plan.lend, lookback, err);
+    if (!q->norm) {
+        free(q);
+        return NULL;
+    }
+    if (choose_backend(q, err) != TR_OK) {
+        tr_boxcar_destroy(q);
+        return NULL;
+    }
+    if (q->backend == TR_BACKEND_CPU) q->piece = TR_BOXCAR_SUBCHUNK;
+    q->clean = malloc(q->piece * cfg->nchan * sizeof(float));
+    if (cfg->stage_outputs) q->st = calloc(plan.nstages, sizeof *q->st);
+    if (!q->clean || (cfg->stage_outputs && !q->st)) {
+        tr_fail(err, TR_ERR_NOMEM, "boxcar: cannot allocate the work buffers");
+        tr_boxcar_destroy(q);
+        return NULL;
+    }
+    tr_clear(err);
+    tr_clear(&q->err);
+    return q;
+}
+
+void tr_boxcar_destroy(tr_boxcar *q)
+{
+    if (!q) return;
+#ifdef TR_HAVE_CUDA
+    if (q->cuda) tr_cuda_boxcar_destroy((tr_cuda_boxcar *)q->cuda);
+#endif
+    tr_boxcar_ref_destroy(q->ref);
+    tr_boxcar_cpu_destroy(q->fast);
+    tr_boxcar_norm_destroy(q->norm);
+    if (q->st)
+        for (uint32_t i = 0; i < q->plan.nstages; i++) {
+            free(q->st[i].snr);
+            free(q->st[i].width);
+        }
+    free(q->st);
+    free(q->clean);
+    free(q->tmu);
+    free(q->tsig);
+    free(q->fill);
+    free(q->widths);
+    free(q->fl_snr);
+    free(q->fl_width);
+    free(q->wmu);
+    free(q->wsig);
+    free(q);
+}
+
+tr_status tr_boxcar_reset(tr_boxcar *q)
+{
+    if (!q) return TR_ERR_INVALID;
+    q->position = 0;
+    q->dev_nonfinite = 0;
+    q->flushed = 0;
+    /* FIXED values never change: the CUDA context keeps its tables over reset */
+    if (q->cfg.norm.mode != TR_BOXCAR_NORM_FIXED) q->have_win = 0;
+    q->have_wins = 0;
+    if (q->st)
+        for (uint32_t i = 0; i < q->plan.nstages; i++)
+            q->st[i].count = 0;
+    tr_status s = tr_boxcar_norm_reset(q->norm);
+    if (s != TR_OK)
+        return tr_fail(&q->err, s, "boxcar: %s", tr_boxcar_norm_last_error(q->norm));
+#ifdef TR_HAVE_CUDA
+    if (q->cuda) return tr_cuda_boxcar_reset((tr_cuda_boxcar *)q->cuda, &q->err);
+#endif
+    if (q->ref) tr_boxcar_ref_reset(q->ref);
+    if (q->fast) tr_boxcar_cpu_reset(q->fast);
+    tr_clear(&q->err);
+    return TR_OK;
+}
+
+/* Per-stage buffers large enough for the outputs of n positions. */
+static tr_status stage_prepare(tr_boxcar *q, size_t n)
+{
+    if (!q->st) return TR_OK;
+    for (uint32_t i = 0; i < q->plan.nstages; i++) {
+        tr_boxcar_stage_buf *b = &q->st[i];
+        b->count = 0;
+        b->first = 0;
+        const size_t need = n / q->plan.stages[i].stride + 2;
+        if (need <= b->cap) continue;
+        free(b->snr);
+        free(b->width);
+        b->snr = malloc(need * q->cfg.nchan * sizeof(float));
+        b->width = malloc(need * q->cfg.nchan * sizeof(int32_t));
+        b->cap = need;
+        if (!b->snr || !b->width) {
+            free(b->snr);
+            free(b->width);
+            b->snr = NULL;
+            b->width = NULL;
+            b->cap = 0;
+            return tr_fail(&q->err, TR_ERR_NOMEM,
+                           "boxcar: cannot allocate the per-stage outputs");
+        }
+    }
+    return TR_OK;
+}
+
+#ifdef TR_HAVE_CUDA
+/* Tables of the window of output position p (>= 0) into the CUDA context. */
+static tr_status cuda_tables(tr_boxcar *q, uint64_t p, int with_fill)
+{
+    const uint64_t w = tr_boxcar_norm_window_of(q->norm, p);
+    if (q->have_win && q->cur_win == w && q->cur_fill == with_fill) return TR_OK;
+    const uint32_t tw = tr_boxcar_plan_total_widths(&q->plan);
+    for (uint32_t c = 0; c < q->cfg.nchan; c++) {
+        tr_status s =
+            tr_boxcar_norm_table(q->norm, p, c, q->widths, tw, q->tmu + (size_t)c * tw,
+                                 q->tsig + (size_t)c * tw);
+        if (s != TR_OK)
+            return tr_fail(&q->err, s, "boxcar: %s", tr_boxcar_norm_last_error(q->norm));
+        if (with_fill) {
+            double mu = 0.0;
+            tr_boxcar_norm_stats(q->norm, p, c, 1, &mu, NULL);
+            q->fill[c] = (float)mu;
+        }
+    }
+    tr_status s = tr_cuda_boxcar_set_norm((tr_cuda_boxcar *)q->cuda, q->tmu, q->tsig,
+                                          with_fill ? q->fill : NULL, &q->err);
+    if (s != TR_OK) return s;
+    q->cur_win = w;
+    q->cur_fill = with_fill;
+    q->have_win = 1;
+    return TR_OK;
+}
+
+/* Per-window tables of the windows that hold output positions [first, last]
+ * (clamped to >= 0) into the CUDA context (multiwin). */
+static tr_status cuda_window_tables(tr_boxcar *q, int64_t first, int64_t last)
+{
+    const uint64_t wlo =
+        tr_boxcar_norm_window_of(q->norm, first > 0 ? (uint64_t)first : 0);
+    const uint64_t whi = tr_boxcar_norm_window_of(q->norm, last > 0 ? (uint64_t)last : 0);
+    if (q->have_wins && q->wlo == wlo && q->whi == whi) return TR_OK;
+    const uint32_t C = q->cfg.nchan, tw = tr_boxcar_plan_total_widths(&q->plan);
+    const uint64_t W = tr_boxcar_norm_window(q->norm);
+    const size_t nw = (size_t)(whi - wlo + 1), per = (size_t)C * tw;
+    if (nw > q->wcap) {
+        free(q->wmu);
+        free(q->wsig);
+        q->wmu = malloc(nw * per * sizeof(float));
+        q->wsig = malloc(nw * per * sizeof(float));
+        q->wcap = q->wmu && q->wsig ? nw : 0;
+        if (!q->wcap)
+            return tr_fail(&q->err, TR_ERR_NOMEM, "boxcar: cannot allocate the tables");
+    }
+    q->have_wins = 0;
+    for (size_t j = 0; j < nw; j++)
+        for (uint32_t c = 0; c < C; c++) {
+            const size_t o = j * per + (size_t)c * tw;
+            tr_status s = tr_boxcar_norm_table(q->norm, (wlo + j) * W, c, q->widths, tw,
+                                               q->wmu + o, q->wsig + o);
+            if (s != TR_OK)
+                return tr_fail(&q->err, s, "boxcar: %s",
+                               tr_boxcar_norm_last_error(q->norm));
+        }
+    tr_status s =
+        tr_cuda_boxcar_set_norm_windows((tr_cuda_boxcar *)q->cuda, wlo, (uint32_t)nw,
+                                        (uint32_t)W, q->wmu, q->wsig, &q->err);
+    if (s != TR_OK) return s;
+    q->have_win = 0; /* the single table is no longer the one in effect */
+    q->wlo = wlo;
+    q->whi = whi;
+    q->have_wins = 1;
+    return TR_OK;
+}
+
+/* Run cleaned host samples [0, m) (time-major) whose outputs start at `first`. */
+static tr_status cuda_run_host(tr_boxcar *q, const float *y, size_t m, int64_t first,
+                               float *snr, int32_t *width)
+{
+    const uint32_t C = q->cfg.nchan;
+    if (q->multiwin) {
+        tr_status s = cuda_window_tables(q, first, first + (int64_t)m - 1);
+        if (s != TR_OK) return s;
+        return tr_cuda_boxcar_run((tr_cuda_boxcar *)q->cuda, y, m, TR_BOXCAR_TIME_MAJOR,
+                                  0, snr, width, NULL, &q->err);
+    }
+    size_t k = 0;
+    while (k < m) {
+        const int64_t p = first + (int64_t)k;
+        const uint64_t pp = p > 0 ? (uint64_t)p : 0;
+        size_t len = m - k;
+        const uint64_t w = tr_boxcar_norm_window_of(q->norm, pp);
+        const uint64_t W = tr_boxcar_norm_window(q->norm);
+        const int64_t last = first + (int64_t)m - 1;
+        if (last >= 0 && tr_boxcar_norm_window_of(q->norm, (uint64_t)last) != w) {
+            const int64_t nb = (int64_t)((w + 1) * W); /* next window's first position */
+            len = (size_t)(nb - p);
+        }
+        tr_status s = cuda_tables(q, pp, 0);
+        if (s != TR_OK) return s;
+        s = tr_cuda_boxcar_run((tr_cuda_boxcar *)q->cuda, y + k * C, len,
+                               TR_BOXCAR_TIME_MAJOR, 0, snr + k * C,
+                               width ? width + k * C : NULL, NULL, &q->err);
+        if (s != TR_OK) return s;
+        k += len;
+    }
+    return TR_OK;
+}
+#endif
+
+static tr_status check_io(tr_boxcar *q, const void *x, size_t n, const void *snr)
+{
+    if (!q) return TR_ERR_INVALID;
+    if (q->flushed)
+        return tr_fail(&q->err, TR_ERR_STATE,
+                       "boxcar: the stream was flushed; reset before new samples");
+    if (n > 0 && (!x || !snr))
+        return tr_fail(&q->err, TR_ERR_INVALID, "boxcar: NULL %s with n > 0",
+                       !x ? "samples" : "S/N output");
+    return TR_OK;
+}
+
+tr_status tr_boxcar_process(tr_boxcar *q, const float *x, size_t n, float *snr,
+                            int32_t *width)
+{
+    tr_status s = check_io(q, x, n, snr);
+    if (s != TR_OK) return s;
+    if ((s = stage_prepare(q, n)) != TR_OK) return s;
+    if (n == 0) return TR_OK;
+    const uint32_t C = q->cfg.nchan;
+    const int64_t latency = (int64_t)tr_boxcar_plan_latency(&q->plan);
+#ifdef TR_HAVE_CUDA
+    if (q->cuda && q->direct_fixed) {
+        /* FIXED: nothing to measure; the GPU replaces non-finite samples by the
+         * fixed means (what the normalisation would write) and counts them */
+        s = cuda_tables(q, 0, 1);
+        if (s != TR_OK) return s;
+        s = tr_cuda_boxcar_run((tr_cuda_boxcar *)q->cuda, x, n, TR_BOXCAR_TIME_MAJOR, 0,
+                               snr, width, &q->dev_nonfinite, &q->err);
+        if (s == TR_OK) q->position += n;
+        return s;
+    }
+#endif
+    size_t done = 0;
+    while (done < n) {
+        const size_t m = n - done < q->piece ? n - done : q->piece;
+        s = tr_boxcar_norm_process(q->norm, x + done * C, m, q->clean);
+        if (s != TR_OK)
+            return tr_fail(&q->err, s, "boxcar: %s", tr_boxcar_norm_last_error(q->norm));
+        float *so = snr + done * C;
+        int32_t *wo = width ? width + done * C : NULL;
+#ifdef TR_HAVE_CUDA
+        if (q->cuda) {
+            s = cuda_run_host(q, q->clean, m, (int64_t)q->position - latency, so, wo);
+            if (s != TR_OK) return s;
+        } else
+#endif
+            if (q->ref) {
+            tr_boxcar_ref_run(q->ref, q->clean, m, so, wo, q->st);
+        } else {
+            tr_boxcar_cpu_run(q->fast, q->clean, m, so, wo, q->st);
+            if (tr_boxcar_cpu_failed(q->fast))
+                return tr_fail(&q->err, TR_ERR_NOMEM,
+                               "boxcar: out of memory for the search state (reset it)");
+        }
+        q->position += m;
+        done += m;
+    }
+    (void)latency; /* used by the CUDA path only */
+    return TR_OK;
+}
+
+tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width)
+{
+    if (!q) return TR_ERR_INVALID;
+    const uint32_t L = tr_boxcar_plan_latency(&q->plan);
+    tr_status s = check_io(q, snr, 0, snr);
+    if (s != TR_OK) return s;
+    if (L > 0 && !snr)
+        return tr_fail(&q->err, TR_ERR_INVALID, "boxcar: NULL S/N output for the flush");
+    if ((s = stage_prepare(q, L)) != TR_OK) return s;
+    q->flushed = 1;
+    if (L == 0) return TR_OK;
+#ifdef TR_HAVE_CUDA
+    if (q->cuda && q->multiwin) {
+        const int64_t first = (int64_t)q->position - (int64_t)L;
+        if ((s = cuda_window_tables(q, first, first + (int64_t)L - 1)) != TR_OK) return s;
+        return tr_cuda_boxcar_flush((tr_cuda_boxcar *)q->cuda, TR_BOXCAR_TIME_MAJOR, 0,
+                                    snr, width, &q->err);
+    }
+    if (q->cuda) {
+        const uint32_t C = q->cfg.nchan;
+        const int64_t first = (int64_t)q->position - (int64_t)L;
+        /* One flush per window among the output positions; keep its part. */
+        size_t k = 0;
+        while (k < L) {
+            const int64_t p = first + (int64_t)k;
+            const uint64_t pp = p > 0 ? (uint64_t)p : 0;
+            const uint64_t w = tr_boxcar_norm_window_of(q->norm, pp);
+            size_t len = L - k;
+            const int64_t last = first + (int64_t)L - 1;
+            if (last >= 0 && tr_boxcar_norm_window_of(q->norm, (uint64_t)last) != w)
+                len = (size_t)((int64_t)((w + 1) * tr_boxcar_norm_window(q->norm)) - p);
+            if ((s = cuda_tables(q, pp, 0)) != TR_OK) return s;
+            if (k == 0 && len == L) {
+                return tr_cuda_boxcar_flush((tr_cuda_boxcar *)q->cuda,
+                                            TR_BOXCAR_TIME_MAJOR, 0, snr, width, &q->err);
+            }
+            s = tr_cuda_boxcar_flush((tr_cuda_boxcar *)q->cuda, TR_BOXCAR_TIME_MAJOR, 0,
+                                     q->fl_snr, q->fl_width, &q->err);
+            if (s != TR_OK) return s;
+            memcpy(snr + k * C, q->fl_snr + k * C, len * C * sizeof(float));
+            if (width)
+                memcpy(width + k * C, q->fl_width + k * C, len * C * sizeof(int32_t));
+            k += len;
+        }
+        return TR_OK;
+    }
+#endif
+    if (q->ref)
+        tr_boxcar_ref_flush(q->ref, snr, width, q->st);
+    else {
+        tr_boxcar_cpu_flush(q->fast, snr, width, q->st);
+        if (tr_boxcar_cpu_failed(q->fast))
+            return tr_fail(&q->err, TR_ERR_NOMEM,
+                           "boxcar: out of memory for the search state (reset it)");
+    }
+    return TR_OK;
+}
+
+tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, float *d_snr,
+                                   int32_t *d_width)
+{
+    tr_status s = check_io(q, d_x, n, d_snr);
+    if (s != TR_OK) return s;
+    if (!q->cuda)
+        return tr_fail(
+            &q->err, TR_ERR_UNSUPPORTED,
+            "boxcar: device samples need the CUDA backend (this object runs on "
+            "%s)",
+            tr_backend_name(q->backend));
+    if (q->cfg.norm.mode != TR_BOXCAR_NORM_FIXED ||
+        q->cfg.norm.baseline != TR_BOXCAR_BASELINE_NONE)
+        return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
+                       "boxcar: device samples need norm.mode FIXED without baseline "
+                       "removal (the statistics are measured on the host)");
+    if (n == 0) return TR_OK;
+#ifdef TR_HAVE_CUDA
+    /* FIXED: one table for every position; fill = the fixed input means. */
+    s = cuda_tables(q, 0, 1);
+    if (s != TR_OK) return s;
+    s = tr_cuda_boxcar_run((tr_cuda_boxcar *)q->cuda, d_x, n, q->cfg.device_layout, 1,
+                           d_snr, d_width, &q->dev_nonfinite, &q->err);
+    if (s == TR_OK) q->position += n;
+    return s;
+#else
+    (void)d_width;
+    return TR_ERR_UNSUPPORTED;
+#endif
+}
+
+void *tr_boxcar_host_alloc(const tr_boxcar *q, size_t bytes)
+{
+    if (!q) return NULL;
+#ifdef TR_HAVE_CUDA
+    if (q->cuda) return tr_cuda_boxcar_host_alloc((tr_cuda_boxcar *)q->cuda, bytes);
+#endif
+    return malloc(bytes ? bytes : 1);
+}
+
+void tr_boxcar_host_free(const tr_boxcar *q, void *p)
+{
+    if (!q || !p) return;
+#ifdef TR_HAVE_CUDA
+    if (q->cuda) {
+        tr_cuda_boxcar_host_free(p);
+        return;
+    }
+#endif
+    free(p);
+}
+
+tr_status tr_boxcar_stage_output(const tr_boxcar *q, uint32_t stage,
+                                 tr_boxcar_stage_out *out)
+{
+    if (!q || !out) return TR_ERR_INVALID;
+    if (!q->st || stage >= q->plan.nstages) return TR_ERR_INVALID;
+    const tr_boxcar_stage_buf *b = &q->st[stage];
+    out->stride = q->plan.stages[stage].stride;
+    out->first = b->first;
+    out->count = b->count;
+    out->snr = b->snr;
+    out->width = b->width;
+    return TR_OK;
+}
+
+const tr_boxcar_plan *tr_boxcar_get_plan(const tr_boxcar *q)
+{
+    return q ? &q->plan : NULL;
+}
+const tr_boxcar_norm *tr_boxcar_get_norm(const tr_boxcar *q)
+{
+    return q ? q->norm : NULL;
+}
+uint32_t tr_boxcar_latency(const tr_boxcar *q)
+{
+    return q ? tr_boxcar_plan_latency(&q->plan) : 0;
+}
+uint32_t tr_boxcar_lend(const tr_boxcar *q)
+{
+    return q ? q->plan.lend : 0;
+}
+uint32_t tr_boxcar_nchan(const tr_boxcar *q)
+{
+    return q ? q->cfg.nchan : 0;
+}
+uint64_t tr_boxcar_position(const tr_boxcar *q)
+{
+    return q ? q->position : 0;
+}
+uint64_t tr_boxcar_nonfinite(const tr_boxcar *q)
+{
+    return q ? tr_boxcar_norm_nonfinite(q->norm) + q->dev_nonfinite : 0;
+}
+int tr_boxcar_flushed(const tr_boxcar *q)
+{
+    return q ? q->flushed : 0;
+}
+tr_backend tr_boxcar_backend(const tr_boxcar *q)
+{
+    return q ? q->backend : TR_BACKEND_CPU;
+}
+tr_variant tr_boxcar_variant(const tr_boxcar *q)
+{
+    return q ? q->variant : TR_VARIANT_FAST;
+}
+const char *tr_boxcar_last_error(const tr_boxcar *q)
+{
+    return q ? q->err.message : "";
+}

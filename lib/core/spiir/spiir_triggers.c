@@ -1,0 +1,816 @@
+/*
+ * Triggers of a SPIIR filter bank: peaks of |SNR| over a threshold, clustered
+ * per template (include/transient/spiir_triggers.h has the definition).
+ *
+ * Paper: X. Guo, Q. Chu, S. K. Chung, Z. Du, L. Wen, "Acceleration of
+ * low-latency gravitational wave searches using Maxwell-microarchitecture GPUs"
+ * (equation 8: the SNR these triggers are taken from).
+ *
+ * REFERENCE: one pass over the samples; per template the state of its open
+ * cluster is kept between calls, so the triggers do not depend on the chunking.
+ *
+ * FAST: a sample of template t changes the state only when |z|^2 exceeds
+ * B_t = max(threshold^2, |z|^2 of the open cluster's candidate) (it starts a
+ * cluster or becomes the candidate); the rest of the state (the neighbours of
+ * the candidate, the latest value) is read from the samples when needed, and a
+ * cluster is decided at the known sample k + window. So the scan compares
+ * float re^2 + im^2 with a float bound below B_t by a relative 2^-20 (which
+ * the float rounding, 3 x 2^-24 at most, cannot cross: a sample under the
+ * bound is under B_t in double), 4 templates per AVX2 instruction, stops at
+ * rows with a sample over the bound or a decision due, and there does exactly
+ * what the reference does, in double. Templates are split over a persistent
+ * pool of threads; each thread writes its triggers with the sample that
+ * decided them, and the caller merges them in (sample, template) order. A
+ * stretch of samples is scanned at once only when `cap` has room for every
+ * trigger it could decide (triggers of one template are decided more than
+ * `window` samples apart) plus ntemplates, so that the reference would not
+ * have stopped inside it; the rest of a call runs the reference loop, which
+ * stops where the reference stops.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <transient/spiir_triggers.h>
+
+#include "common/core_util.h"
+#include "spiir/spiir_triggers_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define TR_X86 1
+#endif
+
+/* Marks a |z|^2 that is unknown (no such sample) or not finite. */
+#define NO_VALUE (-1.0)
+
+#define MAX_THREADS  64
+#define AUTO_THREADS 8     /* automatic: at most this many threads */
+#define PART_ALIGN   16    /* templates of a thread: a multiple of this (not the last) */
+#define MAX_EVENTS   65536 /* FAST: triggers one stretch may decide, about */
+#define MIN_THREADED 32768 /* template-samples of a stretch worth waking the pool */
+
+typedef struct {
+    int open;     /* a cluster is open */
+    uint64_t k;   /* its candidate's sample */
+    double val;   /* |z|^2 of the candidate */
+    double prev;  /* |z|^2 of the sample before the candidate, or NO_VALUE */
+    double next;  /* |z|^2 of the sample after it, or NO_VALUE (not seen yet) */
+    float re, im; /* z of the candidate */
+    double last;  /* |z|^2 of the latest sample scanned, or NO_VALUE */
+} cluster;
+
+/* FAST: a trigger and the sample that decided it. */
+typedef struct {
+    uint64_t decided;
+    tr_spiir_trigger trig;
+} event;
+
+/* FAST: the templates [t0, t1) of one thread and its triggers of a stretch. */
+typedef struct {
+    uint32_t t0, t1;
+    event *ev;
+    size_t nev, cap;
+    uint32_t *hits; /* scratch: templates of a row to test exactly */
+    int overflow;   /* more triggers than cap (cannot happen; checked) */
+} part;
+
+typedef struct {
+    struct tr_spiir_triggers *q;
+    uint32_t index;
+} worker_arg;
+
+struct tr_spiir_triggers {
+    tr_spiir_triggers_config cfg;
+    cluster *c;        /* one per template */
+    uint64_t position; /* samples scanned */
+    tr_error err;
+
+    /* FAST */
+    float *bnd; /* per template, twice (the layout of z): its float bound */
+    part *parts;
+    uint32_t nparts;
+    /* The stretch being scanned: rows [k0, k1) of snr, row 0 at sample pos0. */
+    const float *snr;
+    size_t k0, k1;
+    uint64_t pos0;
+    double thr2;
+    /* Pool: thread i runs part i (i >= 1); the caller runs part 0. */
+    pthread_t *threads;
+    worker_arg *args;
+    uint32_t nworkers;
+    int pool_init;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    uint64_t gen;
+    uint32_t left;
+    int quit;
+};
+
+tr_spiir_triggers_config tr_spiir_triggers_config_default(void)
+{
+    tr_spiir_triggers_config c;
+    memset(&c, 0, sizeof c);
+    c.ntemplates = 1;
+    c.threshold = 8.0f;
+    c.window = 64;
+    c.variant = TR_VARIANT_FAST;
+    c.nthreads = 0;
+    return c;
+}
+
+static tr_status check_threshold(float threshold, tr_error *err)
+{
+    if (!isfinite(threshold) || !(threshold >= 0.0f))
+        return tr_fail(err, TR_ERR_INVALID,
+                       "spiir triggers: threshold must be finite and >= 0, got %g",
+                       (double)threshold);
+    return TR_OK;
+}
+
+static void clear_clusters(tr_spiir_triggers *q)
+{
+    for (uint32_t t = 0; t < q->cfg.ntemplates; t++) {
+        q->c[t].open = 0;
+        q->c[t].last = NO_VALUE;
+    }
+    q->position = 0;
+}
+
+/* ---- scan kernels (FAST) ------------------------------------------------- */
+
+/*
+ * A float bound below b: float re^2 + im^2 < bound implies re^2 + im^2 <= b in
+ * double (the float sum is within (1 - 2^-24)^2 of the exact one, the double
+ * one rounds the exact one once, b is a double). 0 (every sample tested
+ * exactly) for b below 1e-30, where float underflow would spoil the margin.
+ */
+static float fbound(double b)
+{
+    if (!(b >= 1e-30)) return 0.0f;
+    const double s = b * (1.0 - 0x1p-20);
+    if (s > (double)FLT_MAX) return FLT_MAX;
+    float f = (float)s;
+    if ((double)f > s) f = nextafterf(f, 0.0f);
+    return f;
+}
+
+/* May template z (re, im) exceed the bound b? NaN and overflow say yes. */
+static inline int maybe_over(const float *z, float b)
+{
+    const float v = z[0] * z[0] + z[1] * z[1];
+    return !(v < b);
+}
+
+/* The first of nrows rows (stride floats apart, m templates each, bounds bnd
+ * twice per template) with a template that may exceed its bound; nrows if none. */
+typedef size_t (*scan_fn)(const float *z, size_t stride, size_t nrows, const float *bnd,
+                          uint32_t m);
+/* The templates of one row that may exceed their bound, into idx; their count. */
+typedef uint32_t (*hits_fn)(const float *z, const float *bnd, uint32_t m, uint32_t *idx);
+
+static size_t scan_generic(const float *z, size_t stride, size_t nrows, const float *bnd,
+                           uint32_t m)
+{
+    for (size_t r = 0; r < nrows; r++, z += stride) {
+        int any = 0;
+        for (uint32_t i = 0; i < m; i++)
+            any |= maybe_over(z + 2 * i, bnd[2 * i]);
+        if (any) return r;
+    }
+    return nrows;
+}
+
+static uint32_t hits_generic(const float *z, const float *bnd, uint32_t m, uint32_t *idx)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m; i++)
+        if (maybe_over(z + 2 * i, bnd[2 * i])) idx[n++] = i;
+    return n;
+}
+
+#ifdef TR_X86
+#define AVX2 __attribute__((target("avx2")))
+
+/* 4 templates: all-ones in both lanes of each that may exceed its bound. */
+static inline __attribute__((always_inline)) AVX2 __m256 over4(const float *z,
+                                                               const float *bnd)
+{
+    const __m256 x = _mm256_loadu_ps(z);
+    const __m256 sq = _mm256_mul_ps(x, x);
+    const __m256 v = _mm256_add_ps(sq, _mm256_permute_ps(sq, 0xB1)); /* re^2 + im^2 */
+    return _mm256_cmp_ps(v, _mm256_loadu_ps(bnd), _CMP_NLT_UQ);
+}
+
+AVX2 static size_t scan_avx2(const float *z, size_t stride, size_t nrows,
+                             const float *bnd, uint32_t m)
+{
+    const uint32_t m4 = m & ~3u, m16 = m & ~15u;
+    for (size_t r = 0; r < nrows; r++, z += stride) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        uint32_t i = 0;
+        for (; i < m16; i += 16) {
+            a0 = _mm256_or_ps(a0, over4(z + 2 * i, bnd + 2 * i));
+            a1 = _mm256_or_ps(a1, over4(z + 2 * i + 8, bnd + 2 * i + 8));
+            a2 = _mm256_or_ps(a2, over4(z + 2 * i + 16, bnd + 2 * i + 16));
+            a3 = _mm256_or_ps(a3, over4(z + 2 * i + 24, bnd + 2 * i + 24));
+        }
+        for (; i < m4; i += 4)
+            a0 = _mm256_or_ps(a0, over4(z + 2 * i, bnd + 2 * i));
+        const __m256 a = _mm256_or_ps(_mm256_or_ps(a0, a1), _mm256_or_ps(a2, a3));
+        int any = _mm256_movemask_ps(a);
+        for (; i < m; i++)
+            any |= maybe_over(z + 2 * i, bnd[2 * i]);
+        if (any) return r;
+    }
+    return nrows;
+}
+
+AVX2 static uint32_t hits_avx2(const float *z, const float *bnd, uint32_t m,
+                               uint32_t *idx)
+{
+    const uint32_t m4 = m & ~3u;
+    uint32_t n = 0, i = 0;
+    for (; i < m4; i += 4) {
+        int bits = _mm256_movemask_ps(over4(z + 2 * i, bnd + 2 * i)) & 0x55;
+        while (bits) {
+            const int b = __builtin_ctz((unsigned)bits);
+            idx[n++] = i + (uint32_t)(b >> 1);
+            bits &= bits - 1;
+        }
+    }
+    for (; i < m; i++)
+        if (maybe_over(z + 2 * i, bnd[2 * i])) idx[n++] = i;
+    return n;
+}
+#endif
+
+typedef struct {
+    const char *name;
+    scan_fn scan;
+    hits_fn hits;
+} kernel_t;
+
+static const kernel_t k_generic = {"generic", scan_generic, hits_generic};
+#ifdef TR_X86
+static const kernel_t k_avx2 = {"avx2", scan_avx2, hits_avx2};
+#endif
+static const kernel_t *kernel = NULL;
+
+static const kernel_t *best_kernel(void)
+{
+#ifdef TR_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) return &k_avx2;
+#endif
+    return &k_generic;
+}
+
+int tr_spiir_triggers_select(const char *name)
+{
+    if (!name) {
+        kernel = best_kernel();
+        return 1;
+    }
+    if (!strcmp(name, "generic")) {
+        kernel = &k_generic;
+        return 1;
+    }
+#ifdef TR_X86
+    __builtin_cpu_init();
+    if (!strcmp(name, "avx2") && __builtin_cpu_supports("avx2")) {
+        kernel = &k_avx2;
+        return 1;
+    }
+#endif
+    return 0;
+}
+
+const char *tr_spiir_triggers_kernel(void)
+{
+    if (!kernel) kernel = best_kernel(); /* idempotent, race-benign */
+    return kernel->name;
+}
+
+/* ---- one stretch, one thread's templates (FAST) --------------------------- */
+
+/* |z|^2 in double, NO_VALUE when not finite. */
+static inline double mag2(const float *z)
+{
+    const double v = (double)z[0] * (double)z[0] + (double)z[1] * (double)z[1];
+    return isfinite(v) ? v : NO_VALUE;
+}
+
+static void emit(cluster *c, uint32_t t, tr_spiir_trigger *out);
+
+static void scan_part(tr_spiir_triggers *q, part *p, const kernel_t *kern)
+{
+    const uint32_t nt = q->cfg.ntemplates;
+    const uint64_t w = q->cfg.window;
+    const size_t stride = (size_t)nt * 2;
+    const size_t k0 = q->k0, k1 = q->k1;
+    const uint64_t pos0 = q->pos0;
+    const double thr2 = q->thr2;
+    const float fthr = fbound(thr2);
+    const uint32_t t0 = p->t0, m = p->t1 - p->t0;
+    const float *base = q->snr + 2 * (size_t)t0; /* template t0 of row 0 */
+    float *bnd = q->bnd + 2 * (size_t)t0;
+    cluster *c = q->c + t0;
+    uint64_t dmin = UINT64_MAX; /* no decision before this sample */
+    p->nev = 0;
+
+    /* Candidates at the sample before the stretch get their next neighbour; the
+     * bounds and the first decision from the open clusters. */
+    for (uint32_t i = 0; i < m; i++) {
+        cluster *ci = &c[i];
+        float b = fthr;
+        if (ci->open) {
+            if (ci->k + 1 == pos0 + k0) ci->next = mag2(base + k0 * stride + 2 * i);
+            if (ci->val > thr2) b = fbound(ci->val);
+            if (ci->k + w < dmin) dmin = ci->k + w;
+        }
+        bnd[2 * i] = bnd[2 * i + 1] = b;
+    }
+
+    size_t r = k0;
+    while (r < k1) {
+        size_t stop = k1;
+        if (dmin < pos0 + k1) stop = (size_t)(dmin - pos0);
+        if (stop < r) stop = r; /* (open clusters are decided at dmin >= this row) */
+        const size_t rh = r + kern->scan(base + r * stride, stride, stop - r, bnd, m);
+        if (rh >= k1) break;
+        const uint64_t pos = pos0 + rh;
+        const float *row = base + rh * stride;
+        /* Samples that start a cluster or become its candidate. */
+        const uint32_t nh = kern->hits(row, bnd, m, p->hits);
+        for (uint32_t j = 0; j < nh; j++) {
+            const uint32_t i = p->hits[j];
+            cluster *ci = &c[i];
+            const float *z = row + 2 * i;
+            const double v = (double)z[0] * (double)z[0] + (double)z[1] * (double)z[1];
+            if (!isfinite(v) || !(v > thr2)) continue;
+            if (ci->open && !(v > ci->val)) continue;
+            ci->open = 1;
+            ci->k = pos;
+            ci->val = v;
+            ci->prev = rh > 0 ? mag2(z - stride) : ci->last;
+            ci->next = rh + 1 < k1 ? mag2(z + stride) : NO_VALUE;
+            ci->re = z[0];
+            ci->im = z[1];
+            bnd[2 * i] = bnd[2 * i + 1] = fbound(v);
+            if (pos + w < dmin) dmin = pos + w;
+        }
+        /* Clusters decided at this sample. */
+        if (pos >= dmin) {
+            dmin = UINT64_MAX;
+            for (uint32_t i = 0; i < m; i++) {
+                cluster *ci = &c[i];
+                if (!ci->open) continue;
+                if (pos - ci->k >= w) {
+                    if (p->nev < p->cap) {
+                        p->ev[p->nev].decided = pos;
+                        emit(ci, t0 + i, &p->ev[p->nev].trig);
+                        p->nev++;
+                    } else {
+                        p->overflow = 1;
+                        ci->open = 0;
+                    }
+                    bnd[2 * i] = bnd[2 * i + 1] = fthr;
+                } else if (ci->k + w < dmin) {
+                    dmin = ci->k + w;
+                }
+            }
+        }
+        r = rh + 1;
+    }
+    for (uint32_t i = 0; i < m; i++)
+        c[i].last = mag2(base + (k1 - 1) * stride + 2 * i);
+}
+
+/* ---- thread pool (FAST) --------------------------------------------------- */
+
+static void *worker_main(void *arg)
+{
+    const worker_arg *a = (const worker_arg *)arg;
+    tr_spiir_triggers *q = a->q;
+    uint64_t seen = 0;
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (q->gen == seen && !q->quit)
+            pthread_cond_wait(&q->go, &q->mu);
+        if (q->quit) break;
+        seen = q->gen;
+        const kernel_t *kern = kernel;
+        pthread_mutex_unlock(&q->mu);
+        scan_part(q, &q->parts[a->index], kern);
+        pthread_mutex_lock(&q->mu);
+        if (--q->left == 0) pthread_cond_signal(&q->done);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return NULL;
+}
+
+static void stop_pool(tr_spiir_triggers *q)
+{
+    if (!q->pool_init) return;
+    pthread_mutex_lock(&q->mu);
+    q->quit = 1;
+    pthread_cond_broadcast(&q->go);
+    pthread_mutex_unlock(&q->mu);
+    for (uint32_t i = 0; i < q->nworkers; i++)
+        pthread_join(q->threads[i], NULL);
+    q->nworkers = 0;
+    pthread_cond_destroy(&q->go);
+    pthread_cond_destroy(&q->done);
+    pthread_mutex_destroy(&q->mu);
+    q->pool_init = 0;
+}
+
+/* Templates split into parts of multiples of PART_ALIGN over `threads`. */
+static int make_parts(tr_spiir_triggers *q, uint32_t threads)
+{
+    const uint32_t nt = q->cfg.ntemplates;
+    uint32_t per = (nt + threads - 1) / threads;
+    per = (per + PART_ALIGN - 1) / PART_ALIGN * PART_ALIGN;
+    const uint32_t np = (nt + per - 1) / per;
+    q->parts = calloc(np, sizeof *q->parts);
+    if (!q->parts) return 0;
+    q->nparts = np;
+    for (uint32_t i = 0; i < np; i++) {
+        part *p = &q->parts[i];
+        p->t0 = i * per;
+        p->t1 = p->t0 + per < nt ? p->t0 + per : nt;
+        p->hits = malloc(sizeof *p->hits * (p->t1 - p->t0));
+        if (!p->hits) return 0;
+    }
+    return 1;
+}
+
+/* Threads for parts 1..; without them every part runs on the caller. */
+static void start_pool(tr_spiir_triggers *q)
+{
+    if (q->nparts < 2) return;
+    q->threads = malloc(sizeof *q->threads * (q->nparts - 1));
+    q->args = malloc(sizeof *q->args * (q->nparts - 1));
+    if (!q->threads || !q->args) return;
+    if (pthread_mutex_init(&q->mu, NULL) != 0) return;
+    if (pthread_cond_init(&q->go, NULL) != 0) {
+        pthread_mutex_destroy(&q->mu);
+        return;
+    }
+    if (pthread_cond_init(&q->done, NULL) != 0) {
+        pthread_cond_destroy(&q->go);
+        pthread_mutex_destroy(&q->mu);
+        return;
+    }
+    q->pool_init = 1;
+    for (uint32_t i = 1; i < q->nparts; i++) {
+        q->args[i - 1].q = q;
+        q->args[i - 1].index = i;
+        if (pthread_create(&q->threads[i - 1], NULL, worker_main, &q->args[i - 1]) != 0)
+            break;
+        q->nworkers++;
+    }
+    if (q->nworkers != q->nparts - 1) stop_pool(q); /* all or none */
+}
+
+/* Scan the stretch: every part, on the pool when it is worth it. */
+static void run_parts(tr_spiir_triggers *q, int threaded)
+{
+    const kernel_t *kern = kernel;
+    if (!threaded || q->nworkers == 0) {
+        for (uint32_t i = 0; i < q->nparts; i++)
+            scan_part(q, &q->parts[i], kern);
+        return;
+    }
+    pthread_mutex_lock(&q->mu);
+    q->gen++;
+    q->left = q->nworkers;
+    pthread_cond_broadcast(&q->go);
+    pthread_mutex_unlock(&q->mu);
+    scan_part(q, &q->parts[0], kern);
+    pthread_mutex_lock(&q->mu);
+    while (q->left > 0)
+        pthread_cond_wait(&q->done, &q->mu);
+    pthread_mutex_unlock(&q->mu);
+}
+
+static uint32_t auto_threads(uint32_t nt)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cpus < 1) cpus = 1;
+    uint32_t t = nt / 32;
+    if (t < 1) t = 1;
+    if ((long)t > cpus) t = (uint32_t)cpus;
+    if (t > AUTO_THREADS) t = AUTO_THREADS;
+    return t;
+}
+
+/* ---- object --------------------------------------------------------------- */
+
+static void destroy_fast(tr_spiir_triggers *q)
+{
+    stop_pool(q);
+    free(q->threads);
+    free(q->args);
+    if (q->parts)
+        for (uint32_t i = 0; i < q->nparts; i++) {
+            free(q->parts[i].ev);
+            free(q->parts[i].hits);
+        }
+    free(q->parts);
+    free(q->bnd);
+}
+
+tr_spiir_triggers *tr_spiir_triggers_create(const tr_spiir_triggers_config *cfg,
+                                            tr_error *err)
+{
+    if (!cfg) {
+        tr_fail(err, TR_ERR_INVALID, "spiir triggers: NULL configuration");
+        return NULL;
+    }
+    if (cfg->ntemplates == 0) {
+        tr_fail(err, TR_ERR_INVALID, "spiir triggers: ntemplates must be >= 1");
+        return NULL;
+    }
+    if (cfg->window == 0) {
+        tr_fail(err, TR_ERR_INVALID, "spiir triggers: window must be >= 1 sample");
+        return NULL;
+    }
+    if (cfg->variant != TR_VARIANT_FAST && cfg->variant != TR_VARIANT_REFERENCE) {
+        tr_fail(err, TR_ERR_INVALID,
+                "spiir triggers: variant must be FAST or REFERENCE, got %d",
+                (int)cfg->variant);
+        return NULL;
+    }
+    if (cfg->nthreads > MAX_THREADS) {
+        tr_fail(err, TR_ERR_INVALID, "spiir triggers: nthreads must be <= %d, got %u",
+                MAX_THREADS, cfg->nthreads);
+        return NULL;
+    }
+    if (check_threshold(cfg->threshold, err) != TR_OK) return NULL;
+    tr_spiir_triggers *q = calloc(1, sizeof *q);
+    if (q) q->c = calloc(cfg->ntemplates, sizeof *q->c);
+    if (!q || !q->c) {
+        if (q) free(q->c);
+        free(q);
+        tr_fail(err, TR_ERR_NOMEM, "spiir triggers: cannot allocate %u clusters",
+                cfg->ntemplates);
+        return NULL;
+    }
+    q->cfg = *cfg;
+    if (cfg->variant == TR_VARIANT_FAST) {
+        const uint32_t threads =
+            cfg->nthreads ? cfg->nthreads : auto_threads(cfg->ntemplates);
+        q->bnd = malloc(sizeof *q->bnd * 2 * (size_t)cfg->ntemplates);
+        if (!q->bnd || !make_parts(q, threads)) {
+            destroy_fast(q);
+            free(q->c);
+            free(q);
+            tr_fail(err, TR_ERR_NOMEM, "spiir triggers: cannot allocate the scan state");
+            return NULL;
+        }
+        start_pool(q);
+        if (!kernel) kernel = best_kernel();
+    }
+    clear_clusters(q);
+    tr_clear(err);
+    tr_clear(&q->err);
+    return q;
+}
+
+void tr_spiir_triggers_destroy(tr_spiir_triggers *q)
+{
+    if (!q) return;
+    destroy_fast(q);
+    free(q->c);
+    free(q);
+}
+
+tr_status tr_spiir_triggers_reset(tr_spiir_triggers *q)
+{
+    if (!q) return TR_ERR_INVALID;
+    clear_clusters(q);
+    tr_clear(&q->err);
+    return TR_OK;
+}
+
+/* The candidate of an open cluster as a trigger; closes the cluster. */
+static void emit(cluster *c, uint32_t t, tr_spiir_trigger *out)
+{
+    double delta = 0.0;
+    const double y1 = sqrt(c->val);
+    if (c->prev != NO_VALUE && c->next != NO_VALUE && c->val > c->prev &&
+        c->val > c->next) {
+        const double y0 = sqrt(c->prev), y2 = sqrt(c->next);
+        /* Vertex of the parabola through (-1, y0), (0, y1), (1, y2). */
+        delta = 0.5 * (y0 - y2) / (y0 - 2.0 * y1 + y2);
+        if (delta > 0.5) delta = 0.5;
+        if (delta < -0.5) delta = -0.5;
+    }
+    out->sample = c->k;
+    out->peak = (double)c->k + delta;
+    out->template_index = t;
+    out->snr = (float)y1;
+    out->re = c->re;
+    out->im = c->im;
+    out->reserved = 0;
+    c->open = 0;
+}
+
+/* REFERENCE: rows [k, n) of snr one by one while cap leaves room for a row's
+ * triggers; returns the row it stopped before. */
+static size_t scan_reference(tr_spiir_triggers *q, const float *snr, size_t k, size_t n,
+                             tr_spiir_trigger *out, size_t cap, size_t *written_io)
+{
+    const uint32_t nt = q->cfg.ntemplates;
+    const uint32_t window = q->cfg.window;
+    /* Compared as squares: |z|^2 = re^2 + im^2 in double is exact up to one
+     * rounding for float parts, and the square root is needed only at a
+     * trigger. */
+    const double thr2 = (double)q->cfg.threshold * (double)q->cfg.threshold;
+    size_t written = *written_io;
+    for (; k < n; k++) {
+        if (cap - written < nt) break; /* this sample might decide nt triggers */
+        const uint64_t pos = q->position;
+        const float *z = snr + (size_t)k * nt * 2;
+        for (uint32_t t = 0; t < nt; t++) {
+            cluster *c = &q->c[t];
+            const float re = z[2 * t], im = z[2 * t + 1];
+            double v = (double)re * (double)re + (double)im * (double)im;
+            if (!isfinite(v)) v = NO_VALUE;
+            if (c->open && pos == c->k + 1) c->next = v;
+            if (v > thr2) {
+                if (!c->open || v > c->val) {
+                    c->open = 1;
+                    c->k = pos;
+                    c->val = v;
+                    c->prev = c->last;
+                    c->next = NO_VALUE;
+                    c->re = re;
+                    c->im = im;
+                }
+            }
+            if (c->open && pos - c->k >= window) emit(c, t, &out[written++]);
+            c->last = v;
+        }
+        q->position++;
+    }
+    *written_io = written;
+    return k;
+}
+
+/* FAST: stretches of rows, each with room in cap for all it can decide. */
+static tr_status process_fast(tr_spiir_triggers *q, const float *snr, size_t n,
+                              tr_spiir_trigger *out, size_t cap, size_t *consumed,
+                              size_t *nout)
+{
+    const uint32_t nt = q->cfg.ntemplates;
+    const uint64_t w1 = (uint64_t)q->cfg.window + 1;
+    size_t written = 0, k = 0;
+    q->thr2 = (double)q->cfg.threshold * (double)q->cfg.threshold;
+    while (k < n) {
+        /* Triggers per template the stretch may decide: cap - written >= nt * (e + 1). */
+        const uint64_t room = (cap - written) / nt;
+        if (room < 2) break;
+        uint64_t e = room - 1;
+        const uint64_t ecap = MAX_EVENTS / nt > 0 ? MAX_EVENTS / nt : 1;
+        if (e > ecap) e = ecap;
+        const uint64_t rem = (uint64_t)(n - k);
+        const uint64_t need = (rem - 1) / w1 + 1; /* at most, in rem samples */
+        if (e > need) e = need;
+        const size_t len = rem <= e * w1 ? (size_t)rem : (size_t)(e * w1);
+        for (uint32_t i = 0; i < q->nparts; i++) {
+            part *p = &q->parts[i];
+            const size_t want = (size_t)(p->t1 - p->t0) * (size_t)e;
+            if (p->cap < want) {
+                event *ev = realloc(p->ev, sizeof *ev * want);
+                if (!ev) {
+                    *consumed = k;
+                    *nout = written;
+                    return tr_fail(&q->err, TR_ERR_NOMEM,
+                                   "spiir triggers: cannot allocate %zu triggers", want);
+                }
+                p->ev = ev;
+                p->cap = want;
+            }
+            p->overflow = 0;
+        }
+        q->snr = snr;
+        q->k0 = k;
+        q->k1 = k + len;
+        q->pos0 = q->position - k;
+        run_parts(q, (uint64_t)len * nt >= MIN_THREADED);
+        /* Merge in the order of the deciding sample, then of template (parts
+         * hold ascending templates, each in sample order). */
+        size_t idx[MAX_THREADS];
+        int overflow = 0;
+        for (uint32_t i = 0; i < q->nparts; i++) {
+            idx[i] = 0;
+            overflow |= q->parts[i].overflow;
+        }
+        for (;;) {
+            int best = -1;
+            uint64_t bd = 0;
+            for (uint32_t i = 0; i < q->nparts; i++) {
+                const part *p = &q->parts[i];
+                if (idx[i] < p->nev && (best < 0 || p->ev[idx[i]].decided < bd)) {
+                    best = (int)i;
+                    bd = p->ev[idx[i]].decided;
+                }
+            }
+            if (best < 0) break;
+            out[written++] = q->parts[best].ev[idx[best]++].trig;
+        }
+        q->position += len;
+        k += len;
+        if (overflow) {
+            *consumed = k;
+            *nout = written;
+            return tr_fail(&q->err, TR_ERR_STATE,
+                           "spiir triggers: internal error: more triggers than bounded");
+        }
+    }
+    if (k < n) k = scan_reference(q, snr, k, n, out, cap, &written);
+    *consumed = k;
+    *nout = written;
+    return TR_OK;
+}
+
+tr_status tr_spiir_triggers_process(tr_spiir_triggers *q, const float *snr, size_t n,
+                                    tr_spiir_trigger *out, size_t cap, size_t *consumed,
+                                    size_t *nout)
+{
+    if (consumed) *consumed = 0;
+    if (nout) *nout = 0;
+    if (!q) return TR_ERR_INVALID;
+    if (!consumed || !nout)
+        return tr_fail(&q->err, TR_ERR_INVALID, "spiir triggers: NULL consumed or nout");
+    if (n == 0) return TR_OK;
+    if (!snr || (!out && cap > 0))
+        return tr_fail(&q->err, TR_ERR_INVALID, "spiir triggers: NULL %s",
+                       !snr ? "snr" : "out");
+    if (q->cfg.variant == TR_VARIANT_FAST)
+        return process_fast(q, snr, n, out, cap, consumed, nout);
+    size_t written = 0;
+    *consumed = scan_reference(q, snr, 0, n, out, cap, &written);
+    *nout = written;
+    return TR_OK;
+}
+
+tr_status tr_spiir_triggers_flush(tr_spiir_triggers *q, tr_spiir_trigger *out, size_t cap,
+                                  size_t *nout)
+{
+    if (nout) *nout = 0;
+    if (!q) return TR_ERR_INVALID;
+    if (!nout) return tr_fail(&q->err, TR_ERR_INVALID, "spiir triggers: NULL nout");
+    if (!out || cap < q->cfg.ntemplates)
+        return tr_fail(&q->err, TR_ERR_INVALID,
+                       "spiir triggers: flush needs room for %u triggers, got %zu",
+                       q->cfg.ntemplates, out ? cap : (size_t)0);
+    size_t written = 0;
+    for (uint32_t t = 0; t < q->cfg.ntemplates; t++)
+        if (q->c[t].open) emit(&q->c[t], t, &out[written++]);
+    *nout = written;
+    return TR_OK;
+}
+
+tr_status tr_spiir_triggers_set_threshold(tr_spiir_triggers *q, float threshold)
+{
+    if (!q) return TR_ERR_INVALID;
+    tr_status s = check_threshold(threshold, &q->err);
+    if (s != TR_OK) return s;
+    q->cfg.threshold = threshold;
+    return TR_OK;
+}
+
+float tr_spiir_triggers_threshold(const tr_spiir_triggers *q)
+{
+    return q ? q->cfg.threshold : NAN;
+}
+
+uint32_t tr_spiir_triggers_window(const tr_spiir_triggers *q)
+{
+    return q ? q->cfg.window : 0;
+}
+
+uint64_t tr_spiir_triggers_position(const tr_spiir_triggers *q)
+{
+    return q ? q->position : 0;
+}
+
+uint32_t tr_spiir_triggers_nthreads(const tr_spiir_triggers *q)
+{
+    if (!q) return 0;
+    return q->cfg.variant == TR_VARIANT_FAST && q->nworkers > 0 ? q->nworkers + 1 : 1;
+}
+
+const char *tr_spiir_triggers_last_error(const tr_spiir_triggers *q)
+{
+    return q ? q->err.message : "spiir triggers: NULL object";
+}
