@@ -35,14 +35,11 @@
  */
 #include "boxcar/boxcar_variants.h"
 
+#include "common/simd.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define TR_X86 1
-#endif
 
 /* Channels moved between the interleaved input/output and the per-channel
  * series together (16 floats: one cache line). */
@@ -131,7 +128,10 @@ typedef struct {
     stage_st *st;
 } chan_st;
 
+typedef struct boxcar_kernel boxcar_kernel;
+
 struct tr_boxcar_cpu {
+    const boxcar_kernel *kern; /* the kernel of the current call */
     const tr_boxcar_plan *plan;
     const tr_boxcar_norm *norm;
     tr_boxcar_algorithm alg;
@@ -185,10 +185,9 @@ static void eval_generic(const eval_args *g)
 }
 
 #ifdef TR_X86
-#define AVX2 __attribute__((target("avx2,fma")))
 /* NV vectors of 8 consecutive starts from start j, interleaved so that the
  * dependency chains of the sums and of the running maximum overlap. */
-static inline __attribute__((always_inline)) AVX2 void
+static inline __attribute__((always_inline)) TR_AVX2_FMA void
 eval_avx2_block(const eval_args *g, size_t j, const int NV)
 {
     const __m256 ninf = _mm256_set1_ps(-INFINITY);
@@ -231,7 +230,7 @@ eval_avx2_block(const eval_args *g, size_t j, const int NV)
     }
 }
 
-AVX2 static void eval_avx2(const eval_args *g)
+TR_AVX2_FMA static void eval_avx2(const eval_args *g)
 {
     if (g->a != 1) {
         eval_generic(g);
@@ -255,7 +254,7 @@ AVX2 static void eval_avx2(const eval_args *g)
 }
 
 /* 8x8 transpose of floats: rows r[0..7] -> columns. */
-static inline __attribute__((always_inline)) AVX2 void tr8x8(__m256 r[8])
+static inline __attribute__((always_inline)) TR_AVX2_FMA void tr8x8(__m256 r[8])
 {
     const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
     const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
@@ -280,8 +279,8 @@ static inline __attribute__((always_inline)) AVX2 void tr8x8(__m256 r[8])
 }
 
 /* dst[j][k] = src[k * stride + j] for j < 8, k < n (n a multiple of 8). */
-AVX2 static void gather8_avx2(float *const *dst, const float *src, size_t stride,
-                              size_t n)
+TR_AVX2_FMA static void gather8_avx2(float *const *dst, const float *src, size_t stride,
+                                     size_t n)
 {
     for (size_t k = 0; k < n; k += 8) {
         __m256 r[8];
@@ -295,8 +294,8 @@ AVX2 static void gather8_avx2(float *const *dst, const float *src, size_t stride
 
 /* dst[k * stride + j] = src[j * ld + k] for j < 8, k < n (n a multiple of 8);
  * 32-bit elements moved as they are. */
-AVX2 static void scatter8_avx2(float *dst, size_t stride, const float *src, size_t ld,
-                               size_t n)
+TR_AVX2_FMA static void scatter8_avx2(float *dst, size_t stride, const float *src,
+                                      size_t ld, size_t n)
 {
     for (size_t k = 0; k < n; k += 8) {
         __m256 r[8];
@@ -309,37 +308,27 @@ AVX2 static void scatter8_avx2(float *dst, size_t stride, const float *src, size
 }
 #endif
 
-typedef void (*eval_fn)(const eval_args *);
+/* A kernel: the evaluation of a range of starts and, where it has them, the
+ * 8 x 8 transposes between the interleaved input/output and the channels'
+ * series (NULL: element by element). */
+struct boxcar_kernel {
+    tr_simd_kernel info;
+    void (*eval)(const eval_args *);
+    void (*gather8)(float *const *dst, const float *src, size_t stride, size_t n);
+    void (*scatter8)(float *dst, size_t stride, const float *src, size_t ld, size_t n);
+};
 
-static eval_fn best_kernel(void)
-{
+static const boxcar_kernel kernels[] = {
+    {{"generic", 0, 0}, eval_generic, NULL, NULL},
 #ifdef TR_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) return eval_avx2;
+    {{"avx2", TR_CPU_AVX2, 0}, eval_avx2, gather8_avx2, scatter8_avx2},
 #endif
-    return eval_generic;
-}
-
-static eval_fn kernel = NULL;
+};
+static tr_simd_table table = TR_SIMD_TABLE(kernels);
 
 int tr_boxcar_cpu_select(const char *name)
 {
-    if (!name) {
-        kernel = best_kernel();
-        return 1;
-    }
-    if (!strcmp(name, "generic")) {
-        kernel = eval_generic;
-        return 1;
-    }
-#ifdef TR_X86
-    __builtin_cpu_init();
-    if (!strcmp(name, "avx2") && __builtin_cpu_supports("avx2")) {
-        kernel = eval_avx2;
-        return 1;
-    }
-#endif
-    return 0;
+    return tr_simd_select(&table, name);
 }
 
 /* ---- set-up -------------------------------------------------------------- */
@@ -673,7 +662,6 @@ static void evaluate(tr_boxcar_cpu *q, chan_st *h, uint32_t c, uint32_t i)
         q->oom = 1;
         return;
     }
-    const eval_fn run = kernel;
     while (n0 < n1) {
         uint64_t ne = window_end(q, n0, n1, k->s);
         if (ne - n0 > q->scratch_cap) ne = n0 + q->scratch_cap;
@@ -691,7 +679,7 @@ static void evaluate(tr_boxcar_cpu *q, chan_st *h, uint32_t c, uint32_t i)
         g.ys = ser_at(&t->ys, n0);
         g.ms = ser_at(&t->ms, n0);
         g.endv = q->scratch;
-        run(&g);
+        q->kern->eval(&g);
         t->ys.len += g.n;
         t->ms.len += g.n;
         if (!push_ends(q, h, i, n0, g.n, q->scratch)) {
@@ -853,18 +841,16 @@ static void write_out(tr_boxcar_cpu *q, uint32_t c0, uint32_t g, size_t n, float
     const uint32_t C = q->nchan;
     uint32_t g8 = 0;
     size_t n8 = 0;
-#ifdef TR_X86
-    if (kernel == eval_avx2) { /* 8 x 8 blocks by transposes */
+    if (q->kern->scatter8) { /* 8 x 8 blocks by transposes */
         g8 = g / 8 * 8;
         n8 = n / 8 * 8;
         for (uint32_t j = 0; j < g8; j += 8) {
-            scatter8_avx2(snr + c0 + j, C, q->yo + j * q->ocap, q->ocap, n8);
+            q->kern->scatter8(snr + c0 + j, C, q->yo + j * q->ocap, q->ocap, n8);
             if (width)
-                scatter8_avx2((float *)(width + c0 + j), C,
-                              (const float *)q->wo + j * q->ocap, q->ocap, n8);
+                q->kern->scatter8((float *)(width + c0 + j), C,
+                                  (const float *)q->wo + j * q->ocap, q->ocap, n8);
         }
     }
-#endif
     for (size_t k = 0; k < n; k++) {
         float *so = snr + k * C + c0;
         int32_t *wo = width ? width + k * C + c0 : NULL;
@@ -878,7 +864,7 @@ static void write_out(tr_boxcar_cpu *q, uint32_t c0, uint32_t g, size_t n, float
 void tr_boxcar_cpu_run(tr_boxcar_cpu *q, const float *y, size_t n, float *snr,
                        int32_t *width, tr_boxcar_stage_buf *st)
 {
-    if (!kernel) kernel = best_kernel(); /* idempotent, race-benign */
+    q->kern = tr_simd_get(&table);
     const uint32_t C = q->nchan;
     const int64_t first = (int64_t)q->pos - (int64_t)q->latency;
     for (uint32_t c0 = 0; c0 < C && !q->oom; c0 += GROUP) {
@@ -895,14 +881,12 @@ void tr_boxcar_cpu_run(tr_boxcar_cpu *q, const float *y, size_t n, float *snr,
         }
         uint32_t g8 = 0;
         size_t n8 = 0;
-#ifdef TR_X86
-        if (kernel == eval_avx2) { /* 8 x 8 blocks by transposes */
+        if (q->kern->gather8) { /* 8 x 8 blocks by transposes */
             g8 = g / 8 * 8;
             n8 = n / 8 * 8;
             for (uint32_t j = 0; j < g8; j += 8)
-                gather8_avx2(xv + j, y + c0 + j, C, n8);
+                q->kern->gather8(xv + j, y + c0 + j, C, n8);
         }
-#endif
         for (size_t k = 0; k < n; k++) {
             const float *yk = y + k * C + c0;
             for (uint32_t j = k < n8 ? g8 : 0; j < g; j++)
@@ -927,7 +911,7 @@ void tr_boxcar_cpu_run(tr_boxcar_cpu *q, const float *y, size_t n, float *snr,
 void tr_boxcar_cpu_flush(tr_boxcar_cpu *q, float *snr, int32_t *width,
                          tr_boxcar_stage_buf *st)
 {
-    if (!kernel) kernel = best_kernel();
+    q->kern = tr_simd_get(&table);
     const int64_t first = (int64_t)q->pos - (int64_t)q->latency;
     for (uint32_t c0 = 0; c0 < q->nchan; c0 += GROUP) {
         const uint32_t g = q->nchan - c0 < GROUP ? q->nchan - c0 : GROUP;

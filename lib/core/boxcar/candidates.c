@@ -11,15 +11,11 @@
 #include "common/core_util.h"
 
 #include "boxcar/candidates_internal.h"
+#include "common/simd.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define TR_X86 1
-#endif
 
 /* A cluster (event under construction); ids index q->cl. */
 typedef struct {
@@ -439,9 +435,7 @@ static size_t scan_generic(const float *x, size_t n, float thr)
 }
 
 #ifdef TR_X86
-#define AVX2 __attribute__((target("avx2")))
-
-AVX2 static size_t scan_avx2(const float *x, size_t n, float thr)
+TR_AVX2 static size_t scan_avx2(const float *x, size_t n, float thr)
 {
     const __m256 t = _mm256_set1_ps(thr);
     size_t i = 0;
@@ -471,30 +465,22 @@ AVX2 static size_t scan_avx2(const float *x, size_t n, float thr)
 #endif
 
 typedef struct {
-    const char *name;
+    tr_simd_kernel info;
     scan_fn scan; /* NULL: the per-position loop (reference) */
 } kernel_t;
 
-static const kernel_t k_reference = {"reference", NULL};
-static const kernel_t k_generic = {"generic", scan_generic};
+static const kernel_t kernels[] = {
+    {{"generic", 0, 0}, scan_generic},
+    {{"reference", 0, 1}, NULL},
 #ifdef TR_X86
-static const kernel_t k_avx2 = {"avx2", scan_avx2};
+    {{"avx2", TR_CPU_AVX2, 0}, scan_avx2},
 #endif
-static const kernel_t *kernel = NULL;
-
-static const kernel_t *best_kernel(void)
-{
-#ifdef TR_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) return &k_avx2;
-#endif
-    return &k_generic;
-}
+};
+static tr_simd_table table = TR_SIMD_TABLE(kernels);
 
 static const void *current_kernel(void)
 {
-    if (!kernel) kernel = best_kernel(); /* idempotent, race-benign */
-    return kernel;
+    return tr_simd_get(&table);
 }
 
 static int kernel_scans(const void *k)
@@ -504,32 +490,12 @@ static int kernel_scans(const void *k)
 
 int tr_candidates_select(const char *name)
 {
-    if (!name) {
-        kernel = best_kernel();
-        return 1;
-    }
-    if (!strcmp(name, "reference")) {
-        kernel = &k_reference;
-        return 1;
-    }
-    if (!strcmp(name, "generic")) {
-        kernel = &k_generic;
-        return 1;
-    }
-#ifdef TR_X86
-    __builtin_cpu_init();
-    if (!strcmp(name, "avx2") && __builtin_cpu_supports("avx2")) {
-        kernel = &k_avx2;
-        return 1;
-    }
-#endif
-    return 0;
+    return tr_simd_select(&table, name);
 }
 
 const char *tr_candidates_kernel(void)
 {
-    if (!kernel) kernel = best_kernel(); /* idempotent, race-benign */
-    return kernel->name;
+    return ((const kernel_t *)tr_simd_get(&table))->info.name;
 }
 
 /* ---- process ----------------------------------------------------------- */

@@ -14,13 +14,10 @@
  */
 #include "edges/edges_internal.h"
 
+#include "common/simd.h"
+
 #include <math.h>
 #include <string.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define TR_X86 1
-#endif
 
 /* Masks of 64 consecutive samples; bit i describes sample i. */
 typedef struct {
@@ -69,8 +66,7 @@ static void classify_sse2(const float *x, tr_edges_lv lv, masks64 *m)
     m->lt = lt;
 }
 
-__attribute__((target("avx2"))) static void classify_avx2(const float *x, tr_edges_lv lv,
-                                                          masks64 *m)
+TR_AVX2 static void classify_avx2(const float *x, tr_edges_lv lv, masks64 *m)
 {
     const __m256 lo = _mm256_set1_ps(lv.low), hi = _mm256_set1_ps(lv.high);
     const __m256 mid = _mm256_set1_ps(lv.mid), inf = _mm256_set1_ps(INFINITY);
@@ -220,9 +216,6 @@ run_impl(tr_edges_lv lv, tr_edges_carry *c, const float *x, size_t n, tr_edge *o
     return nout;
 }
 
-typedef size_t (*runner_fn)(tr_edges_lv, tr_edges_carry *, const float *, size_t,
-                            tr_edge *, size_t, size_t *);
-
 static size_t run_generic(tr_edges_lv lv, tr_edges_carry *c, const float *x, size_t n,
                           tr_edge *out, size_t cap, size_t *consumed)
 {
@@ -236,55 +229,35 @@ static size_t run_sse2(tr_edges_lv lv, tr_edges_carry *c, const float *x, size_t
     return run_impl(lv, c, x, n, out, cap, consumed, classify_sse2);
 }
 
-__attribute__((target("avx2"))) static size_t run_avx2(tr_edges_lv lv, tr_edges_carry *c,
-                                                       const float *x, size_t n,
-                                                       tr_edge *out, size_t cap,
-                                                       size_t *consumed)
+TR_AVX2 static size_t run_avx2(tr_edges_lv lv, tr_edges_carry *c, const float *x,
+                               size_t n, tr_edge *out, size_t cap, size_t *consumed)
 {
     return run_impl(lv, c, x, n, out, cap, consumed, classify_avx2);
 }
 #endif
 
-static runner_fn best_runner(void)
-{
-#ifdef TR_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) return run_avx2;
-    return run_sse2;
-#else
-    return run_generic;
-#endif
-}
+typedef struct {
+    tr_simd_kernel info;
+    tr_edges_run_fn run;
+} edges_kernel;
 
-static runner_fn runner = NULL;
+static const edges_kernel kernels[] = {
+    {{"generic", 0, 0}, run_generic},
+#ifdef TR_X86
+    {{"sse2", TR_CPU_SSE2, 0}, run_sse2},
+    {{"avx2", TR_CPU_AVX2, 0}, run_avx2},
+#endif
+};
+static tr_simd_table table = TR_SIMD_TABLE(kernels);
 
 int tr_edges_cpu_select(const char *kernel)
 {
-    if (!kernel) {
-        runner = best_runner();
-        return 1;
-    }
-    if (!strcmp(kernel, "generic")) {
-        runner = run_generic;
-        return 1;
-    }
-#ifdef TR_X86
-    if (!strcmp(kernel, "sse2")) {
-        runner = run_sse2;
-        return 1;
-    }
-    __builtin_cpu_init();
-    if (!strcmp(kernel, "avx2") && __builtin_cpu_supports("avx2")) {
-        runner = run_avx2;
-        return 1;
-    }
-#endif
-    return 0;
+    return tr_simd_select(&table, kernel);
 }
 
 size_t tr_edges_run_cpu(tr_edges_lv lv, tr_edges_carry *c, const float *x, size_t n,
                         tr_edge *out, size_t cap, size_t *consumed)
 {
-    if (!runner) runner = best_runner(); /* idempotent, race-benign */
-    return runner(lv, c, x, n, out, cap, consumed);
+    const edges_kernel *k = tr_simd_get(&table);
+    return k->run(lv, c, x, n, out, cap, consumed);
 }

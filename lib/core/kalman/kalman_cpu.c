@@ -36,14 +36,11 @@
  */
 #include "kalman/kalman_internal.h"
 
+#include "common/simd.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define TR_KALMAN_X86 1
-#endif
 
 #define LANES 8
 
@@ -143,11 +140,10 @@ static void sumexp_generic(const tr_kalman_cpu *c, uint32_t Ns, double mp, doubl
 }
 
 /* ---- AVX2 kernel ---------------------------------------------------------- */
-#ifdef TR_KALMAN_X86
-#define AVX2 __attribute__((target("avx2,fma")))
+#ifdef TR_X86
 
 /* Q is a compile-time constant at every call, so u[] lives in registers. */
-static inline __attribute__((always_inline)) AVX2 void
+static inline __attribute__((always_inline)) TR_AVX2_FMA void
 update_avx2_q(tr_kalman_cpu *c, float r, double LX, uint32_t Ns, double *maxp,
               double *maxa, const uint32_t Q)
 {
@@ -222,8 +218,8 @@ update_avx2_q(tr_kalman_cpu *c, float r, double LX, uint32_t Ns, double *maxp,
 }
 
 #define UPD(QQ)                                                                          \
-    AVX2 static void update_avx2_##QQ(tr_kalman_cpu *c, float r, double LX, uint32_t Ns, \
-                                      double *mp, double *ma)                            \
+    TR_AVX2_FMA static void update_avx2_##QQ(tr_kalman_cpu *c, float r, double LX,       \
+                                             uint32_t Ns, double *mp, double *ma)        \
     {                                                                                    \
         update_avx2_q(c, r, LX, Ns, mp, ma, QQ);                                         \
     }
@@ -233,15 +229,15 @@ UPD(3)
 UPD(4)
 UPD(5)
 UPD(6)
-AVX2 static void update_avx2_any(tr_kalman_cpu *c, float r, double LX, uint32_t Ns,
-                                 double *mp, double *ma)
+TR_AVX2_FMA static void update_avx2_any(tr_kalman_cpu *c, float r, double LX, uint32_t Ns,
+                                        double *mp, double *ma)
 {
     update_avx2_q(c, r, LX, Ns, mp, ma, c->Q);
 }
 
 /* exp(x) for x <= 0 in float (Cephes polynomial, about 2 ulp); x below -87
  * gives about 1e-38 instead of 0, negligible beside the maximum's 1. */
-static inline __attribute__((always_inline)) AVX2 __m256 exp_avx2(__m256 x)
+static inline __attribute__((always_inline)) TR_AVX2_FMA __m256 exp_avx2(__m256 x)
 {
     x = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
     const __m256 fx =
@@ -263,8 +259,9 @@ static inline __attribute__((always_inline)) AVX2 __m256 exp_avx2(__m256 x)
 }
 
 /* exp(d[k..k+7] - ref) in float */
-static inline __attribute__((always_inline)) AVX2 __m256 exp8_avx2(const double *d,
-                                                                   __m256d lo, __m256d hi)
+static inline __attribute__((always_inline)) TR_AVX2_FMA __m256 exp8_avx2(const double *d,
+                                                                          __m256d lo,
+                                                                          __m256d hi)
 {
     const __m256d xlo = _mm256_sub_pd(_mm256_loadu_pd(d), lo);
     const __m256d xhi = _mm256_sub_pd(_mm256_loadu_pd(d + 4), hi);
@@ -274,8 +271,8 @@ static inline __attribute__((always_inline)) AVX2 __m256 exp8_avx2(const double 
 /* One pass over the blocks of 8 registers into two float accumulators; the
  * block across N_s and the block with padding lanes (k > M-1) go lane by
  * lane through masks. */
-AVX2 static void sumexp_avx2(const tr_kalman_cpu *c, uint32_t Ns, double mp, double ma,
-                             double *sp, double *sa)
+TR_AVX2_FMA static void sumexp_avx2(const tr_kalman_cpu *c, uint32_t Ns, double mp,
+                                    double ma, double *sp, double *sa)
 {
     const __m256d vmp = _mm256_set1_pd(mp), vma = _mm256_set1_pd(ma);
     const size_t M1 = c->M - 1;
@@ -309,62 +306,54 @@ AVX2 static void sumexp_avx2(const tr_kalman_cpu *c, uint32_t Ns, double mp, dou
 }
 #endif
 
-static update_fn pick_update(const tr_kalman_cpu *c, int avx2)
+/* A kernel: the update for a model (an AVX2 one only for block companion
+ * models) and the sums of eq. 15. */
+typedef struct {
+    tr_simd_kernel info;
+    update_fn (*update)(const tr_kalman_cpu *c);
+    sumexp_fn sumexp;
+} kalman_kernel;
+
+static update_fn update_generic_for(const tr_kalman_cpu *c)
 {
-#ifdef TR_KALMAN_X86
-    if (avx2 && c->m->companion) {
-        switch (c->Q) {
-        case 1:
-            return update_avx2_1;
-        case 2:
-            return update_avx2_2;
-        case 3:
-            return update_avx2_3;
-        case 4:
-            return update_avx2_4;
-        case 5:
-            return update_avx2_5;
-        case 6:
-            return update_avx2_6;
-        default:
-            return update_avx2_any;
-        }
-    }
-#else
     (void)c;
-    (void)avx2;
-#endif
     return update_generic;
 }
 
-/* -1: not chosen yet; 0: generic; 1: AVX2. */
-static int kernel_choice = -1;
-
-static int have_avx2(void)
+#ifdef TR_X86
+static update_fn update_avx2_for(const tr_kalman_cpu *c)
 {
-#ifdef TR_KALMAN_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return 0;
-#endif
+    if (!c->m->companion) return update_generic;
+    switch (c->Q) {
+    case 1:
+        return update_avx2_1;
+    case 2:
+        return update_avx2_2;
+    case 3:
+        return update_avx2_3;
+    case 4:
+        return update_avx2_4;
+    case 5:
+        return update_avx2_5;
+    case 6:
+        return update_avx2_6;
+    default:
+        return update_avx2_any;
+    }
 }
+#endif
+
+static const kalman_kernel kernels[] = {
+    {{"generic", 0, 0}, update_generic_for, sumexp_generic},
+#ifdef TR_X86
+    {{"avx2", TR_CPU_AVX2 | TR_CPU_FMA, 0}, update_avx2_for, sumexp_avx2},
+#endif
+};
+static tr_simd_table table = TR_SIMD_TABLE(kernels);
 
 int tr_kalman_cpu_select(const char *kernel)
 {
-    if (!kernel) {
-        kernel_choice = have_avx2();
-        return 1;
-    }
-    if (!strcmp(kernel, "generic")) {
-        kernel_choice = 0;
-        return 1;
-    }
-    if (!strcmp(kernel, "avx2") && have_avx2()) {
-        kernel_choice = 1;
-        return 1;
-    }
-    return 0;
+    return tr_simd_select(&table, kernel);
 }
 
 /* ---- object ------------------------------------------------------------------ */
@@ -494,12 +483,9 @@ static inline double logaddexp(double a, double b)
 uint64_t tr_kalman_cpu_run(tr_kalman_cpu *c, const tr_kalman_params *p, const float *x,
                            size_t nsamp, double *llr, uint32_t *kmax, double kmax_above)
 {
-    if (kernel_choice < 0) tr_kalman_cpu_select(NULL);
-    const update_fn upd = pick_update(c, kernel_choice == 1);
-    sumexp_fn sumexp = sumexp_generic;
-#ifdef TR_KALMAN_X86
-    if (kernel_choice == 1) sumexp = sumexp_avx2;
-#endif
+    const kalman_kernel *kern = tr_simd_get(&table);
+    const update_fn upd = kern->update(c);
+    const sumexp_fn sumexp = kern->sumexp;
     const uint32_t M = c->M, n = c->n, Ns = p->Ns;
     const size_t S = c->S;
     if (c->mask_ns != Ns) {

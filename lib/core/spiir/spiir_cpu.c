@@ -37,14 +37,11 @@
  */
 #include "spiir/spiir_variants.h"
 
+#include "common/simd.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define TR_X86 1
-#endif
 
 #define LANES  8  /* filters per group */
 #define BLOCK  32 /* samples per block */
@@ -261,11 +258,10 @@ static void pass_generic(const pass *ps)
 /* ---- AVX2 + FMA kernel --------------------------------------------------- */
 
 #ifdef TR_X86
-#define AVX2 __attribute__((target("avx2,fma")))
 
 /* Rows r[l] (8 samples of lane l) to columns c[j] (lane values of sample j). */
-static inline __attribute__((always_inline)) AVX2 void transpose8(const __m256 r[8],
-                                                                  __m256 c[8])
+static inline __attribute__((always_inline)) TR_AVX2_FMA void
+transpose8(const __m256 r[8], __m256 c[8])
 {
     __m256 t[8], u[8];
     for (int i = 0; i < 4; i++) {
@@ -286,7 +282,7 @@ static inline __attribute__((always_inline)) AVX2 void transpose8(const __m256 r
 
 /* xt[j][l] = x[p + j - d[l]] for j < nb: 8x8 transposes of contiguous loads
  * (much cheaper than a gather per sample), scalar for the last nb % 8. */
-static inline __attribute__((always_inline)) AVX2 void
+static inline __attribute__((always_inline)) TR_AVX2_FMA void
 delayed_inputs(const float *x, size_t p, const int32_t *d, size_t nb, float (*xt)[LANES])
 {
     const float *row[LANES];
@@ -398,8 +394,8 @@ delayed_inputs(const float *x, size_t p, const int32_t *d, size_t nb, float (*xt
     } while (0)
 
 /* Lane sums of 8 rows (the tree of reduce_lanes), sample i in lane i. */
-static inline __attribute__((always_inline)) AVX2 __m256 reduce8(const float *rows,
-                                                                 size_t stride)
+static inline __attribute__((always_inline)) TR_AVX2_FMA __m256 reduce8(const float *rows,
+                                                                        size_t stride)
 {
     __m256 h[4];
     for (int i = 0; i < 4; i++)
@@ -410,7 +406,7 @@ static inline __attribute__((always_inline)) AVX2 __m256 reduce8(const float *ro
                          _mm256_permute2f128_ps(u0, u1, 0x31));
 }
 
-static inline __attribute__((always_inline)) AVX2 void
+static inline __attribute__((always_inline)) TR_AVX2_FMA void
 pass_avx2_impl(const pass *ps, const int cplx, const int lo)
 {
     pass_scratch *s = ps->s;
@@ -453,7 +449,7 @@ pass_avx2_impl(const pass *ps, const int cplx, const int lo)
     write_sums(ps, nb8);
 }
 
-AVX2 static void pass_avx2(const pass *ps)
+TR_AVX2_FMA static void pass_avx2(const pass *ps)
 {
     if (ps->xi)
         ps->lo ? pass_avx2_impl(ps, 1, 1) : pass_avx2_impl(ps, 1, 0);
@@ -464,45 +460,28 @@ AVX2 static void pass_avx2(const pass *ps)
 
 /* ---- driver -------------------------------------------------------------- */
 
-typedef void (*pass_fn)(const pass *);
+typedef struct {
+    tr_simd_kernel info;
+    void (*pass)(const pass *);
+} spiir_kernel;
 
-static pass_fn best_kernel(void)
-{
+static const spiir_kernel kernels[] = {
+    {{"generic", 0, 0}, pass_generic},
 #ifdef TR_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return pass_avx2;
+    {{"avx2", TR_CPU_AVX2 | TR_CPU_FMA, 0}, pass_avx2},
 #endif
-    return pass_generic;
-}
-
-static pass_fn kernel = NULL;
+};
+static tr_simd_table table = TR_SIMD_TABLE(kernels);
 
 int tr_spiir_cpu_select(const char *name)
 {
-    if (!name) {
-        kernel = best_kernel();
-        return 1;
-    }
-    if (!strcmp(name, "generic")) {
-        kernel = pass_generic;
-        return 1;
-    }
-#ifdef TR_X86
-    __builtin_cpu_init();
-    if (!strcmp(name, "avx2") && __builtin_cpu_supports("avx2") &&
-        __builtin_cpu_supports("fma")) {
-        kernel = pass_avx2;
-        return 1;
-    }
-#endif
-    return 0;
+    return tr_simd_select(&table, name);
 }
 
 void tr_spiir_cpu_run(tr_spiir_cpu *c, const float *xr, const float *xi, size_t pos,
                       size_t n, float *snr)
 {
-    if (!kernel) kernel = best_kernel(); /* idempotent, race-benign */
-    const pass_fn run = kernel;
+    const spiir_kernel *k = tr_simd_get(&table);
     pass ps;
     ps.gs = c->groups;
     ps.gtmpl = c->gtmpl;
@@ -521,7 +500,7 @@ void tr_spiir_cpu_run(tr_spiir_cpu *c, const float *xr, const float *xi, size_t 
             ps.tw = c->ntemplates - t0 < WINDOW ? c->ntemplates - t0 : WINDOW;
             ps.g0 = c->gfirst[t0];
             ps.g1 = c->gfirst[t0 + ps.tw];
-            run(&ps);
+            k->pass(&ps);
         }
     }
 }
