@@ -32,19 +32,15 @@
 #include <transient/spiir_triggers.h>
 
 #include "common/core_util.h"
+#include "common/pool.h"
+#include "common/simd.h"
 #include "spiir/spiir_triggers_internal.h"
 
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define TR_X86 1
-#endif
 
 /* Marks a |z|^2 that is unknown (no such sample) or not finite. */
 #define NO_VALUE (-1.0)
@@ -80,11 +76,6 @@ typedef struct {
     int overflow;   /* more triggers than cap (cannot happen; checked) */
 } part;
 
-typedef struct {
-    struct tr_spiir_triggers *q;
-    uint32_t index;
-} worker_arg;
-
 struct tr_spiir_triggers {
     tr_spiir_triggers_config cfg;
     cluster *c;        /* one per template */
@@ -100,16 +91,7 @@ struct tr_spiir_triggers {
     size_t k0, k1;
     uint64_t pos0;
     double thr2;
-    /* Pool: thread i runs part i (i >= 1); the caller runs part 0. */
-    pthread_t *threads;
-    worker_arg *args;
-    uint32_t nworkers;
-    int pool_init;
-    pthread_mutex_t mu;
-    pthread_cond_t go, done;
-    uint64_t gen;
-    uint32_t left;
-    int quit;
+    tr_pool *pool; /* one task per part; NULL: the caller runs them all */
 };
 
 tr_spiir_triggers_config tr_spiir_triggers_config_default(void)
@@ -195,11 +177,10 @@ static uint32_t hits_generic(const float *z, const float *bnd, uint32_t m, uint3
 }
 
 #ifdef TR_X86
-#define AVX2 __attribute__((target("avx2")))
 
 /* 4 templates: all-ones in both lanes of each that may exceed its bound. */
-static inline __attribute__((always_inline)) AVX2 __m256 over4(const float *z,
-                                                               const float *bnd)
+static inline __attribute__((always_inline)) TR_AVX2 __m256 over4(const float *z,
+                                                                  const float *bnd)
 {
     const __m256 x = _mm256_loadu_ps(z);
     const __m256 sq = _mm256_mul_ps(x, x);
@@ -207,8 +188,8 @@ static inline __attribute__((always_inline)) AVX2 __m256 over4(const float *z,
     return _mm256_cmp_ps(v, _mm256_loadu_ps(bnd), _CMP_NLT_UQ);
 }
 
-AVX2 static size_t scan_avx2(const float *z, size_t stride, size_t nrows,
-                             const float *bnd, uint32_t m)
+TR_AVX2 static size_t scan_avx2(const float *z, size_t stride, size_t nrows,
+                                const float *bnd, uint32_t m)
 {
     const uint32_t m4 = m & ~3u, m16 = m & ~15u;
     for (size_t r = 0; r < nrows; r++, z += stride) {
@@ -231,8 +212,8 @@ AVX2 static size_t scan_avx2(const float *z, size_t stride, size_t nrows,
     return nrows;
 }
 
-AVX2 static uint32_t hits_avx2(const float *z, const float *bnd, uint32_t m,
-                               uint32_t *idx)
+TR_AVX2 static uint32_t hits_avx2(const float *z, const float *bnd, uint32_t m,
+                                  uint32_t *idx)
 {
     const uint32_t m4 = m & ~3u;
     uint32_t n = 0, i = 0;
@@ -251,50 +232,27 @@ AVX2 static uint32_t hits_avx2(const float *z, const float *bnd, uint32_t m,
 #endif
 
 typedef struct {
-    const char *name;
+    tr_simd_kernel info;
     scan_fn scan;
     hits_fn hits;
 } kernel_t;
 
-static const kernel_t k_generic = {"generic", scan_generic, hits_generic};
+static const kernel_t kernels[] = {
+    {{"generic", 0, 0}, scan_generic, hits_generic},
 #ifdef TR_X86
-static const kernel_t k_avx2 = {"avx2", scan_avx2, hits_avx2};
+    {{"avx2", TR_CPU_AVX2, 0}, scan_avx2, hits_avx2},
 #endif
-static const kernel_t *kernel = NULL;
-
-static const kernel_t *best_kernel(void)
-{
-#ifdef TR_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2")) return &k_avx2;
-#endif
-    return &k_generic;
-}
+};
+static tr_simd_table table = TR_SIMD_TABLE(kernels);
 
 int tr_spiir_triggers_select(const char *name)
 {
-    if (!name) {
-        kernel = best_kernel();
-        return 1;
-    }
-    if (!strcmp(name, "generic")) {
-        kernel = &k_generic;
-        return 1;
-    }
-#ifdef TR_X86
-    __builtin_cpu_init();
-    if (!strcmp(name, "avx2") && __builtin_cpu_supports("avx2")) {
-        kernel = &k_avx2;
-        return 1;
-    }
-#endif
-    return 0;
+    return tr_simd_select(&table, name);
 }
 
 const char *tr_spiir_triggers_kernel(void)
 {
-    if (!kernel) kernel = best_kernel(); /* idempotent, race-benign */
-    return kernel->name;
+    return ((const kernel_t *)tr_simd_get(&table))->info.name;
 }
 
 /* ---- one stretch, one thread's templates (FAST) --------------------------- */
@@ -392,44 +350,7 @@ static void scan_part(tr_spiir_triggers *q, part *p, const kernel_t *kern)
         c[i].last = mag2(base + (k1 - 1) * stride + 2 * i);
 }
 
-/* ---- thread pool (FAST) --------------------------------------------------- */
-
-static void *worker_main(void *arg)
-{
-    const worker_arg *a = (const worker_arg *)arg;
-    tr_spiir_triggers *q = a->q;
-    uint64_t seen = 0;
-    pthread_mutex_lock(&q->mu);
-    for (;;) {
-        while (q->gen == seen && !q->quit)
-            pthread_cond_wait(&q->go, &q->mu);
-        if (q->quit) break;
-        seen = q->gen;
-        const kernel_t *kern = kernel;
-        pthread_mutex_unlock(&q->mu);
-        scan_part(q, &q->parts[a->index], kern);
-        pthread_mutex_lock(&q->mu);
-        if (--q->left == 0) pthread_cond_signal(&q->done);
-    }
-    pthread_mutex_unlock(&q->mu);
-    return NULL;
-}
-
-static void stop_pool(tr_spiir_triggers *q)
-{
-    if (!q->pool_init) return;
-    pthread_mutex_lock(&q->mu);
-    q->quit = 1;
-    pthread_cond_broadcast(&q->go);
-    pthread_mutex_unlock(&q->mu);
-    for (uint32_t i = 0; i < q->nworkers; i++)
-        pthread_join(q->threads[i], NULL);
-    q->nworkers = 0;
-    pthread_cond_destroy(&q->go);
-    pthread_cond_destroy(&q->done);
-    pthread_mutex_destroy(&q->mu);
-    q->pool_init = 0;
-}
+/* ---- parts on the pool (FAST) ------------------------------------------- */
 
 /* Templates split into parts of multiples of PART_ALIGN over `threads`. */
 static int make_parts(tr_spiir_triggers *q, uint32_t threads)
@@ -451,53 +372,23 @@ static int make_parts(tr_spiir_triggers *q, uint32_t threads)
     return 1;
 }
 
-/* Threads for parts 1..; without them every part runs on the caller. */
-static void start_pool(tr_spiir_triggers *q)
+/* A stretch's parts and the kernel that scans them. */
+typedef struct {
+    tr_spiir_triggers *q;
+    const kernel_t *kern;
+} scan_job;
+
+static void scan_task(void *arg, size_t i)
 {
-    if (q->nparts < 2) return;
-    q->threads = malloc(sizeof *q->threads * (q->nparts - 1));
-    q->args = malloc(sizeof *q->args * (q->nparts - 1));
-    if (!q->threads || !q->args) return;
-    if (pthread_mutex_init(&q->mu, NULL) != 0) return;
-    if (pthread_cond_init(&q->go, NULL) != 0) {
-        pthread_mutex_destroy(&q->mu);
-        return;
-    }
-    if (pthread_cond_init(&q->done, NULL) != 0) {
-        pthread_cond_destroy(&q->go);
-        pthread_mutex_destroy(&q->mu);
-        return;
-    }
-    q->pool_init = 1;
-    for (uint32_t i = 1; i < q->nparts; i++) {
-        q->args[i - 1].q = q;
-        q->args[i - 1].index = i;
-        if (pthread_create(&q->threads[i - 1], NULL, worker_main, &q->args[i - 1]) != 0)
-            break;
-        q->nworkers++;
-    }
-    if (q->nworkers != q->nparts - 1) stop_pool(q); /* all or none */
+    const scan_job *jb = (const scan_job *)arg;
+    scan_part(jb->q, &jb->q->parts[i], jb->kern);
 }
 
 /* Scan the stretch: every part, on the pool when it is worth it. */
 static void run_parts(tr_spiir_triggers *q, int threaded)
 {
-    const kernel_t *kern = kernel;
-    if (!threaded || q->nworkers == 0) {
-        for (uint32_t i = 0; i < q->nparts; i++)
-            scan_part(q, &q->parts[i], kern);
-        return;
-    }
-    pthread_mutex_lock(&q->mu);
-    q->gen++;
-    q->left = q->nworkers;
-    pthread_cond_broadcast(&q->go);
-    pthread_mutex_unlock(&q->mu);
-    scan_part(q, &q->parts[0], kern);
-    pthread_mutex_lock(&q->mu);
-    while (q->left > 0)
-        pthread_cond_wait(&q->done, &q->mu);
-    pthread_mutex_unlock(&q->mu);
+    scan_job jb = {q, (const kernel_t *)tr_simd_get(&table)};
+    tr_pool_run(threaded ? q->pool : NULL, scan_task, &jb, q->nparts);
 }
 
 static uint32_t auto_threads(uint32_t nt)
@@ -515,9 +406,7 @@ static uint32_t auto_threads(uint32_t nt)
 
 static void destroy_fast(tr_spiir_triggers *q)
 {
-    stop_pool(q);
-    free(q->threads);
-    free(q->args);
+    tr_pool_destroy(q->pool);
     if (q->parts)
         for (uint32_t i = 0; i < q->nparts; i++) {
             free(q->parts[i].ev);
@@ -575,8 +464,9 @@ tr_spiir_triggers *tr_spiir_triggers_create(const tr_spiir_triggers_config *cfg,
             tr_fail(err, TR_ERR_NOMEM, "spiir triggers: cannot allocate the scan state");
             return NULL;
         }
-        start_pool(q);
-        if (!kernel) kernel = best_kernel();
+        /* Threads that cannot be had leave q->pool NULL: the caller then
+         * scans every part, with the same triggers. */
+        if (q->nparts > 1) tr_pool_create(q->nparts, "spiir triggers", &q->pool, NULL);
     }
     clear_clusters(q);
     tr_clear(err);
@@ -807,7 +697,7 @@ uint64_t tr_spiir_triggers_position(const tr_spiir_triggers *q)
 uint32_t tr_spiir_triggers_nthreads(const tr_spiir_triggers *q)
 {
     if (!q) return 0;
-    return q->cfg.variant == TR_VARIANT_FAST && q->nworkers > 0 ? q->nworkers + 1 : 1;
+    return tr_pool_threads(q->pool);
 }
 
 const char *tr_spiir_triggers_last_error(const tr_spiir_triggers *q)
