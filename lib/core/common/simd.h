@@ -61,8 +61,8 @@ typedef struct {
 
 /* A detector's kernel table and the entry in use. */
 typedef struct {
-    const void
-        *entries; /* `count` entries of `size` bytes, each a tr_simd_kernel first */
+    /* `count` entries of `size` bytes, each starting with a tr_simd_kernel */
+    const void *entries;
     size_t count, size;
     const tr_simd_kernel *chosen; /* NULL until the first tr_simd_get or select */
 } tr_simd_table;
