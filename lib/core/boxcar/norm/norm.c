@@ -257,9 +257,10 @@ tr_boxcar_norm *tr_boxcar_norm_create(const tr_boxcar_norm_config *cfg, uint32_t
             ok = ok && (q->tmem = (double *)malloc((size_t)(q->nthr - 1) *
                                                    (3 * (size_t)cfg->window + 3) *
                                                    sizeof(double))) != NULL;
-        /* Threads that cannot be had leave q->pool NULL: the caller then runs
-         * every job, with the same results. */
-        if (ok && q->measure && q->nthr > 1)
+        /* Threads only where calls use them (no baseline removal); threads
+         * that cannot be had leave q->pool NULL: the caller then runs every
+         * job, with the same results. */
+        if (ok && q->measure && q->nthr > 1 && cfg->baseline == TR_BOXCAR_BASELINE_NONE)
             tr_pool_create(q->nthr, "boxcar_norm", &q->pool, NULL);
     }
     if (!q->measure) {
