@@ -811,7 +811,7 @@ float4 coef_of(const tr_spiir_filter &f)
  * rounded, as the CPU variant does): 4 more FMA per update. Banks with
  * 1 - |a1| >= 1e-3 (such as the benchmark's) keep the 6-FMA recurrence.
  */
-bool needs_split_poles(const tr_spiir_bank *bank)
+bool needs_split_poles(const tr_cuda_spiir_bank *bank)
 {
     for (uint64_t i = 0; i < bank->total; i++) {
         const tr_spiir_filter &f = bank->filters[i];
@@ -927,7 +927,7 @@ template <class T> cudaError_t upload(T **d, const std::vector<T> &h, cudaStream
 
 } // namespace
 
-extern "C" tr_status tr_cuda_spiir_create(int device, const tr_spiir_bank *bank,
+extern "C" tr_status tr_cuda_spiir_create(int device, const tr_cuda_spiir_bank *bank,
                                           int complex_input, tr_variant variant,
                                           size_t batch, tr_cuda_spiir **out,
                                           tr_error *err)
