@@ -194,10 +194,8 @@ float2 pole_lo(const tr_spiir_filter &f)
  * FAST shape: F filters per thread, P threads per template, rounds. Larger F
  * gives more independent chains per thread and fewer partial sums to combine,
  * but fewer threads; F is halved while the grid has fewer than 48 threads
- * per SM. Measured on an H100 with 4096 templates of 8 filters: F = 4, P = 2
- * (62 threads per SM) ran at 5.2e11 updates/s, F = 8, P = 1 at 3.7e11,
- * F = 2, P = 4 at 2.7e11 (the shuffle latency of the wider reduction is
- * exposed with one warp per scheduler); 512 filters: F = 8 beat F = 4 by 25%.
+ * per SM, where the shuffle latency of a wider reduction would be exposed with
+ * one warp per scheduler (measurements: docs/spiir.md, GPU performance, Shape).
  */
 void fast_shape(uint64_t max_filters, uint32_t nt, int sms, int cplx, int *F, int *P,
                 int *rounds)
@@ -219,9 +217,8 @@ void fast_shape(uint64_t max_filters, uint32_t nt, int sms, int cplx, int *F, in
     *F = (int)((max_filters + (uint64_t)*P * *rounds - 1) / ((uint64_t)*P * *rounds));
     /* Large templates, real input: 16 filters on half the threads (same slots).
      * With P = 32 a template is one warp: no shared-memory exchange and barrier
-     * per time block, half the shuffles per update; 176 registers instead of
-     * 135. Measured on an H100, 4096 x 512: 1.76e12 against 1.46e12 updates/s
-     * (F = 8, P = 64); F = 4, P = 128 ran at 0.99e12. */
+     * per time block, half the shuffles per update, for more registers per
+     * thread (docs/spiir.md, Shape). */
     if (cplx == 1 && *rounds == 1 && *F == 8 && (*P == 64 || *P == 128)) {
         *F = 16;
         *P /= 2;

@@ -328,11 +328,10 @@ __global__ void __launch_bounds__(P > 32 ? P : kSmallBlock)
     constexpr int kTB = kBlock / P; /* templates per block */
     constexpr int kW = P > 32 ? P / 32 : 1;
     constexpr int kLevels = P >= 16 ? 4 : (P == 8 ? 3 : (P == 4 ? 2 : (P == 2)));
-    /* With 8 filters per thread the second buffer would cost occupancy (228
-     * instead of 135 registers): there, other warps hide the latency, and each
-     * filter's samples are loaded just before its chain (fewer live registers
-     * than loading the whole block first: 7 instead of 6 blocks of 64 per SM,
-     * 20% faster with 512 filters). */
+    /* With 8 filters per thread the second buffer would cost occupancy: there,
+     * other warps hide the latency, and each filter's samples are loaded just
+     * before its chain (fewer live registers than loading the whole block
+     * first; docs/spiir.md, Shape). */
     constexpr bool kPrefetch = F <= 4;
     __shared__ float red[2][kW][16];
 
