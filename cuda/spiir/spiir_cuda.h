@@ -1,17 +1,28 @@
 /*
  * CUDA backend of the SPIIR filter bank: C interface between lib/core and the
- * kernels in cuda/. The context owns the device copy of the bank, the filter
- * states, the delay line (the last max_delay input samples) and its stream;
- * every CUDA call is checked and reported through tr_error.
+ * kernels in cuda/spiir/. The context owns the device copy of the bank, the
+ * filter states, the delay line (the last max_delay input samples) and its
+ * stream; every CUDA call is checked and reported through tr_error.
  */
 #ifndef TRANSIENT_CUDA_SPIIR_CUDA_H
 #define TRANSIENT_CUDA_SPIIR_CUDA_H
 
-#include "spiir/spiir_internal.h"
+#include <transient/spiir.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* A validated bank as the backend reads it (read at creation only): template
+ * t is filters[first[t] .. first[t + 1]). */
+typedef struct {
+    uint32_t ntemplates;
+    double dt;                      /* sampling interval */
+    const uint64_t *first;          /* ntemplates + 1 offsets */
+    const tr_spiir_filter *filters; /* all filters, template by template */
+    uint64_t total;                 /* first[ntemplates] */
+    int32_t max_delay;              /* largest delay */
+} tr_cuda_spiir_bank;
 
 typedef struct tr_cuda_spiir tr_cuda_spiir;
 
@@ -21,9 +32,9 @@ typedef struct tr_cuda_spiir tr_cuda_spiir;
  * small banks, which cuts time into segments, may use smaller launches).
  * Benchmark hooks read at creation (see spiir_cuda.cu): TR_SPIIR_CUDA_SHAPE
  * forces the FAST shape, TR_SPIIR_CUDA_SEGMENT=0 turns segmented time off. */
-tr_status tr_cuda_spiir_create(int device, const tr_spiir_bank *bank, int complex_input,
-                               tr_variant variant, size_t batch, tr_cuda_spiir **ctx,
-                               tr_error *err);
+tr_status tr_cuda_spiir_create(int device, const tr_cuda_spiir_bank *bank,
+                               int complex_input, tr_variant variant, size_t batch,
+                               tr_cuda_spiir **ctx, tr_error *err);
 void tr_cuda_spiir_destroy(tr_cuda_spiir *ctx);
 
 /* Zero the filter states and the delay line. */

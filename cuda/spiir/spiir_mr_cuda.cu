@@ -18,7 +18,6 @@
  * same bits (every sum has a fixed order; FAST levels are deterministic).
  */
 #include "common/cuda_check.h"
-#include "spiir/spiir_cuda.h"
 #include "spiir/spiir_mr_cuda.h"
 
 #include <algorithm>
@@ -151,7 +150,6 @@ struct tr_cuda_spiir_mr {
     int nlev;
     size_t batch;      /* full-rate samples per step */
     size_t host_batch; /* samples per host round trip */
-    const tr_spiir_mr_plan *plan;
     tr_cuda_spiir *lev[kMaxLev];
     size_t cap[kMaxLev];
     float *d_x[kMaxLev][2];  /* x_L: XH history + new samples (C floats each) */
@@ -196,7 +194,8 @@ void mr_free(tr_cuda_spiir_mr *c)
 
 } // namespace
 
-extern "C" tr_status tr_cuda_spiir_mr_create(int device, const tr_spiir_mr_plan *plan,
+extern "C" tr_status tr_cuda_spiir_mr_create(int device,
+                                             const tr_cuda_spiir_mr_plan *plan,
                                              int complex_input, tr_variant variant,
                                              size_t batch, tr_cuda_spiir_mr **out,
                                              tr_error *err)
@@ -216,7 +215,6 @@ extern "C" tr_status tr_cuda_spiir_mr_create(int device, const tr_spiir_mr_plan 
     c->C = complex_input ? 2 : 1;
     c->nt = plan->ntemplates;
     c->nlev = plan->nlev;
-    c->plan = plan;
     c->batch = std::min<size_t>(batch, (size_t)1 << 22);
     {
         const size_t per_sample = (size_t)c->nt * 2 * sizeof(float);
@@ -248,9 +246,10 @@ extern "C" tr_status tr_cuda_spiir_mr_create(int device, const tr_spiir_mr_plan 
                     cudaMalloc(&c->d_S[l][i], (kSH + c->cap[l]) * c->nt * sizeof(float2)),
                     err, "spiir/cuda multirate: allocate level sums", fail);
         }
-        if (plan->sub[l]) {
-            const tr_status s = tr_cuda_spiir_create(device, plan->sub[l], complex_input,
-                                                     variant, c->cap[l], &c->lev[l], err);
+        if (plan->level[l].ntemplates) {
+            const tr_status s =
+                tr_cuda_spiir_create(device, &plan->level[l], complex_input, variant,
+                                     c->cap[l], &c->lev[l], err);
             if (s != TR_OK) goto fail;
         }
     }

@@ -1,7 +1,7 @@
 /*
- * SPIIR filter bank object: configuration, backend choice, the delay line and
- * the non-finite input policy around the variants (spiir_ref.c, spiir_cpu.c,
- * cuda/spiir/spiir_cuda.cu).
+ * SPIIR filter bank object: configuration, backend choice and the calls into
+ * the engines: one level object on the CPU (spiir_level.c), the multirate
+ * engine (spiir_mr.c, spiir_mr_ref.c) or the CUDA backend (cuda/spiir/).
  *
  * Paper: X. Guo, Q. Chu, S. K. Chung, Z. Du, L. Wen, "Acceleration of
  * low-latency gravitational wave searches using Maxwell-microarchitecture GPUs".
@@ -10,42 +10,31 @@
 
 #include "common/core_util.h"
 #include "spiir/spiir_internal.h"
+#include "spiir/spiir_level.h"
 #include "spiir/spiir_mr.h"
-#include "spiir/spiir_variants.h"
 #ifdef TR_HAVE_CUDA
 #include "spiir/spiir_cuda.h"
-#include "spiir/spiir_mr_cuda.h"
 #endif
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Fewest new samples the delay line holds beyond its history: sliding the
- * history to the front then costs at most one copy per new sample. */
-#define LINE_SPAN 4096
-
 struct tr_spiir {
-    tr_spiir_config cfg; /* validated configuration */
-    tr_spiir_bank *bank; /* own copy */
-    tr_backend backend;  /* resolved backend */
-    tr_variant variant;  /* resolved variant */
-    tr_spiir_ref *ref;   /* CPU reference variant, or NULL */
-    tr_spiir_cpu *fast;  /* CPU optimized variant, or NULL */
-    void *cuda;          /* tr_cuda_spiir context with CUDA */
-    float *line_re;      /* CPU delay line: cleaned samples, real part */
-    float *line_im;      /* imaginary part (complex input only) */
-    size_t line_cap;     /* samples the line holds */
-    size_t head;         /* next sample goes here; the max_delay before are history */
-    uint64_t position;   /* samples processed */
-    uint64_t nonfinite;  /* non-finite input values replaced by zero */
-    tr_error err;        /* last failure */
+    tr_spiir_config cfg;   /* validated configuration */
+    tr_spiir_bank *bank;   /* own copy */
+    tr_backend backend;    /* resolved backend */
+    tr_variant variant;    /* resolved variant */
+    tr_spiir_level *level; /* single rate on the CPU, or NULL */
+    void *cuda;            /* tr_cuda_spiir context with CUDA */
+    uint64_t position;     /* samples processed */
+    uint64_t nonfinite;    /* non-finite input values replaced by zero */
+    tr_error err;          /* last failure */
     /* multirate = 1 (spiir_mr.h): the plan and one of the three variants */
     tr_spiir_mr_plan *plan;
     tr_spiir_mr_ref *mref;
     tr_spiir_mr_cpu *mcpu;
     void *mcuda;  /* tr_cuda_spiir_mr */
     float *mline; /* reference: one call's cleaned samples (re, im) */
-    size_t mline_cap;
 };
 
 tr_spiir_config tr_spiir_config_default(void)
@@ -72,6 +61,37 @@ static tr_status check_config(const tr_spiir_config *c, tr_error *err)
     return TR_OK;
 }
 
+#ifdef TR_HAVE_CUDA
+/* The bank as the CUDA backend reads it. */
+static tr_cuda_spiir_bank cuda_bank(const tr_spiir_bank *b)
+{
+    tr_cuda_spiir_bank v;
+    memset(&v, 0, sizeof v);
+    if (!b) return v;
+    v.ntemplates = b->ntemplates;
+    v.dt = b->dt;
+    v.first = b->first;
+    v.filters = b->filters;
+    v.total = b->total;
+    v.max_delay = b->max_delay;
+    return v;
+}
+
+/* The plan as the CUDA backend reads it. */
+static tr_cuda_spiir_mr_plan cuda_plan(const tr_spiir_mr_plan *p)
+{
+    tr_cuda_spiir_mr_plan v;
+    memset(&v, 0, sizeof v);
+    v.nlev = p->nlev;
+    v.ntemplates = p->ntemplates;
+    v.dec = p->dec;
+    v.itp = p->itp;
+    for (int l = 0; l < p->nlev; l++)
+        v.level[l] = cuda_bank(p->sub[l]);
+    return v;
+}
+#endif
+
 /* Multirate: the plan, then the CUDA context or a CPU variant. */
 static tr_status choose_backend_mr(tr_spiir *q, const tr_placement *p, tr_error *err)
 {
@@ -81,7 +101,8 @@ static tr_status choose_backend_mr(tr_spiir *q, const tr_placement *p, tr_error 
     if (p->try_cuda) {
 #ifdef TR_HAVE_CUDA
         tr_cuda_spiir_mr *ctx = NULL;
-        tr_status s = tr_cuda_spiir_mr_create(c->device, q->plan, c->complex_input,
+        const tr_cuda_spiir_mr_plan plan = cuda_plan(q->plan);
+        tr_status s = tr_cuda_spiir_mr_create(c->device, &plan, c->complex_input,
                                               c->variant, c->batch, &ctx, err);
         if (s == TR_OK) {
             q->mcuda = ctx;
@@ -118,8 +139,9 @@ static tr_status choose_backend(tr_spiir *q, tr_error *err)
     if (p.try_cuda) {
 #ifdef TR_HAVE_CUDA
         tr_cuda_spiir *ctx = NULL;
-        tr_status s = tr_cuda_spiir_create(c->device, q->bank, c->complex_input,
-                                           c->variant, c->batch, &ctx, err);
+        const tr_cuda_spiir_bank bank = cuda_bank(q->bank);
+        tr_status s = tr_cuda_spiir_create(c->device, &bank, c->complex_input, c->variant,
+                                           c->batch, &ctx, err);
         if (s == TR_OK) {
             q->cuda = ctx;
             q->backend = TR_BACKEND_CUDA;
@@ -130,23 +152,8 @@ static tr_status choose_backend(tr_spiir *q, tr_error *err)
     }
     /* CPU: the requested AUTO falls back here when no GPU is usable. */
     q->backend = TR_BACKEND_CPU;
-    if (c->variant == TR_VARIANT_REFERENCE)
-        q->ref = tr_spiir_ref_create(q->bank);
-    else
-        q->fast = tr_spiir_cpu_create(q->bank);
-    /* The history plus at least LINE_SPAN new samples, and never shorter than
-     * the history itself (see LINE_SPAN). Below 2^26 samples: the optimized
-     * variant indexes the line with 32-bit integers. */
-    const size_t hist = (size_t)q->bank->max_delay;
-    q->line_cap = hist + (hist > LINE_SPAN ? hist : LINE_SPAN);
-    q->line_re = calloc(q->line_cap, sizeof(float));
-    if (c->complex_input) q->line_im = calloc(q->line_cap, sizeof(float));
-    if ((!q->ref && !q->fast) || !q->line_re || (c->complex_input && !q->line_im))
-        return tr_fail(err, TR_ERR_NOMEM,
-                       "spiir: cannot allocate the filter states and a delay line of "
-                       "%zu samples",
-                       q->line_cap);
-    q->head = hist;
+    q->level = tr_spiir_level_create(q->bank, c->complex_input, c->variant, err);
+    if (!q->level) return err ? err->code : TR_ERR_NOMEM;
     tr_clear(err);
     return TR_OK;
 }
@@ -184,10 +191,7 @@ void tr_spiir_destroy(tr_spiir *q)
     tr_spiir_mr_cpu_destroy(q->mcpu);
     tr_spiir_mr_plan_destroy(q->plan);
     free(q->mline);
-    tr_spiir_ref_destroy(q->ref);
-    tr_spiir_cpu_destroy(q->fast);
-    free(q->line_re);
-    free(q->line_im);
+    tr_spiir_level_destroy(q->level);
     tr_spiir_bank_destroy(q->bank);
     free(q);
 }
@@ -207,11 +211,7 @@ tr_status tr_spiir_reset(tr_spiir *q)
         tr_clear(&q->err);
         return TR_OK;
     }
-    if (q->ref) tr_spiir_ref_reset(q->ref);
-    if (q->fast) tr_spiir_cpu_reset(q->fast);
-    memset(q->line_re, 0, q->line_cap * sizeof(float));
-    if (q->line_im) memset(q->line_im, 0, q->line_cap * sizeof(float));
-    q->head = (size_t)q->bank->max_delay;
+    tr_spiir_level_reset(q->level);
     tr_clear(&q->err);
     return TR_OK;
 }
@@ -223,14 +223,6 @@ static tr_status check_io(tr_spiir *q, const float *x, size_t n, const float *sn
         return tr_fail(&q->err, TR_ERR_INVALID, "spiir: NULL %s with n > 0",
                        !x ? "samples" : "output");
     return TR_OK;
-}
-
-/* Copy one value into the line, zero if non-finite (counted). */
-static inline float take(float v, uint64_t *bad)
-{
-    const float c = tr_spiir_clean(v);
-    *bad += c != v; /* true for NaN (0 != NaN) and +-Inf, false for finite v */
-    return c;
 }
 
 /* Multirate on the host: the reference cleans into a line of its own here,
@@ -246,9 +238,9 @@ static tr_status process_mr(tr_spiir *q, const float *x, size_t n, float *snr)
     }
 #endif
     if (q->mcpu) {
-        tr_status s = tr_spiir_mr_cpu_run(q->mcpu, x, n, snr, &q->nonfinite, &q->err);
-        if (s == TR_OK) q->position += n;
-        return s;
+        tr_spiir_mr_cpu_run(q->mcpu, x, n, snr, &q->nonfinite);
+        q->position += n;
+        return TR_OK;
     }
     const int cplx = q->cfg.complex_input;
     const size_t span = 4096;
@@ -256,7 +248,6 @@ static tr_status process_mr(tr_spiir *q, const float *x, size_t n, float *snr)
         q->mline = malloc(2 * span * sizeof(float));
         if (!q->mline)
             return tr_fail(&q->err, TR_ERR_NOMEM, "spiir: cannot allocate a line");
-        q->mline_cap = span;
     }
     for (size_t done = 0; done < n;) {
         const size_t m = n - done < span ? n - done : span;
@@ -264,10 +255,10 @@ static tr_status process_mr(tr_spiir *q, const float *x, size_t n, float *snr)
         float *re = q->mline, *im = q->mline + span;
         for (size_t i = 0; i < m; i++) {
             if (cplx) {
-                re[i] = take(x[2 * (done + i)], &bad);
-                im[i] = take(x[2 * (done + i) + 1], &bad);
+                re[i] = tr_spiir_take(x[2 * (done + i)], &bad);
+                im[i] = tr_spiir_take(x[2 * (done + i) + 1], &bad);
             } else {
-                re[i] = take(x[done + i], &bad);
+                re[i] = tr_spiir_take(x[done + i], &bad);
             }
         }
         q->nonfinite += bad;
@@ -292,41 +283,8 @@ tr_status tr_spiir_process(tr_spiir *q, const float *x, size_t n, float *snr)
         return s;
     }
 #endif
-    const size_t hist = (size_t)q->bank->max_delay;
-    const size_t per_sample = (size_t)q->bank->ntemplates * 2;
-    const int cplx = q->cfg.complex_input;
-    size_t done = 0;
-    while (done < n) {
-        if (q->head == q->line_cap) {
-            /* Keep the newest max_delay samples as the history. */
-            memmove(q->line_re, q->line_re + q->head - hist, hist * sizeof(float));
-            if (cplx)
-                memmove(q->line_im, q->line_im + q->head - hist, hist * sizeof(float));
-            q->head = hist;
-        }
-        const size_t m =
-            n - done < q->line_cap - q->head ? n - done : q->line_cap - q->head;
-        uint64_t bad = 0;
-        if (cplx) {
-            const float *xs = x + 2 * done;
-            for (size_t i = 0; i < m; i++) {
-                q->line_re[q->head + i] = take(xs[2 * i], &bad);
-                q->line_im[q->head + i] = take(xs[2 * i + 1], &bad);
-            }
-        } else {
-            for (size_t i = 0; i < m; i++)
-                q->line_re[q->head + i] = take(x[done + i], &bad);
-        }
-        q->nonfinite += bad;
-        float *out = snr + done * per_sample;
-        if (q->ref)
-            tr_spiir_ref_run(q->ref, q->line_re, q->line_im, q->head, m, out);
-        else
-            tr_spiir_cpu_run(q->fast, q->line_re, q->line_im, q->head, m, out);
-        q->head += m;
-        q->position += m;
-        done += m;
-    }
+    tr_spiir_level_run(q->level, x, n, snr, &q->nonfinite);
+    q->position += n;
     return TR_OK;
 }
 

@@ -1,6 +1,7 @@
 /*
  * Internal contract of the SPIIR filter bank: the bank's layout, shared by the
- * object (spiir.c), its CPU variants and the CUDA backend (cuda/spiir/spiir_cuda.cu).
+ * object (spiir.c), its levels (spiir_level.c) and CPU variants. The CUDA
+ * backend reads a plain view of it (tr_cuda_spiir_bank, cuda/spiir/spiir_cuda.h).
  */
 #ifndef TRANSIENT_SPIIR_INTERNAL_H
 #define TRANSIENT_SPIIR_INTERNAL_H
@@ -28,6 +29,14 @@ tr_spiir_bank *tr_spiir_bank_copy(const tr_spiir_bank *bank);
 static inline float tr_spiir_clean(float v)
 {
     return (v - v) == 0.0f ? v : 0.0f;
+}
+
+/* tr_spiir_clean(v), counting a non-finite v in *bad. */
+static inline float tr_spiir_take(float v, uint64_t *bad)
+{
+    const float c = tr_spiir_clean(v);
+    *bad += c != v; /* true for NaN (0 != NaN) and +-Inf, false for finite v */
+    return c;
 }
 
 #ifdef __cplusplus

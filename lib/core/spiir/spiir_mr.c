@@ -26,8 +26,8 @@
  * Optimized CPU variant: the stream is cut into blocks of at most `block`
  * full-rate samples. Per block: the input is cleaned into x_0, each level is
  * decimated from the one above (symmetric pairs of taps, fixed order), each
- * level's filters run in a single-rate object (the optimized kernels of
- * spiir_cpu.c) writing that level's own sums, and from the lowest level up the
+ * level's filters run in a level object (spiir_level.h: the optimized kernels
+ * of spiir_cpu.c) writing that level's own sums, and from the lowest level up the
  * interpolated sums are added (fixed order). Histories of x_L (XHIST samples)
  * and of S_L (SHIST rows) carry over between blocks, so the output does not
  * depend on how the stream is cut into calls.
@@ -35,6 +35,7 @@
 #include "spiir/spiir_mr.h"
 
 #include "common/core_util.h"
+#include "spiir/spiir_level.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -201,13 +202,13 @@ struct tr_spiir_mr_cpu {
     int C;       /* floats per input sample */
     uint32_t nt; /* templates */
     size_t block;
-    tr_spiir *lev[TR_SPIIR_MAX_LEVEL + 1]; /* single-rate objects (NULL: no filters) */
-    float *xb[TR_SPIIR_MAX_LEVEL + 1];     /* x_L: XH history + new samples, C each */
-    float *sb[TR_SPIIR_MAX_LEVEL + 1];     /* L >= 1: SH history rows + new rows of S_L */
-    float *tmp;                            /* one row of nt complex values */
-    size_t cap[TR_SPIIR_MAX_LEVEL + 1];    /* new samples per block, at most */
-    float dec[DPAIRS], dec0;               /* g[DC - j] for odd j; g[DC] */
-    float itp[IPAIRS];                     /* 2 p[IC - j] for odd j */
+    tr_spiir_level *lev[TR_SPIIR_MAX_LEVEL + 1]; /* NULL: no filters at that level */
+    float *xb[TR_SPIIR_MAX_LEVEL + 1];  /* x_L: XH history + new samples, C each */
+    float *sb[TR_SPIIR_MAX_LEVEL + 1];  /* L >= 1: SH history rows + new rows of S_L */
+    float *tmp;                         /* one row of nt complex values */
+    size_t cap[TR_SPIIR_MAX_LEVEL + 1]; /* new samples per block, at most */
+    float dec[DPAIRS], dec0;            /* g[DC - j] for odd j; g[DC] */
+    float itp[IPAIRS];                  /* 2 p[IC - j] for odd j */
     uint64_t pos;
 };
 
@@ -215,7 +216,7 @@ void tr_spiir_mr_cpu_destroy(tr_spiir_mr_cpu *c)
 {
     if (!c) return;
     for (int l = 0; l <= TR_SPIIR_MAX_LEVEL; l++) {
-        tr_spiir_destroy(c->lev[l]);
+        tr_spiir_level_destroy(c->lev[l]);
         free(c->xb[l]);
         free(c->sb[l]);
     }
@@ -252,11 +253,8 @@ tr_spiir_mr_cpu *tr_spiir_mr_cpu_create(const tr_spiir_mr_plan *p, int complex_i
             if (!c->sb[l]) goto nomem;
         }
         if (p->sub[l]) {
-            tr_spiir_config cfg = tr_spiir_config_default();
-            cfg.backend = TR_BACKEND_CPU;
-            cfg.variant = TR_VARIANT_FAST;
-            cfg.complex_input = complex_input;
-            c->lev[l] = tr_spiir_create(&cfg, p->sub[l], err);
+            c->lev[l] =
+                tr_spiir_level_create(p->sub[l], complex_input, TR_VARIANT_FAST, err);
             if (!c->lev[l]) goto fail;
         }
     }
@@ -271,7 +269,7 @@ fail:
 void tr_spiir_mr_cpu_reset(tr_spiir_mr_cpu *c)
 {
     for (int l = 0; l < c->p->nlev; l++) {
-        if (c->lev[l]) tr_spiir_reset(c->lev[l]);
+        if (c->lev[l]) tr_spiir_level_reset(c->lev[l]);
         memset(c->xb[l], 0, (XH + c->cap[l]) * (size_t)c->C * sizeof(float));
         if (c->sb[l])
             memset(c->sb[l], 0, (SH + c->cap[l]) * (size_t)c->nt * 2 * sizeof(float));
@@ -333,8 +331,8 @@ static void interpolate_add(tr_spiir_mr_cpu *c, uint64_t s_hi, size_t n_hi,
     }
 }
 
-static tr_status run_block(tr_spiir_mr_cpu *c, const float *x, size_t n, float *snr,
-                           uint64_t *nonfinite, tr_error *err)
+static void run_block(tr_spiir_mr_cpu *c, const float *x, size_t n, float *snr,
+                      uint64_t *nonfinite)
 {
     const tr_spiir_mr_plan *p = c->p;
     const int C = c->C;
@@ -356,16 +354,14 @@ static tr_status run_block(tr_spiir_mr_cpu *c, const float *x, size_t n, float *
     *nonfinite += bad;
     for (int l = 0; l + 1 < p->nlev; l++)
         decimate(c, l, s[l], s[l + 1], m[l + 1]);
-    /* Each level's own sums. */
+    /* Each level's own sums (the input's non-finite values are counted above). */
     for (int l = 0; l < p->nlev; l++) {
         float *out = l == 0 ? snr : c->sb[l] + (size_t)SH * w;
-        if (!c->lev[l]) {
+        uint64_t none = 0;
+        if (c->lev[l])
+            tr_spiir_level_run(c->lev[l], c->xb[l] + (size_t)XH * C, m[l], out, &none);
+        else
             memset(out, 0, m[l] * w * sizeof(float));
-            continue;
-        }
-        if (tr_spiir_process(c->lev[l], c->xb[l] + (size_t)XH * C, m[l], out) != TR_OK)
-            return tr_fail(err, TR_ERR_STATE, "spiir: multirate level %d: %s", l,
-                           tr_spiir_last_error(c->lev[l]));
     }
     /* From the lowest level up. */
     for (int l = p->nlev - 2; l >= 0; l--) {
@@ -378,19 +374,15 @@ static tr_status run_block(tr_spiir_mr_cpu *c, const float *x, size_t n, float *
         if (l > 0) memmove(c->sb[l], c->sb[l] + m[l] * w, (size_t)SH * w * sizeof(float));
     }
     c->pos += n;
-    return TR_OK;
 }
 
-tr_status tr_spiir_mr_cpu_run(tr_spiir_mr_cpu *c, const float *x, size_t n, float *snr,
-                              uint64_t *nonfinite, tr_error *err)
+void tr_spiir_mr_cpu_run(tr_spiir_mr_cpu *c, const float *x, size_t n, float *snr,
+                         uint64_t *nonfinite)
 {
     const size_t w = (size_t)c->nt * 2;
     for (size_t done = 0; done < n;) {
         const size_t k = n - done < c->block ? n - done : c->block;
-        const tr_status st =
-            run_block(c, x + done * (size_t)c->C, k, snr + done * w, nonfinite, err);
-        if (st != TR_OK) return st;
+        run_block(c, x + done * (size_t)c->C, k, snr + done * w, nonfinite);
         done += k;
     }
-    return TR_OK;
 }

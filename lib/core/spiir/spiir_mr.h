@@ -1,8 +1,10 @@
 /*
  * Internal contract of the multirate SPIIR filter bank (section 2.2 of Guo et
  * al.): the plan (resampling filters, latency, the filters of each level
- * rescaled to its rate), shared by the object (spiir.c), the CPU variants
- * (spiir_mr.c, spiir_mr_ref.c) and the CUDA backend (cuda/spiir/spiir_mr_cuda.cu).
+ * rescaled to its rate), shared by the object (spiir.c) and the CPU variants
+ * (spiir_mr.c, spiir_mr_ref.c). The CUDA backend reads a plain view of the
+ * plan (tr_cuda_spiir_mr_plan), and its header, the lower layer, owns the
+ * resamplers' geometry (TR_SPIIR_MR_*, tr_spiir_mr_count).
  *
  * Rates: level L runs at R / 2^L (R the full rate). x_0 = x; x_{L+1}[m] =
  * sum_k g[k] x_L[2m - k] (g: the decimator, DEC_TAPS taps, centre DEC_DELAY).
@@ -19,19 +21,11 @@
 #define TRANSIENT_SPIIR_MR_H
 
 #include "spiir/spiir_internal.h"
+#include "spiir/spiir_mr_cuda.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define TR_SPIIR_MR_DEC_TAPS  67 /* decimator: 100 dB stopband, Kaiser beta 10.061 */
-#define TR_SPIIR_MR_DEC_DELAY 33 /* its group delay, in the higher rate's samples */
-#define TR_SPIIR_MR_INT_TAPS  47 /* interpolator: 60 dB design, Kaiser beta 5.653 */
-#define TR_SPIIR_MR_INT_DELAY 23 /* its group delay, in the higher rate's samples */
-/* Samples of x_L kept before a block for the decimator, and of S_{L+1} kept
- * before a block for the interpolator (see spiir_mr.c). */
-#define TR_SPIIR_MR_XHIST (TR_SPIIR_MR_DEC_TAPS - 1)
-#define TR_SPIIR_MR_SHIST ((TR_SPIIR_MR_INT_TAPS + 1) / 2)
 
 typedef struct {
     int nlev;                         /* levels 0 .. nlev - 1 (max level + 1) */
@@ -54,12 +48,6 @@ void tr_spiir_mr_plan_destroy(tr_spiir_mr_plan *p);
 /* Kaiser-windowed half-band low-pass of n taps (n = 4k + 3), in double. */
 void tr_spiir_mr_halfband(double *taps, int n, double beta);
 
-/* Number of level-L samples among full-rate samples [0, pos): ceil(pos / 2^L). */
-static inline uint64_t tr_spiir_mr_count(uint64_t pos, int level)
-{
-    return (pos + ((uint64_t)1 << level) - 1) >> level;
-}
-
 /* Reference multirate variant: complex double throughout, sample by sample. */
 typedef struct tr_spiir_mr_ref tr_spiir_mr_ref;
 tr_spiir_mr_ref *tr_spiir_mr_ref_create(const tr_spiir_mr_plan *p, int complex_input);
@@ -69,8 +57,9 @@ void tr_spiir_mr_ref_reset(tr_spiir_mr_ref *r);
 void tr_spiir_mr_ref_run(tr_spiir_mr_ref *r, const float *xr, const float *xi, size_t n,
                          float *snr);
 
-/* Optimized multirate CPU variant: float32, the optimized single-rate variant
- * per level, float resamplers in a fixed order (deterministic). */
+/* Optimized multirate CPU variant: float32, one level object (spiir_level.h,
+ * optimized kernels) per level, float resamplers in a fixed order
+ * (deterministic). */
 typedef struct tr_spiir_mr_cpu tr_spiir_mr_cpu;
 tr_spiir_mr_cpu *tr_spiir_mr_cpu_create(const tr_spiir_mr_plan *p, int complex_input,
                                         tr_error *err);
@@ -78,8 +67,8 @@ void tr_spiir_mr_cpu_destroy(tr_spiir_mr_cpu *c);
 void tr_spiir_mr_cpu_reset(tr_spiir_mr_cpu *c);
 /* n samples (interleaved when complex, not yet cleaned) into snr; adds the
  * count of non-finite values to *nonfinite. */
-tr_status tr_spiir_mr_cpu_run(tr_spiir_mr_cpu *c, const float *x, size_t n, float *snr,
-                              uint64_t *nonfinite, tr_error *err);
+void tr_spiir_mr_cpu_run(tr_spiir_mr_cpu *c, const float *x, size_t n, float *snr,
+                         uint64_t *nonfinite);
 
 #ifdef __cplusplus
 }
