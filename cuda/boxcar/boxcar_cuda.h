@@ -67,7 +67,9 @@
 #ifndef TRANSIENT_CUDA_BOXCAR_CUDA_H
 #define TRANSIENT_CUDA_BOXCAR_CUDA_H
 
-#include "boxcar/boxcar_plan.h"
+#include <transient/boxcar.h>
+
+#include "boxcar/boxcar_plan_def.h"
 
 #ifdef __cplusplus
 extern "C" {
