@@ -1,6 +1,10 @@
 /*
- * CUDA backend of the boxcar single-pulse search: C interface between
- * lib/core/boxcar/boxcar.c and the kernels of cuda/boxcar/boxcar_cuda.cu.
+ * CUDA backend of the boxcar single-pulse search: the C interface between
+ * lib/core/boxcar/boxcar.c and the CUDA code of cuda/boxcar/ (the streaming
+ * context boxcar_context.cu, its normalisation tables boxcar_norm_tables.cu,
+ * the kernel choice boxcar_launch.cu, the kernels boxcar_fast.cuh and
+ * boxcar_paper.cuh). Plans are passed as they are: their fields (struct
+ * tr_boxcar_plan) are defined with this interface, in boxcar_plan_def.h.
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020):
@@ -67,7 +71,9 @@
 #ifndef TRANSIENT_CUDA_BOXCAR_CUDA_H
 #define TRANSIENT_CUDA_BOXCAR_CUDA_H
 
-#include "boxcar/boxcar_plan.h"
+#include <transient/boxcar.h>
+
+#include "boxcar/boxcar_plan_def.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,8 +1,10 @@
 /*
- * Host emulation of the CUDA subset that cuda/boxcar/boxcar_cuda.cu uses, so that the
- * whole file (kernels, launches and the streaming context) can be compiled as
- * C++ and checked on a machine without a GPU
+ * Host emulation of the CUDA subset that the boxcar CUDA code (cuda/boxcar/)
+ * uses, so that all of it (kernels, launches and the streaming context) can
+ * be compiled as C++ and checked on a machine without a GPU
  * (tests/core/boxcar/test_boxcar_cuda_host.cpp). Not used by the library.
+ * The includer provides tr_fail and tr_clear, which common/cuda_check.h
+ * brings in the CUDA build.
  *
  * Every block runs on the calling thread: its threads are cooperative
  * contexts (ucontext) that switch at __syncthreads (block barrier) and at the
@@ -14,8 +16,6 @@
  */
 #ifndef TRANSIENT_CUDA_BOXCAR_EMU_H
 #define TRANSIENT_CUDA_BOXCAR_EMU_H
-
-#include "common/core_util.h"
 
 #include <ucontext.h>
 

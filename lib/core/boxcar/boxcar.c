@@ -1,7 +1,7 @@
 /*
  * Boxcar single-pulse search object: configuration, backend choice, the
  * normalisation in front of the search, latency, flush and per-stage outputs
- * around the variants (boxcar_ref.c, boxcar_cpu.c, cuda/boxcar/boxcar_cuda.cu).
+ * around the variants (boxcar_ref.c, boxcar_cpu.c, cuda/boxcar/).
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020).

@@ -1,6 +1,6 @@
 /*
- * The CUDA boxcar search (cuda/boxcar/boxcar_cuda.cu: kernels, launches and the
- * streaming context of cuda/boxcar/boxcar_cuda.h) compiled for the host through
+ * The CUDA boxcar search (cuda/boxcar/: kernels, launches and the streaming
+ * context of cuda/boxcar/boxcar_cuda.h) compiled for the host through
  * cuda/boxcar/boxcar_emu.h and checked against the CPU reference variant, so that the
  * FAST and PAPER designs are tested where no GPU is present: random data with
  * pulses and NaN/Inf, several channels, random chunkings (sizes 1..3 at the
@@ -19,7 +19,11 @@
  * configuration only; none runs them all (about two minutes).
  */
 #define TR_BOXCAR_HOST_EMU 1
-#include "boxcar/boxcar_cuda.cu"
+#include "common/core_util.h" /* tr_fail, tr_clear (common/cuda_check.h on CUDA) */
+
+#include "boxcar/boxcar_context.cu"
+#include "boxcar/boxcar_launch.cu"
+#include "boxcar/boxcar_norm_tables.cu"
 
 #include <transient/boxcar.h>
 

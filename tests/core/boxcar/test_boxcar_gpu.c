@@ -1,5 +1,5 @@
 /*
- * GPU tests of the CUDA boxcar search (cuda/boxcar/boxcar_cuda.cu) through the
+ * GPU tests of the CUDA boxcar search (cuda/boxcar/) through the
  * public API (include/transient/boxcar.h). Exit 77 (skipped) when no GPU is
  * usable.
  *

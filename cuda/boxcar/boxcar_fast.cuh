@@ -1,0 +1,492 @@
+/*
+ * FAST boxcar kernel: our exact design, one pass of tiled float32 prefix
+ * sums. The tile T and the threads per block NT (T / kQ, 128 .. 512) are
+ * chosen per plan by boxcar_launch.cu; NT and kQ are template parameters.
+ *
+ * One kernel per call. A thread block takes one channel and a tile of
+ * T output positions aligned to an absolute multiple of T (so the arithmetic
+ * of a position never depends on how the stream was cut), loads the span
+ * [t0, t0 + T + latency) once (coalesced 16-byte loads of aligned groups of
+ * 4 samples wherever they lie in one buffer, single loads otherwise: the
+ * same values either way; the halo is mostly an L2 hit, the neighbouring tile
+ * reads it too), subtracts an offset m (the mean of the 1024 samples before
+ * the tile and up to 1024 at its start, always inside the data), and forms
+ * the prefix sums of x - m in shared memory with a CUB block scan: at full
+ * resolution up to T + (widest "fine" width), and beyond that only every R
+ * samples (R-sample sums in a fixed order: pairs within a thread, then warp
+ * shuffles), which is all the stages whose stride and widths are multiples
+ * of R need. Every boxcar is then a difference of two prefix values,
+ * X = P[p + L] - P[p], and S/N = fma(X, 1/sigma_L, (L m - mu_L)/sigma_L), the
+ * offset formed in double per tile.
+ * Evaluation: each thread owns kQ = 8 consecutive positions (rounds of
+ * NT * 8 positions per tile) and keeps their best S/N and width in registers
+ * through all stages, evaluating the starts of each stage that fall on its
+ * positions (8, 4, 2 or 1 of them); for stages whose width step equals their
+ * stride (BoxDIT, ideal) the ends of the starts and 8 widths form a sliding
+ * window in registers, so one shared-memory load serves up to 8 boxcars.
+ * Stages of stride >= 16 have fewer starts than lanes: there up to 32 lanes
+ * share the widths of one start (at least 4 each) and a butterfly keeps the
+ * first best (tr_cuda_boxcar_set_split). Shared arrays are padded by one word
+ * per 32 (index i + i / 32), so that lanes 8 positions apart hit different
+ * banks. Results leave through a per-warp staging area as coalesced stores.
+ */
+#ifndef TRANSIENT_CUDA_BOXCAR_FAST_CUH
+#define TRANSIENT_CUDA_BOXCAR_FAST_CUH
+
+#include "boxcar/boxcar_source.cuh"
+
+#include <transient/boxcar.h>
+
+#include <cmath>
+#include <cstdint>
+
+namespace boxcar_cuda
+{
+
+constexpr int kMeanBack = 1024;  /* samples before the tile in the offset estimate */
+constexpr int kMeanAhead = 1024; /* samples at the tile's start, at most */
+constexpr int kTileMax = 8192;
+
+/* Entries to allocate for n entries in the skewed layout (a multiple of 4). */
+__host__ __device__ inline int skew_len(int n)
+{
+    return (n + (n >> 5) + 1 + 3) & ~3;
+}
+
+struct fstage {
+    int st;     /* stride in samples (a power of two) */
+    int w0, ws; /* widths w0 + m ws (samples) */
+    int nw;     /* widths */
+    int widx;   /* plan index of width 0 */
+    int coarse; /* 1: reads the R-sample prefix array */
+    int lsc;    /* log2 of samples per prefix entry (0, or log2 R) */
+    int stp;    /* stride in prefix-array entries */
+    int w0p;    /* w0 in entries */
+    int wsp;    /* ws in entries */
+    int window; /* ws == st: sliding-window evaluation */
+    int grp;    /* stride >= kQ: lanes that share the widths of one start (1 = none) */
+};
+
+struct fplan {
+    int n;
+    fstage s[TR_BOXCAR_MAX_STAGES];
+};
+
+struct fast_args {
+    source src;
+    float *y;
+    int32_t *w;
+    int64_t ldy;
+    int64_t q0;    /* first output position of the call */
+    int64_t n_out; /* outputs per channel */
+    int64_t tile0; /* absolute start of tile 0 (multiple of T) */
+    int T;
+    int R;       /* coarse resolution */
+    int F;       /* fine items: positions [0, F) (a multiple of 4 when R > 1) */
+    int M;       /* items: F fine + coarse */
+    int Ecoarse; /* coarse region length in samples (multiple of 128) */
+    int nc;      /* entries of the coarse prefix array: positions 0, R, .., nc-1 R */
+    int lat;
+    int total; /* widths of the plan */
+    int totpad;
+    const int32_t *widths; /* plan widths */
+    const float *mu;       /* nchan x total (per window: tabn x nchan x total) */
+    const float *sigma;
+    int64_t tabW;      /* 0: one table; else the statistics window (a multiple of T) */
+    int64_t tab0;      /* window of table 0 */
+    int64_t tabstride; /* entries per window table: nchan x total */
+    int tabn;          /* window tables */
+    unsigned long long *count;
+};
+
+/* Shared-memory index of entry i: one padding word after every 32, so that
+ * threads that own 8 consecutive positions (or 4, or 2 entries) reach 32
+ * different banks. */
+__device__ __forceinline__ int sk(int i)
+{
+    return i + (i >> 5);
+}
+
+/* Four consecutive samples g .. g + 3 (g a multiple of 4): one 16-byte load
+ * when they all lie in the history or all in the new block (and s.vec says
+ * the buffers allow it), else four single loads. The same values either way,
+ * so the arithmetic that follows never depends on the path. New samples in
+ * [clo, chi) that were replaced by fill are counted into cnt. */
+__device__ __forceinline__ float4 load4(const source &s, int c, int64_t g, int64_t clo,
+                                        int64_t chi, unsigned &cnt)
+{
+    if (s.vec && g >= s.pos && g + 4 <= s.end && !s.fill)
+        return *reinterpret_cast<const float4 *>(s.x + (int64_t)c * s.ldx + (g - s.pos));
+    if (s.vec && g >= 0 && g + 4 <= s.pos && g >= s.hist_start)
+        return *reinterpret_cast<const float4 *>(s.hist + (int64_t)c * s.H +
+                                                 (g - s.hist_start));
+    float v[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+        bool bad;
+        v[k] = load_sample(s, c, g + k, bad);
+        cnt += bad && g + k >= clo && g + k < chi;
+    }
+    float4 r;
+    r.x = v[0];
+    r.y = v[1];
+    r.z = v[2];
+    r.w = v[3];
+    return r;
+}
+
+/* Stage evaluation for one thread's kQ consecutive positions u0 .. u0 + kQ - 1
+ * (best S/N and width in registers): starts every S positions (S = min(stride,
+ * kQ); for stride >= kQ the one start u0 when it is on the stage's grid). */
+constexpr int kQ = 8;  /* positions per thread (default; 16 selectable) */
+constexpr int kMC = 8; /* widths per window step */
+
+template <int kQ, int S, bool kWin, bool kClip>
+__device__ __forceinline__ void eval_stage(const fstage &s, const float *__restrict__ P,
+                                           int plast, const float2 *__restrict__ C,
+                                           int u0, int64_t lim, float (&best)[kQ],
+                                           int (&bw)[kQ])
+{
+    constexpr int NJ = kQ / S;
+    if constexpr (S == kQ) {
+        if (s.grp > 1) {
+            /* The grp lanes that own positions uo, uo + kQ, .. share the widths
+             * of the start uo (width m to lane m % grp), then a butterfly
+             * keeps the best (the smaller width on ties: the first in order)
+             * and the owner merges it into its running best (strict >). */
+            const int g = s.grp;
+            const int sub = (u0 & (s.st - 1)) / kQ;
+            const int uo = u0 - sub * kQ;
+            float b = -INFINITY;
+            int bl = 0;
+            if (sub < g) {
+                const int e0 = uo >> s.lsc;
+                const float s0v = P[sk(e0)];
+                const int base = e0 + s.w0p;
+                for (int m = sub; m < s.nw; m += g) {
+                    const float2 cf = C[s.widx + m];
+                    const int L = s.w0 + m * s.ws;
+                    const float snr =
+                        __fmaf_rn(__fsub_rn(P[sk(base + m * s.wsp)], s0v), cf.x, cf.y);
+                    bool up = snr > b;
+                    if constexpr (kClip) up = up && (int64_t)uo + L <= lim;
+                    if (up) {
+                        b = snr;
+                        bl = L;
+                    }
+                }
+            }
+            for (int off = 1; off < g; off <<= 1) {
+                const float ob = __shfl_xor_sync(0xffffffffu, b, off);
+                const int ol = __shfl_xor_sync(0xffffffffu, bl, off);
+                if (ob > b || (ob == b && ol < bl)) {
+                    b = ob;
+                    bl = ol;
+                }
+            }
+            if (sub == 0 && b > best[0]) {
+                best[0] = b;
+                bw[0] = bl;
+            }
+            return;
+        }
+        if ((u0 & (s.st - 1)) != 0) return; /* not a start of this stage */
+    }
+    const int e0 = u0 >> s.lsc;
+    float s0[NJ];
+#pragma unroll
+    for (int j = 0; j < NJ; j++)
+        s0[j] = P[sk(e0 + j * s.stp)];
+    const int base = e0 + s.w0p;
+    if constexpr (kWin) {
+        /* ends of start j, width m: base + (j + m) stp */
+        float buf[NJ + kMC];
+#pragma unroll
+        for (int i = 0; i < NJ; i++)
+            buf[i] = P[sk(min(base + i * s.stp, plast))];
+        for (int mc = 0; mc < s.nw; mc += kMC) {
+#pragma unroll
+            for (int i = 0; i < kMC; i++)
+                buf[NJ + i] = P[sk(min(base + (mc + NJ + i) * s.stp, plast))];
+#pragma unroll
+            for (int mm = 0; mm < kMC; mm++) {
+                const int m = mc + mm;
+                if (m < s.nw) {
+                    const float2 cf = C[s.widx + m];
+                    const int L = s.w0 + m * s.ws;
+#pragma unroll
+                    for (int j = 0; j < NJ; j++) {
+                        const float snr =
+                            __fmaf_rn(__fsub_rn(buf[j + mm], s0[j]), cf.x, cf.y);
+                        bool up = snr > best[j * S];
+                        if constexpr (kClip) up = up && (int64_t)(u0 + j * S) + L <= lim;
+                        if (up) {
+                            best[j * S] = snr;
+                            bw[j * S] = L;
+                        }
+                    }
+                }
+            }
+#pragma unroll
+            for (int i = 0; i < NJ; i++)
+                buf[i] = buf[kMC + i];
+        }
+    } else {
+        for (int m = 0; m < s.nw; m++) {
+            const float2 cf = C[s.widx + m];
+            const int L = s.w0 + m * s.ws;
+            const int off = base + m * s.wsp;
+#pragma unroll
+            for (int j = 0; j < NJ; j++) {
+                const float e = P[sk(off + j * s.stp)];
+                const float snr = __fmaf_rn(__fsub_rn(e, s0[j]), cf.x, cf.y);
+                bool up = snr > best[j * S];
+                if constexpr (kClip) up = up && (int64_t)(u0 + j * S) + L <= lim;
+                if (up) {
+                    best[j * S] = snr;
+                    bw[j * S] = L;
+                }
+            }
+        }
+    }
+}
+
+template <int kQ, bool kWin, bool kClip>
+__device__ __forceinline__ void eval_stage_s(const fstage &s, const float *P, int plast,
+                                             const float2 *C, int u0, int64_t lim,
+                                             float (&best)[kQ], int (&bw)[kQ])
+{
+    switch (s.st) {
+    case 1:
+        eval_stage<kQ, 1, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+        break;
+    case 2:
+        eval_stage<kQ, 2, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+        break;
+    case 4:
+        eval_stage<kQ, 4, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+        break;
+    case 8:
+        if constexpr (kQ > 8) {
+            eval_stage<kQ, 8, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+            break;
+        }
+        /* fall through */
+    default:
+        eval_stage<kQ, kQ, kWin, kClip>(s, P, plast, C, u0, lim, best, bw);
+        break;
+    }
+}
+
+/*
+ * FAST kernel: one block per (tile of T positions, channel). Phases: (1) the
+ * span [t0, t0 + T + latency) into shared memory, 16-byte loads, the far part
+ * as R-sample sums; (2) the offset m and the prefix sums of x - m (CUB block
+ * scan); (3) in rounds of NT * kQ positions, every thread evaluates all stages
+ * for its kQ consecutive positions with the best S/N and width in registers;
+ * (4) the results leave through a per-warp staging area in shared memory as
+ * coalesced stores.
+ */
+template <int NT, int kQ, bool kClip>
+__global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan pl)
+{
+    using ops = block_ops<NT>;
+    __shared__ typename ops::storage tmp;
+    __shared__ float s_m;
+
+    TR_DYN_SHARED(float4, smem4);
+    float2 *C = reinterpret_cast<float2 *>(smem4);
+    float *Qp = reinterpret_cast<float *>(C + a.totpad); /* M + 1 prefix entries */
+    float *Pc = Qp + skew_len(a.M + 8);                  /* nc coarse entries */
+    float *stg = Pc + skew_len(a.nc);                    /* per warp 32 kQ entries */
+
+    const int c = blockIdx.y;
+    const int tid = threadIdx.x;
+    const int T = a.T, F = a.F, R = a.R;
+    const int64_t t0 = a.tile0 + (int64_t)blockIdx.x * T;
+    const source &s = a.src;
+    const int64_t cnt_lo = max(t0 + a.lat, s.pos);
+    const int64_t cnt_hi = min(t0 + a.lat + T, s.end);
+    unsigned cnt = 0;
+    /* 1. Fine items: one sample each, four per thread and step. */
+    for (int j = 4 * tid; j < F; j += 4 * NT) {
+        const float4 v = load4(s, c, t0 + j, cnt_lo, cnt_hi, cnt);
+        Qp[sk(1 + j)] = v.x;
+        if (j + 1 < F) Qp[sk(2 + j)] = v.y;
+        if (j + 2 < F) Qp[sk(3 + j)] = v.z;
+        if (j + 3 < F) Qp[sk(4 + j)] = v.w;
+    }
+    /* 2. Coarse items: sums of R samples ((x0 + x1) + (x2 + x3) per thread, then
+     * over R / 4 lanes by shuffles; whole warps iterate, Ecoarse % 128 == 0). */
+    for (int o = 4 * tid; o < a.Ecoarse; o += 4 * NT) {
+        const float4 v = load4(s, c, t0 + F + o, cnt_lo, cnt_hi, cnt);
+        const float p0 = __fadd_rn(v.x, v.y), p1 = __fadd_rn(v.z, v.w);
+        if (R == 2) {
+            Qp[sk(1 + F + o / 2)] = p0;
+            Qp[sk(2 + F + o / 2)] = p1;
+        } else {
+            float sum = __fadd_rn(p0, p1);
+            for (int d = 1; d < R / 4; d *= 2)
+                sum = __fadd_rn(sum, __shfl_down_sync(0xffffffffu, sum, d));
+            if (o % R == 0) Qp[sk(1 + F + o / R)] = sum;
+        }
+    }
+    /* 3. Offset m: mean of the data in [t0 - kMeanBack, t0 + ahead). */
+    {
+        const int ahead = min(min(a.lat + 1, kMeanAhead), F);
+        float part = 0.0f;
+        for (int j = 4 * tid; j < kMeanBack; j += 4 * NT) {
+            unsigned dummy = 0;
+            const float4 v = load4(s, c, t0 - kMeanBack + j, 0, 0, dummy);
+            part = __fadd_rn(part, v.x);
+            part = __fadd_rn(part, v.y);
+            part = __fadd_rn(part, v.z);
+            part = __fadd_rn(part, v.w);
+        }
+        __syncthreads();
+        for (int j = tid; j < ahead; j += NT)
+            part = __fadd_rn(part, Qp[sk(1 + j)]);
+        const float sum = ops::sum(tmp, part);
+        if (tid == 0) {
+            const int64_t lo = max((int64_t)0, t0 - kMeanBack);
+            const int64_t hi = min(t0 + ahead, s.end);
+            const int64_t nv = hi - lo;
+            s_m = nv > 0 ? __fdiv_rn(sum, (float)nv) : 0.0f;
+        }
+        __syncthreads();
+    }
+    const float m = s_m;
+    /* 4. Prefix sums of x - m (items outside [0, end) stay 0). */
+    {
+        const int ch = (a.M + NT - 1) / NT;
+        const int j0 = min(tid * ch, a.M), j1 = min(j0 + ch, a.M);
+        /* whole span inside [0, end): every item holds len samples */
+        const bool inside = t0 >= 0 && t0 + F + a.Ecoarse <= s.end;
+        const float mR = __fmul_rn((float)R, m);
+        float tot = 0.0f;
+        for (int j = j0; j < j1; j++) {
+            float sub;
+            if (inside) {
+                sub = j < F ? __fmul_rn(1.0f, m) : mR;
+            } else {
+                const int64_t g = j < F ? t0 + j : t0 + F + (int64_t)(j - F) * R;
+                const int len = j < F ? 1 : R;
+                const int64_t nv =
+                    max((int64_t)0, min(g + len, s.end) - max(g, (int64_t)0));
+                sub = __fmul_rn((float)nv, m);
+            }
+            const float v = __fsub_rn(Qp[sk(1 + j)], sub);
+            Qp[sk(1 + j)] = v;
+            tot = __fadd_rn(tot, v);
+        }
+        float pre = ops::exclusive_sum(tmp, tot);
+        for (int j = j0; j < j1; j++) {
+            pre = __fadd_rn(pre, Qp[sk(1 + j)]);
+            Qp[sk(1 + j)] = pre;
+        }
+        if (tid == 0) Qp[sk(0)] = 0.0f;
+    }
+    /* 5. Normalisation of this tile: the table of the window that holds it
+     * (every position of a tile lies in one window: W is a multiple of T). */
+    int64_t tab = (int64_t)c * a.total;
+    if (a.tabW > 0) {
+        int64_t wi = floor_div(t0 < 0 ? 0 : t0, a.tabW) - a.tab0;
+        wi = wi < 0 ? 0 : (wi >= a.tabn ? a.tabn - 1 : wi);
+        tab += wi * a.tabstride;
+    }
+    for (int k = tid; k < a.total; k += NT) {
+        const double mu = a.mu[tab + k];
+        const double sg = a.sigma[tab + k];
+        const double L = a.widths[k];
+        C[k] = make_float2((float)(1.0 / sg), (float)((L * (double)m - mu) / sg));
+    }
+    __syncthreads();
+    for (int k = tid; k < a.nc; k += NT) {
+        const int v = k * R;
+        Pc[sk(k)] = v <= F ? Qp[sk(v)] : Qp[sk(F + (v - F) / R)];
+    }
+    __syncthreads();
+    /* 6. Stages, kQ positions per thread per round; 7. outputs. */
+    const int64_t lim = s.end - t0;
+    const int lane = tid & 31, warp = tid >> 5;
+    float *wst = stg + warp * skew_len(32 * kQ);
+    /* every position of the tile is an output of this call (block-uniform) */
+    const bool full = t0 >= 0 && t0 >= a.q0 && t0 + T <= a.q0 + a.n_out;
+    for (int r0 = 0; r0 < T; r0 += NT * kQ) {
+        const int u0 = r0 + tid * kQ;
+        float best[kQ];
+        int bw[kQ];
+#pragma unroll
+        for (int j = 0; j < kQ; j++) {
+            best[j] = -INFINITY;
+            bw[j] = 0;
+        }
+        if (u0 < T) {
+            for (int i = 0; i < pl.n; i++) {
+                const fstage &st = pl.s[i];
+                const float *P = st.coarse ? Pc : Qp;
+                const int plast = st.coarse ? a.nc - 1 : a.M;
+                if (st.window)
+                    eval_stage_s<kQ, true, kClip>(st, P, plast, C, u0, lim, best, bw);
+                else
+                    eval_stage_s<kQ, false, kClip>(st, P, plast, C, u0, lim, best, bw);
+            }
+        }
+        /* transpose through the warp's staging area: lane l writes positions
+         * l * kQ + j (padded index l * kQ + l * kQ / 32 + j), then stores
+         * positions j * 32 + l (padded j * 33 + l), coalesced; a tile whose
+         * positions are all outputs of this call (most) skips the per-position
+         * tests */
+        static_assert(32 % kQ == 0, "kQ divides 32");
+        const int wbase = r0 + warp * 32 * kQ;
+        const int wl = lane * kQ + ((lane * kQ) >> 5);
+        int *wsti = reinterpret_cast<int *>(wst);
+        const int64_t o0 = (int64_t)c * a.ldy + (t0 + wbase - a.q0) + lane;
+        __syncwarp();
+#pragma unroll
+        for (int j = 0; j < kQ; j++)
+            wst[wl + j] = best[j];
+        __syncwarp();
+        if (full) {
+#pragma unroll
+            for (int j = 0; j < kQ; j++)
+                if (wbase + j * 32 < T) a.y[o0 + j * 32] = wst[j * 33 + lane];
+        } else {
+#pragma unroll
+            for (int j = 0; j < kQ; j++) {
+                const int u = wbase + j * 32 + lane;
+                const int64_t p = t0 + u;
+                if (u < T && p >= a.q0 && p < a.q0 + a.n_out)
+                    a.y[o0 + j * 32] = p < 0 ? 0.0f : wst[j * 33 + lane];
+            }
+        }
+        if (a.w) {
+            __syncwarp();
+#pragma unroll
+            for (int j = 0; j < kQ; j++)
+                wsti[wl + j] = bw[j];
+            __syncwarp();
+            if (full) {
+#pragma unroll
+                for (int j = 0; j < kQ; j++)
+                    if (wbase + j * 32 < T) a.w[o0 + j * 32] = wsti[j * 33 + lane];
+            } else {
+#pragma unroll
+                for (int j = 0; j < kQ; j++) {
+                    const int u = wbase + j * 32 + lane;
+                    const int64_t p = t0 + u;
+                    if (u < T && p >= a.q0 && p < a.q0 + a.n_out)
+                        a.w[o0 + j * 32] = p < 0 ? 0 : wsti[j * 33 + lane];
+                }
+            }
+        }
+    }
+    if (a.count) {
+        const unsigned tot = ops::usum(tmp, cnt);
+        if (tid == 0 && tot) atomicAdd(a.count, (unsigned long long)tot);
+    }
+}
+
+} // namespace boxcar_cuda
+
+#endif /* TRANSIENT_CUDA_BOXCAR_FAST_CUH */

@@ -1,0 +1,51 @@
+/*
+ * What the boxcar CUDA code is compiled for: CUDA (CUB block-wide sums, the
+ * <<<>>> launch, extern dynamic shared memory) or, with TR_BOXCAR_HOST_EMU,
+ * the host emulation of boxcar_emu.h
+ * (tests/core/boxcar/test_boxcar_cuda_host.cpp), which provides the same
+ * names. The kernels use only block_ops, TR_DYN_SHARED and TR_LAUNCH for
+ * these, so they compile unchanged for both.
+ */
+#ifndef TRANSIENT_CUDA_BOXCAR_TARGET_CUH
+#define TRANSIENT_CUDA_BOXCAR_TARGET_CUH
+
+#ifdef TR_BOXCAR_HOST_EMU
+#include "boxcar/boxcar_emu.h"
+#else
+#include "common/cuda_check.h"
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+/* Block-wide sums through CUB (results valid in thread 0 for the sums). */
+template <int NT> struct block_ops {
+    using scan_t = cub::BlockScan<float, NT>;
+    using reduce_t = cub::BlockReduce<float, NT>;
+    using ureduce_t = cub::BlockReduce<unsigned, NT>;
+    union storage {
+        typename scan_t::TempStorage scan;
+        typename reduce_t::TempStorage reduce;
+        typename ureduce_t::TempStorage ureduce;
+    };
+    static __device__ __forceinline__ float sum(storage &s, float v)
+    {
+        return reduce_t(s.reduce).Sum(v);
+    }
+    static __device__ __forceinline__ unsigned usum(storage &s, unsigned v)
+    {
+        return ureduce_t(s.ureduce).Sum(v);
+    }
+    static __device__ __forceinline__ float exclusive_sum(storage &s, float v)
+    {
+        float p;
+        scan_t(s.scan).ExclusiveSum(v, p);
+        return p;
+    }
+};
+
+#define TR_DYN_SHARED(type, name) extern __shared__ type name[]
+#define TR_LAUNCH(kern, grid, block, smem, stream, ...)                                  \
+    kern<<<(grid), (block), (smem), (stream)>>>(__VA_ARGS__)
+#endif
+
+#endif /* TRANSIENT_CUDA_BOXCAR_TARGET_CUH */
