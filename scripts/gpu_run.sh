@@ -84,7 +84,7 @@ if [ "$built" -eq 0 ]; then
 fi
 
 # ---- benchmark --------------------------------------------------------------
-BENCH=$BUILD/apps/transient-bench
+BENCH=$BUILD/bench/transient-bench
 if [ "$built" -eq 0 ] && [ -x "$BENCH" ]; then
     : >"$RESULTS/bench.log"
     # stdout is the JSON; stderr (diagnostics) goes to bench.log.

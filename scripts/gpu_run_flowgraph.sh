@@ -7,7 +7,7 @@
 #   cmake -S . -B build -G Ninja -DENABLE_GNURADIO=ON -DENABLE_PYTHON=OFF \
 #         -DENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90
 #   cmake --build build --target transient-flowgraph-bench test_flowgraph_cuda
-#   scripts/make_bundle.sh -o build/bundle build/apps/transient-flowgraph-bench \
+#   scripts/make_bundle.sh -o build/bundle build/bench/flowgraph/transient-flowgraph-bench \
 #         build/tests/flowgraph/test_flowgraph_cuda [build/tests/core/boxcar/test_boxcar ...]
 #   # on the GPU host:
 #   scripts/gpu_run_flowgraph.sh gr-transient-bundle.tar.gz OUTDIR [BENCH ARGS...]

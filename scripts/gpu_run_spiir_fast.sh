@@ -54,7 +54,7 @@ step configure 60 "$RESULTS/ctest.log" \
         transient-bench
 built=$?
 [ "$built" -eq 0 ] || tail -n 40 "$RESULTS/ctest.log"
-BENCH=$BUILD/apps/transient-bench
+BENCH=$BUILD/bench/transient-bench
 bench() { # tag limit args...
     local tag=$1 limit=$2
     shift 2

@@ -44,7 +44,7 @@ step configure 90 "$RESULTS/build.log" \
         --target transient test_spiir test_spiir_multirate transient-bench
 built=$?
 [ "$built" -eq 0 ] || tail -n 40 "$RESULTS/build.log"
-BENCH=$BUILD/apps/transient-bench
+BENCH=$BUILD/bench/transient-bench
 if [ "$built" -eq 0 ]; then
     step "ctest spiir" 150 "$RESULTS/ctest.log" \
         ctest --test-dir "$BUILD" -R "spiir_multirate|gpu_spiir$" --output-on-failure

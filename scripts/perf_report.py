@@ -183,7 +183,7 @@ SOURCES = [
       "single rate after the multirate shape change, to check it left single rate unchanged"),
     # Kalman
     S("2026-11-22-h100-kalman-fast", "kalman_gpu_bench.jsonl", FINAL,
-      "second (final) run of the faster CUDA FAST, bench/kalman_gpu_bench.c, 2^20-sample "
+      "second (final) run of the faster CUDA FAST, bench/tuning/kalman_gpu_bench.c, 2^20-sample "
       "batches; the README's result table"),
     S("2026-11-22-h100-kalman-fast", "bench_kalman.jsonl", FINAL,
       "transient-bench on the final code, default batch 65536", labels=["batch 65536"]),
@@ -457,7 +457,7 @@ def env_caption(env, cpu=None):
 # --------------------------------------------------------------------------
 def where(d):
     if d.get("type") == "kernel" or (d.get("detector") == "kalman" and "backend" not in d):
-        return "cuda, device"  # bench/boxcar_kernels.c, bench/kalman_gpu_bench.c
+        return "cuda, device"  # bench/tuning/boxcar_kernels.c, kalman_gpu_bench.c
     b, m = d.get("backend"), d.get("mode")
     if b and m:
         return "%s, %s" % (b, m)
@@ -573,7 +573,7 @@ def norm(d, ctx=None):
     elif "ceiling_samples_per_s" in d:
         ceil = d["ceiling_samples_per_s"]
     elif "ceiling_ops_samples_per_s" in d or (ctx and d.get("M") in ctx):
-        # bench/kalman_gpu_bench.c: operations and memory ceilings; rows
+        # bench/tuning/kalman_gpu_bench.c: operations and memory ceilings; rows
         # without them take the ones of the same M in the same run (the
         # memory one is FAST's register buffer, so not for the paper design).
         src = d if "ceiling_ops_samples_per_s" in d else ctx[d.get("M")]
@@ -977,7 +977,7 @@ class Report:
                "device.", "")
         run = self.data.runs(F, gf)[0]
         ctx = kalman_ctx(run)
-        self.w("%s (bench/kalman_gpu_bench.c, 2^20-sample batches, median of 5). %s "
+        self.w("%s (bench/tuning/kalman_gpu_bench.c, 2^20-sample batches, median of 5). %s "
                "Ceilings: `ops` = 46 operations per sample and hypothesis over the FP32 rate, "
                "`bytes` = 8 bytes of the register buffer per sample and hypothesis over the "
                "device copy bandwidth." % (src_link(F, gf), env_caption(run.env)), "")
@@ -1406,13 +1406,13 @@ def build(data):
       "",
       "## How measured",
       "",
-      "- `transient-bench --detector <edges|boxcar|spiir|kalman> --json` (apps/) prints an `env` "
+      "- `transient-bench --detector <edges|boxcar|spiir|kalman> --json` (bench/) prints an `env` "
       "line, then one `result` line per variant and configuration, and `check` lines or `ok` "
       "fields (each variant compared with the reference). The per-detector harnesses "
-      "(`bench/boxcar_kernels.c`, `bench/kalman_gpu_bench.c`) print the same kind of lines "
-      "for the CUDA contexts alone.",
+      "(`bench/tuning/boxcar_kernels.c`, `bench/tuning/kalman_gpu_bench.c`) print the same "
+      "kind of lines for the CUDA contexts alone.",
       "- The `env` line carries the GPU and CPU model and the ceilings measured in the same "
-      "run (include/transient/bench.h): device read bandwidth (a read-only reduction), device "
+      "run (bench/bench_device.h): device read bandwidth (a read-only reduction), device "
       "copy bandwidth (read + write), host-to-device and device-to-host bandwidth from pinned "
       "memory, the GPU's FP32 FMA rate (FMA counted as 2 flop), one CPU core's read bandwidth "
       "and FP32 FMA rate. Rates are medians of repeated runs after a warm-up.",

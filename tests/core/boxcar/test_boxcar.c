@@ -12,9 +12,9 @@
  * input and invalid configurations. With --gpu: the CUDA variants against the
  * reference (exit 77 when no GPU is usable).
  */
-#include <transient/bench.h>
 #include <transient/boxcar.h>
 
+#include "bench_device.h"
 #include "boxcar/boxcar_variants.h"
 #include "common/test_util.h"
 

@@ -30,10 +30,10 @@
  *     path of one search per window (TR_BOXCAR_CUDA_PERWINDOW=1).
  */
 #define _DEFAULT_SOURCE /* setenv */
-#include <transient/bench.h>
 #include <transient/boxcar.h>
 #include <transient/boxcar_predict.h>
 
+#include "bench_device.h"
 #include "common/test_util.h"
 
 #include <math.h>

@@ -20,10 +20,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "bench_device.h"
 #include "common/test_util.h"
 
 #include "kalman/kalman_internal.h"
-#include <transient/bench.h>
 #include <transient/kalman.h>
 
 #define SKIP 77

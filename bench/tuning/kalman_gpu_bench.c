@@ -6,10 +6,10 @@
  * Paper: N. Nossenson and A. J. Jaffe, "CUDA Implementation of an Optimal
  * Online Gaussian-Signal-in-Gaussian-Noise Detector" (M = 92 .. 10756, Q = 4).
  *
- * Not part of the CMake build; on a GPU host, after building libtransient:
- *   cc -O2 -std=c99 -Iinclude -Ilib/core -Icuda bench/kalman_gpu_bench.c \
- *      -Lbuild/lib/core -ltransient -lm -o kalman_gpu_bench
- *   ./kalman_gpu_bench [--M 92,1024,10756] [--samples N] [--paper-samples P]
+ * Built with CUDA (target kalman_gpu_bench, bench/tuning/kalman_gpu_run.sh
+ * runs it on a GPU host):
+ *   BUILD/bench/tuning/kalman_gpu_bench [--M 92,1024,10756] [--samples N]
+ * [--paper-samples P]
  *                      [--repeat R] [--Q 4] [--no-ceilings]
  * Prints JSON lines: one "env" line, then per M a "result" line for each
  * variant (samples/s, the ceilings, the ratio to the nearer ceiling, FAST's
@@ -24,9 +24,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_device.h"
 #include "kalman/kalman_internal.h"
 #include "kalman/kalman_cuda.h"
-#include <transient/bench.h>
 #include <transient/kalman.h>
 
 static double now(void)

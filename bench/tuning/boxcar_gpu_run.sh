@@ -3,7 +3,7 @@
 # 5 minutes on an H100): configure libtransient with CUDA for sm_90 and GNU
 # Radio off, build the boxcar targets, run the GPU tests (ctest -L gpu) and the
 # boxcar C tests, transient-bench --detector boxcar, the kernel sweep
-# bench/boxcar_kernels.c, and compute-sanitizer (memcheck, racecheck) on a
+# bench/tuning/boxcar_kernels.c, and compute-sanitizer (memcheck, racecheck) on a
 # small case. Results go to $OUT when set, otherwise to
 # bench/results/boxcar-latest/:
 #   env.txt            GPU (nvidia-smi), toolchain, every command line
@@ -11,7 +11,7 @@
 #   ctest.log          the test runs
 #   bench_boxcar.jsonl transient-bench --detector boxcar --json (defaults, and
 #                      --batch 131072 --repeat 9)
-#   kernels.jsonl      bench/boxcar_kernels (tile sweep, FAST against PAPER)
+#   kernels.jsonl      boxcar_kernels (tile sweep, FAST against PAPER)
 #   sanitizer.log      compute-sanitizer
 #   ncu.txt            Nsight Compute (TR_PROFILE=1): --set full on one FAST
 #                      launch per case of TR_PROFILE_CASES ("ALG:tile:split:positions ...")
@@ -20,7 +20,7 @@
 # TR_QUICK=1 skips the second kernel sweep (1024 x 262144).
 set -uo pipefail
 
-SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${TR_BUILD:-$SRC/build-gpu}
 RESULTS=${OUT:-$SRC/bench/results/boxcar-latest}
 JOBS=$(nproc 2>/dev/null || echo 4)
@@ -62,20 +62,17 @@ step configure 120 "$RESULTS/build.log" \
     step build 200 "$RESULTS/build.log" cmake --build "$BUILD" -j "$JOBS" --target \
         transient test_boxcar test_boxcar_gpu test_boxcar_norm test_boxcar_predict \
         test_boxcar_cuda_host test_boxcar_pulses test_boxcar_pulsar test_candidates \
-        transient-bench
+        transient-bench boxcar_kernels
 built=$?
 [ "$built" -eq 0 ] || tail -n 60 "$RESULTS/build.log"
 
-KB=$BUILD/boxcar_kernels
-BENCH=$BUILD/apps/transient-bench
+KB=$BUILD/bench/tuning/boxcar_kernels
+BENCH=$BUILD/bench/transient-bench
 # Steps in order of importance; optional ones are skipped past a time budget.
 left() { [ $(($(date +%s) - t_start)) -lt "${1:-330}" ]; }
 SAN_ARGS=(--detector boxcar --nchan 3 --samples 12000 --max-width 700 --configs bd16,ig2,bd32,ig1
     --variants cuda-fast,cuda-paper --repeat 1 --ref-samples 2000 --batch 5000)
 if [ "$built" -eq 0 ]; then
-    step "build kernel sweep" 60 "$RESULTS/build.log" \
-        cc -O2 -std=c99 "$SRC/bench/boxcar_kernels.c" -I"$SRC/include" -I"$SRC/lib/core" -I"$SRC/cuda" \
-        -L"$BUILD/lib/core" -Wl,-rpath,"$BUILD/lib/core" -ltransient -lm -o "$KB"
     step "ctest gpu_boxcar_cuda" 100 "$RESULTS/ctest.log" \
         ctest --test-dir "$BUILD" -R gpu_boxcar_cuda --output-on-failure -V
     step "transient-bench boxcar" 60 "$RESULTS/bench_boxcar.jsonl" \

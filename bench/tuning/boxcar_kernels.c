@@ -12,15 +12,14 @@
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020), 4.5.
  *
- * Not part of the build; on a GPU host after building libtransient in BUILD:
- *   cc -O2 -std=c99 bench/boxcar_kernels.c -Iinclude -Ilib/core -Icuda \
- *      -LBUILD/lib/core -ltransient -lm -o boxcar_kernels
- *   LD_LIBRARY_PATH=BUILD/lib/core ./boxcar_kernels [nchan] [n] [repeats]
+ * Built with CUDA (target boxcar_kernels, bench/tuning/boxcar_gpu_run.sh runs
+ * it on a GPU host):
+ *   BUILD/bench/tuning/boxcar_kernels [nchan] [n] [repeats]
  *       [algorithm [tile [split [positions]]]]
  * (the last four select one measurement, e.g. for a profiler). Prints one
  * JSON line per measurement.
  */
-#include <transient/bench.h>
+#include "bench_device.h"
 #include <transient/boxcar.h>
 
 #include "boxcar/boxcar_cuda.h"

@@ -38,7 +38,7 @@
  * (cudaHostRegister, as the blocks page-lock their GNU Radio buffers). No GNU
  * Radio scheduler: an estimate of block/core.
  */
-#include "bench_spiir_triggers.h"
+#include "transient_bench.h"
 
 #include "bench_host.h"
 #include "spiir/spiir_triggers_internal.h"

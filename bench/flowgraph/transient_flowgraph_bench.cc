@@ -18,7 +18,7 @@
  * LIST is comma separated: detectors edges,boxcar,spiir,kalman (default all),
  * backends cpu,cuda (default both; cuda is left out when no GPU is usable).
  * Signals and parameters: edges, a two-level pulse train with noise and
- * ringing (apps/signals.h) with MIN to MAX samples between transitions
+ * ringing (bench/signals.h) with MIN to MAX samples between transitions
  * (default 20000,200000; every transition costs the block a tag and a message
  * entry), fixed levels, with the pass-through output into the sink and
  * "detects" not connected (tags only) and, after it, without the output and
@@ -72,13 +72,13 @@
  * one "flowgraph" line per backend and path ("core" and "block").
  */
 
+#include "bench_device.h"
 #include "flowgraph_blocks.h"
 #include "flowgraph_cases.h"
 
 #include <gnuradio/constants.h>
 #include <gnuradio/top_block.h>
 #include <pmt/pmt.h>
-#include <transient/bench.h>
 #include <transient/common.h>
 
 #include <unistd.h>

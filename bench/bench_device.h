@@ -1,18 +1,20 @@
 /*
- * Measurement helpers for benchmarks of libtransient: the ceilings a detector
- * is judged against (device memory bandwidth, host/device transfer bandwidth,
- * FP32 FMA rate) and thin device-memory helpers, so that a benchmark program
- * needs no CUDA dependency of its own.
+ * Device measurement helpers of the benchmarks and GPU tests of libtransient
+ * (library transient_bench_device, not installed): the ceilings a detector is
+ * judged against (device memory bandwidth, host/device transfer bandwidth,
+ * FP32 FMA rate) and thin device-memory helpers, so that the C programs that
+ * use them need no CUDA headers. bench_device.cu implements them on the CUDA
+ * runtime, bench_device_nocuda.c for builds without CUDA.
  *
- * Every function returns TR_ERR_NO_DEVICE when no CUDA backend was built or no
+ * Every function returns TR_ERR_NO_DEVICE when CUDA was not built or no
  * device is usable. Rates are medians over `repeats` timed runs after one
  * untimed warm-up run, timed with CUDA events. Device memory is allocated with
  * plain cudaMalloc. These helpers make `device` the calling thread's current
  * CUDA device. They are meant for one benchmarking thread: the message of
  * tr_bench_last_error() is shared by all threads.
  */
-#ifndef TRANSIENT_BENCH_H
-#define TRANSIENT_BENCH_H
+#ifndef TRANSIENT_BENCH_DEVICE_H
+#define TRANSIENT_BENCH_DEVICE_H
 
 #include <transient/common.h>
 
@@ -76,4 +78,4 @@ const char *tr_bench_last_error(void);
 }
 #endif
 
-#endif /* TRANSIENT_BENCH_H */
+#endif /* TRANSIENT_BENCH_DEVICE_H */

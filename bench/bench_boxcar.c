@@ -55,9 +55,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "bench_boxcar.h"
+#include "bench_device.h"
+#include "transient_bench.h"
 
-#include <transient/bench.h>
 #include <transient/boxcar.h>
 
 #include <math.h>
@@ -71,8 +71,6 @@
 #define BX_SKA_RATE   (6000.0 / 64e-6) /* samples per second of SKA-like data */
 
 enum { V_REF, V_CPU, V_CUDA, V_PAPER, V_N };
-static const char *const bx_vnames[V_N] = {"reference", "cpu-fast", "cuda-fast",
-                                           "cuda-paper"};
 
 typedef struct {
     int json;
@@ -435,33 +433,6 @@ static void bx_usage(FILE *f)
                "         [--cuda-host] [--host-path] [--clock wall|cpu] [--json]\n");
 }
 
-static int bx_parse_size(const char *s, size_t *v)
-{
-    char *end;
-    const unsigned long long x = strtoull(s, &end, 0);
-    if (*s == '\0' || *end != '\0') return -1;
-    *v = (size_t)x;
-    return 0;
-}
-
-static int bx_parse_variants(const char *v, int want[V_N])
-{
-    char list[256];
-    snprintf(list, sizeof list, "%s", v);
-    for (int k = 0; k < V_N; k++)
-        want[k] = 0;
-    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
-        int found = 0;
-        for (int k = 0; k < V_N; k++)
-            if (!strcmp(tok, bx_vnames[k])) want[k] = found = 1;
-        if (!found) {
-            fprintf(stderr, "transient-bench: unknown variant '%s'\n", tok);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* One configuration: every wanted variant. */
 static void bx_run_config(const bx_options *o, const bx_config *bc, int have_cuda,
                           const float *cm, const float *tm, const float *rtm,
@@ -490,7 +461,8 @@ static void bx_run_config(const bx_options *o, const bx_config *bc, int have_cud
     memset(y, 0, tot * sizeof(float));
     memset(w, 0, tot * sizeof(int32_t));
     /* reference on the prefix, always (the other variants are compared with it) */
-    bx_result ref = {bx_vnames[V_REF], "cpu", "host", RC, rn, 0, 0, -1, 0, 1, 0};
+    bx_result ref = {
+        bench_variant_names[V_REF], "cpu", "host", RC, rn, 0, 0, -1, 0, 1, 0};
     int have_ref = 0;
     {
         tr_boxcar *q = bx_open(bc, RC, TR_BACKEND_CPU, TR_VARIANT_REFERENCE, o);
@@ -507,7 +479,8 @@ static void bx_run_config(const bx_options *o, const bx_config *bc, int have_cud
     if (have_ref && o->want[V_REF])
         bx_print(o, bc, plan, &ref, host_ops, host_bw, NULL, 1.0);
     if (o->want[V_CPU]) {
-        bx_result r = {bx_vnames[V_CPU], "cpu", "host", C, n, 0, 0, -1, 0, 1, 0};
+        bx_result r = {
+            bench_variant_names[V_CPU], "cpu", "host", C, n, 0, 0, -1, 0, 1, 0};
         tr_boxcar *q = bx_open(bc, C, TR_BACKEND_CPU, TR_VARIANT_FAST, o);
         if (q && bx_time_host(q, o, tm, n, y, w, &r.seconds)) {
             r.sps = (double)tot / r.seconds;
@@ -524,7 +497,7 @@ static void bx_run_config(const bx_options *o, const bx_config *bc, int have_cud
         const tr_variant tv = v == V_PAPER ? TR_VARIANT_PAPER : TR_VARIANT_FAST;
         tr_boxcar *q = bx_open(bc, C, TR_BACKEND_CUDA, tv, o);
         if (!q) continue;
-        bx_result r = {bx_vnames[v], "cuda", "device", C, n, 0, 0, -1, 0, 1, 0};
+        bx_result r = {bench_variant_names[v], "cuda", "device", C, n, 0, 0, -1, 0, 1, 0};
         if (bx_time_device(q, o, d_x, n, d_y, d_w, &r.seconds)) {
             r.sps = (double)tot / r.seconds;
             if (tr_bench_dev_download(y, d_y, tot * sizeof(float)) != TR_OK ||
@@ -543,7 +516,8 @@ static void bx_run_config(const bx_options *o, const bx_config *bc, int have_cud
                      base ? r.sps / paper_sps : 1.0);
         }
         if (o->cuda_host) {
-            bx_result h = {bx_vnames[v], "cuda", "host-to-host", C, n, 0, 0, -1, 0, 1, 0};
+            bx_result h = {
+                bench_variant_names[v], "cuda", "host-to-host", C, n, 0, 0, -1, 0, 1, 0};
             if (bx_time_host(q, o, tm, n, y, w, &h.seconds)) {
                 h.sps = (double)tot / h.seconds;
                 if (have_ref) bx_compare(plan, ry, rw, RC, rn, y, w, C, 1, &h);
@@ -787,26 +761,26 @@ int boxcar_bench_main(int argc, char **argv)
             return 2;
         } else if (!strcmp(a, "--detector")) {
             i++;
-        } else if (!strcmp(a, "--nchan") && !bx_parse_size(v, &z) && z >= 1 &&
+        } else if (!strcmp(a, "--nchan") && !bench_parse_size(v, &z) && z >= 1 &&
                    z <= TR_BOXCAR_MAX_NCHAN) {
             o.nchan = (uint32_t)z, i++;
-        } else if (!strcmp(a, "--samples") && !bx_parse_size(v, &z) && z >= 1) {
+        } else if (!strcmp(a, "--samples") && !bench_parse_size(v, &z) && z >= 1) {
             o.samples = z, i++;
-        } else if (!strcmp(a, "--max-width") && !bx_parse_size(v, &z) && z >= 1 &&
+        } else if (!strcmp(a, "--max-width") && !bench_parse_size(v, &z) && z >= 1 &&
                    z <= TR_BOXCAR_MAX_WIDTH) {
             o.max_width = (uint32_t)z, i++;
-        } else if (!strcmp(a, "--ref-nchan") && !bx_parse_size(v, &z) && z >= 1) {
+        } else if (!strcmp(a, "--ref-nchan") && !bench_parse_size(v, &z) && z >= 1) {
             o.ref_nchan = (uint32_t)z, i++;
-        } else if (!strcmp(a, "--ref-samples") && !bx_parse_size(v, &z) && z >= 1) {
+        } else if (!strcmp(a, "--ref-samples") && !bench_parse_size(v, &z) && z >= 1) {
             o.ref_samples = z, i++;
-        } else if (!strcmp(a, "--repeat") && !bx_parse_size(v, &z) && z >= 1 &&
+        } else if (!strcmp(a, "--repeat") && !bench_parse_size(v, &z) && z >= 1 &&
                    z < BX_MAX_REPEAT) {
             o.repeat = (int)z, i++;
-        } else if (!strcmp(a, "--batch") && !bx_parse_size(v, &z) && z >= 1) {
+        } else if (!strcmp(a, "--batch") && !bench_parse_size(v, &z) && z >= 1) {
             o.batch = z, i++;
-        } else if (!strcmp(a, "--device") && !bx_parse_size(v, &z) && z < 1024) {
+        } else if (!strcmp(a, "--device") && !bench_parse_size(v, &z) && z < 1024) {
             o.device = (int)z, i++;
-        } else if (!strcmp(a, "--seed") && !bx_parse_size(v, &z)) {
+        } else if (!strcmp(a, "--seed") && !bench_parse_size(v, &z)) {
             o.seed = (uint64_t)z, i++;
         } else if (!strcmp(a, "--layout") &&
                    (!strcmp(v, "channel") || !strcmp(v, "time"))) {
@@ -821,7 +795,7 @@ int boxcar_bench_main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "--variants")) {
             explicit_variants = 1;
-            if (bx_parse_variants(v, o.want)) return 2;
+            if (bench_parse_variants(v, o.want)) return 2;
             i++;
         } else {
             bx_usage(stderr);

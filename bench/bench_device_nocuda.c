@@ -1,9 +1,9 @@
 /*
- * The measurement helpers of bench.h for builds without CUDA: every one
+ * The measurement helpers of bench_device.h for builds without CUDA: every one
  * reports TR_ERR_NO_DEVICE, so that benchmark programs build and run their
- * CPU variants everywhere (with CUDA, cuda/common/cuda_common.cu provides them).
+ * CPU variants everywhere (with CUDA, bench_device.cu provides them).
  */
-#include <transient/bench.h>
+#include "bench_device.h"
 
 #include <string.h>
 

@@ -29,10 +29,10 @@
  * samples (|diff| <= 1e-3 max(1, |LLR|)).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_device.h"
 #include "bench_host.h"
-#include "bench_kalman.h"
+#include "transient_bench.h"
 
-#include <transient/bench.h>
 #include <transient/kalman.h>
 
 #include <math.h>
@@ -60,9 +60,6 @@ typedef struct {
     int want[4]; /* reference, cpu-fast, cuda-fast, cuda-paper */
     int explicit_variants;
 } kb_options;
-
-static const char *const kb_names[4] = {"reference", "cpu-fast", "cuda-fast",
-                                        "cuda-paper"};
 
 static int kb_failed;
 static void kb_fail(const char *what, const char *why)
@@ -219,10 +216,10 @@ static tr_kalman *kb_open(const kb_options *o, const tr_kalman_model *m, tr_back
     tr_error err;
     tr_kalman *q = tr_kalman_create(&c, m, &err);
     if (!q)
-        kb_fail(kb_names[v == TR_VARIANT_REFERENCE ? 0
-                         : b == TR_BACKEND_CPU     ? 1
-                         : v == TR_VARIANT_FAST    ? 2
-                                                   : 3],
+        kb_fail(bench_variant_names[v == TR_VARIANT_REFERENCE ? 0
+                                    : b == TR_BACKEND_CPU     ? 1
+                                    : v == TR_VARIANT_FAST    ? 2
+                                                              : 3],
                 err.message);
     return q;
 }
@@ -300,7 +297,7 @@ static void kb_run_M(const kb_options *o, uint32_t M, int have_cuda, double cpu_
                 tr_bench_dev_download(chk, d_out, ncheck * sizeof(float)) == TR_OK)
                 worst[v] = kb_check(chk, ref, ncheck);
             else
-                kb_fail(kb_names[v], tr_kalman_last_error(q));
+                kb_fail(bench_variant_names[v], tr_kalman_last_error(q));
         }
         res[v] = kb_time(o, q, x, v == 0 ? (ncheck < xcap ? ncheck * 4 : xcap) : xcap,
                          v >= 2 ? (const float *)d_x : NULL, out, (float *)d_out);
@@ -322,8 +319,8 @@ static void kb_run_M(const kb_options *o, uint32_t M, int have_cuda, double cpu_
                    "\"seconds\":%.9g,\"samples_per_s\":%.9g,"
                    "\"ops_per_sample_hypothesis\":%g,\"ceiling\":\"%s\","
                    "\"ceiling_samples_per_s\":%.9g,\"ratio\":%.6g,",
-                   kb_names[v], gpu ? "cuda" : "cpu", gpu ? "device" : "host", M, o->Q,
-                   res[v].samples, res[v].seconds, res[v].sps, OPS_PER_SH(o->Q),
+                   bench_variant_names[v], gpu ? "cuda" : "cpu", gpu ? "device" : "host",
+                   M, o->Q, res[v].samples, res[v].seconds, res[v].sps, OPS_PER_SH(o->Q),
                    gpu ? "gpu_fp32_fma" : "host_fma_1core", ceil_sps,
                    ceil_sps > 0 ? res[v].sps / ceil_sps : 0.0);
             if (base > 0 && v != 3)
@@ -339,7 +336,7 @@ static void kb_run_M(const kb_options *o, uint32_t M, int have_cuda, double cpu_
             char sp[32] = "-";
             if (base > 0 && v != 3) snprintf(sp, sizeof sp, "%.1fx", res[v].sps / base);
             printf("%-11s M=%-6u %10zu %10.4f %12.4e %7.2f%% %10s %9.2e %s\n",
-                   kb_names[v], M, res[v].samples, res[v].seconds, res[v].sps,
+                   bench_variant_names[v], M, res[v].samples, res[v].seconds, res[v].sps,
                    ceil_sps > 0 ? 100.0 * res[v].sps / ceil_sps : 0.0, sp, worst[v],
                    ok ? "ok" : "MISMATCH");
         }
@@ -381,25 +378,6 @@ static int kb_parse_list(const char *v, kb_options *o)
     return o->nM > 0 ? 0 : -1;
 }
 
-static int kb_parse_variants(const char *v, kb_options *o)
-{
-    for (int k = 0; k < 4; k++)
-        o->want[k] = 0;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", v);
-    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-        int found = 0;
-        for (int k = 0; k < 4; k++)
-            if (!strcmp(t, kb_names[k])) o->want[k] = found = 1;
-        if (!found) {
-            fprintf(stderr, "transient-bench: unknown variant %s\n", t);
-            return -1;
-        }
-    }
-    o->explicit_variants = 1;
-    return 0;
-}
-
 int kalman_bench_main(int argc, char **argv)
 {
     kb_options o;
@@ -431,7 +409,8 @@ int kalman_bench_main(int argc, char **argv)
             o.Q = (uint32_t)atoi(v), i++;
             if (o.Q < 1 || o.Q > 6) return kb_usage(stderr), 2;
         } else if (!strcmp(a, "--variants")) {
-            if (kb_parse_variants(v, &o) != 0) return 2;
+            if (bench_parse_variants(v, o.want) != 0) return 2;
+            o.explicit_variants = 1;
             i++;
         } else if (!strcmp(a, "--seconds")) {
             o.seconds = atof(v), i++;

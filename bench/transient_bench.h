@@ -1,0 +1,38 @@
+/*
+ * transient-bench: the entry point of each detector's benchmark (one file
+ * each, bench_<detector>.c) and the option parsing and failure reporting they
+ * share (transient_bench.c).
+ */
+#ifndef TRANSIENT_BENCH_TRANSIENT_BENCH_H
+#define TRANSIENT_BENCH_TRANSIENT_BENCH_H
+
+#include <stddef.h>
+
+/* Most timed runs --repeat accepts (exclusive). */
+#define BENCH_MAX_REPEAT 101
+
+/* The variants of --variants, in the order of the want[] flags. */
+extern const char *const bench_variant_names[4];
+
+/* A size option: any strtoull base (0x.., 0..), the whole string; 0, or -1. */
+int bench_parse_size(const char *s, size_t *v);
+
+/* --variants a,b,...: want[k] = 1 for each named variant (names of
+ * bench_variant_names); 0, or -1 on an unknown name. */
+int bench_parse_variants(const char *v, int want[4]);
+
+/* Print "transient-bench: <message>" on stderr and mark the run failed. */
+void bench_fail(const char *fmt, ...);
+
+/* Whether bench_fail was called. */
+int bench_failed(void);
+
+/* Each detector's benchmark with the whole command line; returns the exit
+ * status. edges_bench_main also answers for no or an unknown --detector. */
+int edges_bench_main(int argc, char **argv);
+int spiir_bench_main(int argc, char **argv);
+int spiir_triggers_bench_main(int argc, char **argv);
+int boxcar_bench_main(int argc, char **argv);
+int kalman_bench_main(int argc, char **argv);
+
+#endif /* TRANSIENT_BENCH_TRANSIENT_BENCH_H */
