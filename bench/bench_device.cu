@@ -5,6 +5,9 @@
  */
 #include "bench_device.h"
 
+#include "common/cuda_raii.cuh"
+#include "common/cuda_status.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,31 +20,11 @@ namespace
 
 char g_bench_error[256];
 
-/* The tr_status of a CUDA error, as libtransient reports it. */
-tr_status status_of(cudaError_t e)
-{
-    switch (e) {
-    case cudaSuccess:
-        return TR_OK;
-    case cudaErrorMemoryAllocation:
-        return TR_ERR_NOMEM;
-    case cudaErrorInvalidDevice:
-    case cudaErrorInvalidValue:
-        return TR_ERR_INVALID;
-    case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver:
-    case cudaErrorDevicesUnavailable:
-        return TR_ERR_NO_DEVICE;
-    default:
-        return TR_ERR_CUDA;
-    }
-}
-
 tr_status bench_fail(cudaError_t e, const char *what)
 {
     snprintf(g_bench_error, sizeof g_bench_error, "%s: %s", what, cudaGetErrorString(e));
     (void)cudaGetLastError();
-    return status_of(e);
+    return tr_cuda_status(e);
 }
 
 tr_status bench_invalid(const char *what)
@@ -56,30 +39,6 @@ tr_status bench_invalid(const char *what)
         const cudaError_t e_ = (call);                                                   \
         if (e_ != cudaSuccess) return bench_fail(e_, #call);                             \
     } while (0)
-
-/* Owners of the resources of one measurement, released on every return path. */
-struct dev_buffer {
-    void *p = nullptr;
-    ~dev_buffer()
-    {
-        if (p) (void)cudaFree(p);
-    }
-};
-struct pinned_buffer {
-    void *p = nullptr;
-    ~pinned_buffer()
-    {
-        if (p) (void)cudaFreeHost(p);
-    }
-};
-struct event_pair {
-    cudaEvent_t start = nullptr, stop = nullptr;
-    ~event_pair()
-    {
-        if (start) (void)cudaEventDestroy(start);
-        if (stop) (void)cudaEventDestroy(stop);
-    }
-};
 
 double median(std::vector<double> v)
 {
@@ -164,20 +123,20 @@ __global__ void __launch_bounds__(kFmaBlock) fma_kernel(float a, float b, float 
 template <class Op> tr_status time_median(int repeats, Op op, double *seconds)
 {
     if (repeats < 1) repeats = 1;
-    event_pair ev;
-    TR_BENCH_TRY(cudaEventCreate(&ev.start));
-    TR_BENCH_TRY(cudaEventCreate(&ev.stop));
+    tr_cuda_event start, stop;
+    TR_BENCH_TRY(start.create(cudaEventDefault));
+    TR_BENCH_TRY(stop.create(cudaEventDefault));
     tr_status s = op();
     if (s != TR_OK) return s;
     TR_BENCH_TRY(cudaDeviceSynchronize());
     std::vector<double> t;
     for (int r = 0; r < repeats; r++) {
-        TR_BENCH_TRY(cudaEventRecord(ev.start, 0));
+        TR_BENCH_TRY(cudaEventRecord(start, 0));
         if ((s = op()) != TR_OK) return s;
-        TR_BENCH_TRY(cudaEventRecord(ev.stop, 0));
-        TR_BENCH_TRY(cudaEventSynchronize(ev.stop));
+        TR_BENCH_TRY(cudaEventRecord(stop, 0));
+        TR_BENCH_TRY(cudaEventSynchronize(stop));
         float ms = 0.0f;
-        TR_BENCH_TRY(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+        TR_BENCH_TRY(cudaEventElapsedTime(&ms, start, stop));
         t.push_back(1e-3 * (double)ms);
     }
     *seconds = median(t);
@@ -220,16 +179,16 @@ extern "C" tr_status tr_bench_device_read_bw(int device, size_t bytes, int repea
     const size_t n4 = bytes / 16;
     /* Enough blocks to fill every multiprocessor several times over. */
     const int blocks = 8 * sm_count(device);
-    dev_buffer in, sink;
-    TR_BENCH_TRY(cudaMalloc(&in.p, n4 * 16));
-    TR_BENCH_TRY(cudaMalloc(&sink.p, (size_t)blocks * sizeof(float)));
-    TR_BENCH_TRY(cudaMemset(in.p, 0x3c, n4 * 16)); /* small finite floats, not zeros */
+    tr_device_buffer<float4> in;
+    tr_device_buffer<float> sink;
+    TR_BENCH_TRY(in.alloc(n4));
+    TR_BENCH_TRY(sink.alloc((size_t)blocks));
+    TR_BENCH_TRY(cudaMemset(in, 0x3c, n4 * 16)); /* small finite floats, not zeros */
     double sec = 0.0;
     s = time_median(
         repeats,
         [&]() -> tr_status {
-            read_kernel<<<blocks, kReadBlock>>>((const float4 *)in.p, n4,
-                                                (float *)sink.p);
+            read_kernel<<<blocks, kReadBlock>>>(in, n4, sink);
             TR_BENCH_TRY(cudaGetLastError());
             return TR_OK;
         },
@@ -246,15 +205,15 @@ extern "C" tr_status tr_bench_device_copy_bw(int device, size_t bytes, int repea
         return bench_invalid("bad copy-bandwidth arguments");
     tr_status s = select_device(device);
     if (s != TR_OK) return s;
-    dev_buffer a, b;
-    TR_BENCH_TRY(cudaMalloc(&a.p, bytes));
-    TR_BENCH_TRY(cudaMalloc(&b.p, bytes));
-    TR_BENCH_TRY(cudaMemset(a.p, 0x3c, bytes));
+    tr_device_buffer<unsigned char> a, b;
+    TR_BENCH_TRY(a.alloc(bytes));
+    TR_BENCH_TRY(b.alloc(bytes));
+    TR_BENCH_TRY(cudaMemset(a, 0x3c, bytes));
     double sec = 0.0;
     s = time_median(
         repeats,
         [&]() -> tr_status {
-            TR_BENCH_TRY(cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice, 0));
+            TR_BENCH_TRY(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0));
             return TR_OK;
         },
         &sec);
@@ -270,20 +229,20 @@ static tr_status transfer_bw(int device, size_t bytes, int repeats, bool to_devi
         return bench_invalid("bad transfer-bandwidth arguments");
     tr_status s = select_device(device);
     if (s != TR_OK) return s;
-    dev_buffer d;
-    pinned_buffer h;
-    TR_BENCH_TRY(cudaMalloc(&d.p, bytes));
-    TR_BENCH_TRY(cudaMallocHost(&h.p, bytes));
-    memset(h.p, 0x3c, bytes); /* touch every page before timing */
-    TR_BENCH_TRY(cudaMemset(d.p, 0x3c, bytes));
+    tr_device_buffer<unsigned char> d;
+    tr_pinned_buffer<unsigned char> h;
+    TR_BENCH_TRY(d.alloc(bytes));
+    TR_BENCH_TRY(h.alloc(bytes));
+    memset(h, 0x3c, bytes); /* touch every page before timing */
+    TR_BENCH_TRY(cudaMemset(d, 0x3c, bytes));
     double sec = 0.0;
     s = time_median(
         repeats,
         [&]() -> tr_status {
             if (to_device)
-                TR_BENCH_TRY(cudaMemcpyAsync(d.p, h.p, bytes, cudaMemcpyHostToDevice, 0));
+                TR_BENCH_TRY(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, 0));
             else
-                TR_BENCH_TRY(cudaMemcpyAsync(h.p, d.p, bytes, cudaMemcpyDeviceToHost, 0));
+                TR_BENCH_TRY(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, 0));
             return TR_OK;
         },
         &sec);
@@ -311,14 +270,14 @@ extern "C" tr_status tr_bench_device_fma_rate(int device, int repeats, double *f
     if (s != TR_OK) return s;
     const int blocks = 32 * sm_count(device);
     const size_t threads = (size_t)blocks * kFmaBlock;
-    dev_buffer out;
-    TR_BENCH_TRY(cudaMalloc(&out.p, threads * sizeof(float)));
+    tr_device_buffer<float> out;
+    TR_BENCH_TRY(out.alloc(threads));
     double sec = 0.0;
     s = time_median(
         repeats,
         [&]() -> tr_status {
             /* a < 1 keeps the chains finite and data-dependent. */
-            fma_kernel<<<blocks, kFmaBlock>>>(0.999f, 0.001f, (float *)out.p);
+            fma_kernel<<<blocks, kFmaBlock>>>(0.999f, 0.001f, out);
             TR_BENCH_TRY(cudaGetLastError());
             return TR_OK;
         },
@@ -388,18 +347,17 @@ extern "C" tr_status tr_bench_timer_create(int device, tr_bench_timer **t)
     *t = NULL;
     tr_status s = select_device(device);
     if (s != TR_OK) return s;
-    event_pair ev;
-    TR_BENCH_TRY(cudaEventCreate(&ev.start));
-    TR_BENCH_TRY(cudaEventCreate(&ev.stop));
+    tr_cuda_event start, stop;
+    TR_BENCH_TRY(start.create(cudaEventDefault));
+    TR_BENCH_TRY(stop.create(cudaEventDefault));
     tr_bench_timer *q = new (std::nothrow) tr_bench_timer;
     if (q == NULL) {
         snprintf(g_bench_error, sizeof g_bench_error, "out of host memory");
         return TR_ERR_NOMEM;
     }
     q->device = device;
-    q->start = ev.start;
-    q->stop = ev.stop;
-    ev.start = ev.stop = nullptr; /* now owned by q */
+    q->start = start.release(); /* now owned by q */
+    q->stop = stop.release();
     *t = q;
     return TR_OK;
 }

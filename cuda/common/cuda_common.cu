@@ -5,6 +5,8 @@
  */
 #include <transient/common.h>
 
+#include "common/cuda_status.h"
+
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -31,25 +33,6 @@ extern "C" int tr_cuda_device_count(char *why, size_t why_len)
     return n;
 }
 
-static tr_status status_of(cudaError_t e)
-{
-    switch (e) {
-    case cudaSuccess:
-        return TR_OK;
-    case cudaErrorMemoryAllocation:
-        return TR_ERR_NOMEM;
-    case cudaErrorInvalidDevice:
-    case cudaErrorInvalidValue:
-        return TR_ERR_INVALID;
-    case cudaErrorNoDevice:
-    case cudaErrorInsufficientDriver:
-    case cudaErrorDevicesUnavailable:
-        return TR_ERR_NO_DEVICE;
-    default:
-        return TR_ERR_CUDA;
-    }
-}
-
 extern "C" tr_status tr_cuda_device_name(int device, char *name, size_t name_len)
 {
     if (name == NULL || name_len == 0) return TR_ERR_INVALID;
@@ -58,7 +41,7 @@ extern "C" tr_status tr_cuda_device_name(int device, char *name, size_t name_len
     const cudaError_t e = cudaGetDeviceProperties(&p, device);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        return status_of(e);
+        return tr_cuda_status(e);
     }
     snprintf(name, name_len, "%s", p.name);
     return TR_OK;

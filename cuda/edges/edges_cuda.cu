@@ -11,14 +11,15 @@
  * position in stream order: deterministic, no atomics, no sort.
  */
 #include "common/cuda_check.h"
+#include "common/cuda_raii.cuh"
+#include "common/host_stager.cuh"
 #include "edges/edges_cuda.h"
 #include "edges/edges_scan.cuh"
-#include "common/host_stager.cuh"
 
 #include <cub/agent/single_pass_scan_operators.cuh>
 
-#include <stdlib.h>
-#include <string.h>
+#include <memory>
+#include <new>
 
 namespace
 {
@@ -265,65 +266,54 @@ struct launch_result {
 
 /* One of two pipeline slots: while the GPU runs one, the host stages the other. */
 struct launch_slot {
-    float *d_x;                  /* device input */
-    float *h_stage;              /* pinned staging for pageable input */
-    tr_edge *d_out;              /* device transitions (out_cap) */
-    tr_edge *d_stop;             /* transition that did not fit */
-    unsigned long long *d_count; /* transitions found */
-    launch_result *h_res;        /* pinned copy of the results */
-    cudaEvent_t uploaded;        /* h_stage may be overwritten */
-    cudaEvent_t done;            /* h_res is complete */
-    size_t off, len;             /* samples of the call in this launch */
-    int64_t pos0;                /* absolute index of its first sample */
+    tr_device_buffer<float> d_x;                  /* device input */
+    tr_pinned_buffer<float> h_stage;              /* pinned staging for pageable input */
+    tr_device_buffer<tr_edge> d_out;              /* device transitions (out_cap) */
+    tr_device_buffer<tr_edge> d_stop;             /* transition that did not fit */
+    tr_device_buffer<unsigned long long> d_count; /* transitions found */
+    tr_pinned_buffer<launch_result> h_res;        /* pinned copy of the results */
+    tr_cuda_event uploaded;                       /* h_stage may be overwritten */
+    tr_cuda_event done;                           /* h_res is complete */
+    size_t off = 0, len = 0;                      /* samples of the call in this launch */
+    int64_t pos0 = 0;                             /* absolute index of its first sample */
+};
+
+/* Declared first in a context, so destroyed last: clears the errors of releasing
+ * the other members, which are not the caller's. */
+struct release_errors {
+    ~release_errors() { (void)cudaGetLastError(); }
 };
 
 struct tr_cuda_edges {
-    int device;              /* CUDA device index */
-    size_t batch;            /* samples per launch from host memory */
-    size_t dev_batch;        /* samples per launch from device memory */
-    size_t out_cap;          /* transitions per launch before a re-launch */
-    launch_fn launch;        /* fast or paper variant */
-    cudaStream_t stream;     /* all work of this context */
-    launch_slot slot[2];     /* double buffering of host input */
-    tr_edges_carry *d_carry; /* two carries, alternating in and out of launches */
-    void *d_temp;            /* launcher temporary storage */
-    size_t temp_bytes;
-    tr_host_stager *stager; /* parallel copy of pageable input */
-};
+    release_errors cleared;
+    int device = -1;       /* CUDA device index */
+    size_t batch = 0;      /* samples per launch from host memory */
+    size_t dev_batch = 0;  /* samples per launch from device memory */
+    size_t out_cap = 0;    /* transitions per launch before a re-launch */
+    launch_fn launch = {}; /* fast or paper variant */
+    tr_cuda_stream stream; /* all work of this context */
+    launch_slot slot[2];   /* double buffering of host input */
+    tr_device_buffer<tr_edges_carry> d_carry; /* two carries, alternating in and out */
+    tr_device_buffer<unsigned char> d_temp;   /* launcher temporary storage */
+    size_t temp_bytes = 0;
+    std::unique_ptr<tr_host_stager> stager; /* parallel copy of pageable input */
 
-static void ctx_free(tr_cuda_edges *c)
-{
-    if (!c) return;
-    if (c->device >= 0) {
-        cudaSetDevice(c->device);
-        if (c->stream) cudaStreamSynchronize(c->stream);
+    /* The members are released on the context's device once its work is done. */
+    ~tr_cuda_edges()
+    {
+        if (device < 0) return;
+        (void)cudaSetDevice(device);
+        if (stream) (void)cudaStreamSynchronize(stream);
     }
-    for (launch_slot &s : c->slot) {
-        cudaFree(s.d_x);
-        cudaFreeHost(s.h_stage);
-        cudaFree(s.d_out);
-        cudaFree(s.d_stop);
-        cudaFree(s.d_count);
-        cudaFreeHost(s.h_res);
-        if (s.uploaded) cudaEventDestroy(s.uploaded);
-        if (s.done) cudaEventDestroy(s.done);
-    }
-    cudaFree(c->d_carry);
-    cudaFree(c->d_temp);
-    if (c->stream) cudaStreamDestroy(c->stream);
-    cudaGetLastError(); /* teardown errors are not the caller's */
-    delete c->stager;
-    free(c);
-}
+};
 
 extern "C" tr_status tr_cuda_edges_create(int device, size_t batch, tr_variant variant,
                                           tr_cuda_edges **out, tr_error *err)
 {
     *out = NULL;
-    tr_cuda_edges *c = (tr_cuda_edges *)calloc(1, sizeof *c);
+    std::unique_ptr<tr_cuda_edges> c(new (std::nothrow) tr_cuda_edges());
     if (!c) return tr_fail(err, TR_ERR_NOMEM, "edges/cuda: cannot allocate the context");
-    c->device = -1;
-    TR_CUDA_TRY(cudaSetDevice(device), err, "edges/cuda: select device", fail);
+    TR_CUDA_CHECK(cudaSetDevice(device), err, "edges/cuda: select device");
     c->device = device;
     c->batch = batch < (size_t)TR_PACK_MAX_SAMPLES ? batch : (size_t)TR_PACK_MAX_SAMPLES;
     /* Transitions are rarer than samples; a launch that finds more re-runs. */
@@ -334,50 +324,41 @@ extern "C" tr_status tr_cuda_edges_create(int device, size_t batch, tr_variant v
      * per launch (its temporary storage is a few bytes per tile); the paper's
      * design keeps whole-array intermediates, so it stays at `batch`. */
     c->dev_batch = variant == TR_VARIANT_PAPER ? c->batch : (size_t)TR_PACK_MAX_SAMPLES;
-    TR_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), err,
-                "edges/cuda: create stream", fail);
+    TR_CUDA_CHECK(c->stream.create(cudaStreamNonBlocking), err,
+                  "edges/cuda: create stream");
     for (launch_slot &s : c->slot) {
-        TR_CUDA_TRY(cudaMalloc(&s.d_x, c->batch * sizeof(float)), err,
-                    "edges/cuda: allocate device input", fail);
-        TR_CUDA_TRY(cudaMallocHost(&s.h_stage, c->batch * sizeof(float)), err,
-                    "edges/cuda: allocate pinned staging", fail);
-        TR_CUDA_TRY(cudaMalloc(&s.d_out, c->out_cap * sizeof(tr_edge)), err,
-                    "edges/cuda: allocate device output", fail);
-        TR_CUDA_TRY(cudaMalloc(&s.d_stop, sizeof(tr_edge)), err, "edges/cuda: allocate",
-                    fail);
-        TR_CUDA_TRY(cudaMalloc(&s.d_count, sizeof(unsigned long long)), err,
-                    "edges/cuda: allocate", fail);
-        TR_CUDA_TRY(cudaMallocHost(&s.h_res, sizeof *s.h_res), err,
-                    "edges/cuda: allocate pinned results", fail);
-        TR_CUDA_TRY(cudaEventCreateWithFlags(&s.uploaded, cudaEventDisableTiming), err,
-                    "edges/cuda: create event", fail);
-        TR_CUDA_TRY(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming), err,
-                    "edges/cuda: create event", fail);
+        TR_CUDA_CHECK(s.d_x.alloc(c->batch), err, "edges/cuda: allocate device input");
+        TR_CUDA_CHECK(s.h_stage.alloc(c->batch), err,
+                      "edges/cuda: allocate pinned staging");
+        TR_CUDA_CHECK(s.d_out.alloc(c->out_cap), err,
+                      "edges/cuda: allocate device output");
+        TR_CUDA_CHECK(s.d_stop.alloc(1), err, "edges/cuda: allocate");
+        TR_CUDA_CHECK(s.d_count.alloc(1), err, "edges/cuda: allocate");
+        TR_CUDA_CHECK(s.h_res.alloc(1), err, "edges/cuda: allocate pinned results");
+        TR_CUDA_CHECK(s.uploaded.create(cudaEventDisableTiming), err,
+                      "edges/cuda: create event");
+        TR_CUDA_CHECK(s.done.create(cudaEventDisableTiming), err,
+                      "edges/cuda: create event");
     }
-    TR_CUDA_TRY(cudaMalloc(&c->d_carry, 2 * sizeof(tr_edges_carry)), err,
-                "edges/cuda: allocate carry", fail);
-    TR_CUDA_TRY((cudaError_t)c->launch(NULL, (int64_t)c->dev_batch,
-                                       tr_edges_lv{0, 0.5f, 1}, NULL, NULL, NULL, 0, NULL,
-                                       NULL, NULL, &c->temp_bytes, NULL),
-                err, "edges/cuda: size temporary storage", fail);
-    TR_CUDA_TRY(cudaMalloc(&c->d_temp, c->temp_bytes ? c->temp_bytes : 1), err,
-                "edges/cuda: allocate temporary storage", fail);
+    TR_CUDA_CHECK(c->d_carry.alloc(2), err, "edges/cuda: allocate carry");
+    TR_CUDA_CHECK((cudaError_t)c->launch(NULL, (int64_t)c->dev_batch,
+                                         tr_edges_lv{0, 0.5f, 1}, NULL, NULL, NULL, 0,
+                                         NULL, NULL, NULL, &c->temp_bytes, NULL),
+                  err, "edges/cuda: size temporary storage");
+    TR_CUDA_CHECK(c->d_temp.alloc(c->temp_bytes), err,
+                  "edges/cuda: allocate temporary storage");
     try {
-        c->stager = new tr_host_stager(tr_host_stager_threads());
+        c->stager.reset(new tr_host_stager(tr_host_stager_threads()));
     } catch (...) {
-        tr_fail(err, TR_ERR_NOMEM, "edges/cuda: cannot start the staging threads");
-        goto fail;
+        return tr_fail(err, TR_ERR_NOMEM, "edges/cuda: cannot start the staging threads");
     }
-    *out = c;
+    *out = c.release();
     return TR_OK;
-fail:
-    ctx_free(c);
-    return err ? err->code : TR_ERR_CUDA;
 }
 
 extern "C" void tr_cuda_edges_destroy(tr_cuda_edges *c)
 {
-    ctx_free(c);
+    delete c;
 }
 
 /*
@@ -391,34 +372,31 @@ static tr_status enqueue(tr_cuda_edges *c, launch_slot &s, tr_edges_lv lv, int c
 {
     if (cr) {
         s.h_res->carry = *cr;
-        TR_CUDA_TRY(cudaMemcpyAsync(c->d_carry + cin, &s.h_res->carry, sizeof *cr,
-                                    cudaMemcpyHostToDevice, c->stream),
-                    err, "edges/cuda: upload carry", fail);
+        TR_CUDA_CHECK(cudaMemcpyAsync(c->d_carry + cin, &s.h_res->carry, sizeof *cr,
+                                      cudaMemcpyHostToDevice, c->stream),
+                      err, "edges/cuda: upload carry");
     }
     if (src) {
-        TR_CUDA_TRY(cudaMemcpyAsync(s.d_x, src, n * sizeof(float), cudaMemcpyHostToDevice,
-                                    c->stream),
-                    err, "edges/cuda: upload samples", fail);
-        TR_CUDA_TRY(cudaEventRecord(s.uploaded, c->stream), err, "edges/cuda: event",
-                    fail);
+        TR_CUDA_CHECK(cudaMemcpyAsync(s.d_x, src, n * sizeof(float),
+                                      cudaMemcpyHostToDevice, c->stream),
+                      err, "edges/cuda: upload samples");
+        TR_CUDA_CHECK(cudaEventRecord(s.uploaded, c->stream), err, "edges/cuda: event");
     }
-    TR_CUDA_TRY((cudaError_t)c->launch(d_x, (int64_t)n, lv, c->d_carry + cin,
-                                       c->d_carry + (cin ^ 1), d_out, cap, s.d_stop,
-                                       s.d_count, c->d_temp, &c->temp_bytes, c->stream),
-                err, "edges/cuda: launch", fail);
-    TR_CUDA_TRY(cudaMemcpyAsync(&s.h_res->count, s.d_count, sizeof s.h_res->count,
-                                cudaMemcpyDeviceToHost, c->stream),
-                err, "edges/cuda: download count", fail);
-    TR_CUDA_TRY(cudaMemcpyAsync(&s.h_res->carry, c->d_carry + (cin ^ 1), sizeof *cr,
-                                cudaMemcpyDeviceToHost, c->stream),
-                err, "edges/cuda: download carry", fail);
-    TR_CUDA_TRY(cudaMemcpyAsync(&s.h_res->stop, s.d_stop, sizeof(tr_edge),
-                                cudaMemcpyDeviceToHost, c->stream),
-                err, "edges/cuda: download stop", fail);
-    TR_CUDA_TRY(cudaEventRecord(s.done, c->stream), err, "edges/cuda: event", fail);
+    TR_CUDA_CHECK((cudaError_t)c->launch(d_x, (int64_t)n, lv, c->d_carry + cin,
+                                         c->d_carry + (cin ^ 1), d_out, cap, s.d_stop,
+                                         s.d_count, c->d_temp, &c->temp_bytes, c->stream),
+                  err, "edges/cuda: launch");
+    TR_CUDA_CHECK(cudaMemcpyAsync(&s.h_res->count, s.d_count, sizeof s.h_res->count,
+                                  cudaMemcpyDeviceToHost, c->stream),
+                  err, "edges/cuda: download count");
+    TR_CUDA_CHECK(cudaMemcpyAsync(&s.h_res->carry, c->d_carry + (cin ^ 1), sizeof *cr,
+                                  cudaMemcpyDeviceToHost, c->stream),
+                  err, "edges/cuda: download carry");
+    TR_CUDA_CHECK(cudaMemcpyAsync(&s.h_res->stop, s.d_stop, sizeof(tr_edge),
+                                  cudaMemcpyDeviceToHost, c->stream),
+                  err, "edges/cuda: download stop");
+    TR_CUDA_CHECK(cudaEventRecord(s.done, c->stream), err, "edges/cuda: event");
     return TR_OK;
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }
 
 /* When a launch found more than fit: stop before transition *stop. */
@@ -442,14 +420,14 @@ extern "C" tr_status tr_cuda_edges_run_device(tr_cuda_edges *c, tr_edges_lv lv,
 {
     *consumed = *nout = 0;
     launch_slot &s = c->slot[0];
-    TR_CUDA_TRY(cudaSetDevice(c->device), err, "edges/cuda: select device", fail);
+    TR_CUDA_CHECK(cudaSetDevice(c->device), err, "edges/cuda: select device");
     while (*consumed < n) {
         const size_t len = n - *consumed < c->dev_batch ? n - *consumed : c->dev_batch;
         const int64_t pos0 = cr->pos;
         tr_status st = enqueue(c, s, lv, 0, cr, NULL, d_x + *consumed, len, d_out + *nout,
                                (int64_t)(cap - *nout), err);
         if (st != TR_OK) return st;
-        TR_CUDA_TRY(cudaEventSynchronize(s.done), err, "edges/cuda: kernel", fail);
+        TR_CUDA_CHECK(cudaEventSynchronize(s.done), err, "edges/cuda: kernel");
         const unsigned long long found = s.h_res->count;
         if (found <= cap - *nout) {
             *cr = s.h_res->carry;
@@ -460,16 +438,14 @@ extern "C" tr_status tr_cuda_edges_run_device(tr_cuda_edges *c, tr_edges_lv lv,
         float before = 0.0f;
         const size_t used = (size_t)(s.h_res->stop.sample - pos0);
         if (used > 0)
-            TR_CUDA_TRY(cudaMemcpy(&before, d_x + *consumed + used - 1, sizeof before,
-                                   cudaMemcpyDeviceToHost),
-                        err, "edges/cuda: read sample", fail);
+            TR_CUDA_CHECK(cudaMemcpy(&before, d_x + *consumed + used - 1, sizeof before,
+                                     cudaMemcpyDeviceToHost),
+                          err, "edges/cuda: read sample");
         *consumed += stop_before(cr, &s.h_res->stop, pos0, before);
         *nout = cap;
         break;
     }
     return TR_OK;
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }
 
 /* Stage (if pageable) and enqueue the launch of x[off, off + len) in slot s. */
@@ -480,7 +456,7 @@ static tr_status start_slot(tr_cuda_edges *c, launch_slot &s, tr_edges_lv lv, in
     const float *src = x + off;
     if (!direct) {
         /* The previous upload from this staging buffer must be done. */
-        TR_CUDA_TRY(cudaEventSynchronize(s.uploaded), err, "edges/cuda: upload", fail);
+        TR_CUDA_CHECK(cudaEventSynchronize(s.uploaded), err, "edges/cuda: upload");
         c->stager->copy(s.h_stage, src, len * sizeof(float));
         src = s.h_stage;
     }
@@ -489,8 +465,6 @@ static tr_status start_slot(tr_cuda_edges *c, launch_slot &s, tr_edges_lv lv, in
     s.pos0 = pos0;
     return enqueue(c, s, lv, cin, upload, src, s.d_x, len, s.d_out, (int64_t)c->out_cap,
                    err);
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }
 
 /*
@@ -507,60 +481,54 @@ extern "C" tr_status tr_cuda_edges_run_host(tr_cuda_edges *c, tr_edges_lv lv,
 {
     *consumed = *nout = 0;
     if (n == 0) return TR_OK;
-    TR_CUDA_TRY(cudaSetDevice(c->device), err, "edges/cuda: select device", fail);
-    {
-        const int direct = tr_host_is_pinned(x);
-        while (*consumed < n) { /* (re)start the pipeline at *consumed */
-            int cur = 0, cin = 0;
-            tr_status st = start_slot(c, c->slot[0], lv, 0, cr, x, direct, *consumed,
-                                      n - *consumed < c->batch ? n - *consumed : c->batch,
-                                      cr->pos, err);
-            if (st != TR_OK) return st;
-            for (;;) {
-                launch_slot &s = c->slot[cur];
-                const size_t next = s.off + s.len;
-                if (next < n) {
-                    st = start_slot(c, c->slot[cur ^ 1], lv, cin ^ 1, NULL, x, direct,
-                                    next, n - next < c->batch ? n - next : c->batch,
-                                    s.pos0 + (int64_t)s.len, err);
-                    if (st != TR_OK) return st;
-                }
-                TR_CUDA_TRY(cudaEventSynchronize(s.done), err, "edges/cuda: kernel",
-                            fail);
-                const unsigned long long found = s.h_res->count;
-                const size_t room = cap - *nout;
-                size_t got = found < c->out_cap ? (size_t)found : c->out_cap;
-                if (got > room) got = room;
-                if (got)
-                    TR_CUDA_TRY(cudaMemcpy(out + *nout, s.d_out, got * sizeof(tr_edge),
-                                           cudaMemcpyDeviceToHost),
-                                err, "edges/cuda: download transitions", fail);
-                *nout += got;
-                if (found == got) {
-                    *cr = s.h_res->carry;
-                    *consumed = next;
-                    if (next >= n) break;
-                    cur ^= 1;
-                    cin ^= 1;
-                    continue;
-                }
-                /* Stop before transition number `got` of this launch. */
-                tr_edge stop = s.h_res->stop;
-                if (got < c->out_cap)
-                    TR_CUDA_TRY(cudaMemcpy(&stop, s.d_out + got, sizeof stop,
-                                           cudaMemcpyDeviceToHost),
-                                err, "edges/cuda: download transition", fail);
-                TR_CUDA_TRY(cudaStreamSynchronize(c->stream), err, "edges/cuda: drain",
-                            fail);
-                const size_t used = (size_t)(stop.sample - s.pos0);
-                *consumed = s.off + stop_before(cr, &stop, s.pos0,
-                                                used > 0 ? x[s.off + used - 1] : 0);
-                break;
+    TR_CUDA_CHECK(cudaSetDevice(c->device), err, "edges/cuda: select device");
+    const int direct = tr_host_is_pinned(x);
+    while (*consumed < n) { /* (re)start the pipeline at *consumed */
+        int cur = 0, cin = 0;
+        tr_status st =
+            start_slot(c, c->slot[0], lv, 0, cr, x, direct, *consumed,
+                       n - *consumed < c->batch ? n - *consumed : c->batch, cr->pos, err);
+        if (st != TR_OK) return st;
+        for (;;) {
+            launch_slot &s = c->slot[cur];
+            const size_t next = s.off + s.len;
+            if (next < n) {
+                st = start_slot(c, c->slot[cur ^ 1], lv, cin ^ 1, NULL, x, direct, next,
+                                n - next < c->batch ? n - next : c->batch,
+                                s.pos0 + (int64_t)s.len, err);
+                if (st != TR_OK) return st;
             }
-            if (*nout == cap) break;
+            TR_CUDA_CHECK(cudaEventSynchronize(s.done), err, "edges/cuda: kernel");
+            const unsigned long long found = s.h_res->count;
+            const size_t room = cap - *nout;
+            size_t got = found < c->out_cap ? (size_t)found : c->out_cap;
+            if (got > room) got = room;
+            if (got)
+                TR_CUDA_CHECK(cudaMemcpy(out + *nout, s.d_out, got * sizeof(tr_edge),
+                                         cudaMemcpyDeviceToHost),
+                              err, "edges/cuda: download transitions");
+            *nout += got;
+            if (found == got) {
+                *cr = s.h_res->carry;
+                *consumed = next;
+                if (next >= n) break;
+                cur ^= 1;
+                cin ^= 1;
+                continue;
+            }
+            /* Stop before transition number `got` of this launch. */
+            tr_edge stop = s.h_res->stop;
+            if (got < c->out_cap)
+                TR_CUDA_CHECK(
+                    cudaMemcpy(&stop, s.d_out + got, sizeof stop, cudaMemcpyDeviceToHost),
+                    err, "edges/cuda: download transition");
+            TR_CUDA_CHECK(cudaStreamSynchronize(c->stream), err, "edges/cuda: drain");
+            const size_t used = (size_t)(stop.sample - s.pos0);
+            *consumed = s.off + stop_before(cr, &stop, s.pos0,
+                                            used > 0 ? x[s.off + used - 1] : 0);
+            break;
         }
+        if (*nout == cap) break;
     }
     return TR_OK;
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }

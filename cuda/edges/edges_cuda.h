@@ -1,6 +1,8 @@
 /*
  * CUDA backend of the edge localizer: C interface between lib/core (C99) and
- * the kernels in cuda/ (CUDA C++). Built only when CUDA is enabled.
+ * the kernels in cuda/edges/ (CUDA C++). Built only when CUDA is enabled. It
+ * speaks in the plain structs of edges_state.h and the public tr_edge, so that
+ * the CUDA layer needs nothing from lib/core.
  *
  * Two levels:
  *  - tr_cuda_edges_*: a context (device, stream, staging and device buffers)
@@ -12,7 +14,7 @@
 #ifndef TRANSIENT_CUDA_EDGES_CUDA_H
 #define TRANSIENT_CUDA_EDGES_CUDA_H
 
-#include "edges/edges_internal.h"
+#include "edges/edges_state.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,7 +27,8 @@ tr_status tr_cuda_edges_create(int device, size_t batch, tr_variant variant,
                                tr_cuda_edges **ctx, tr_error *err);
 void tr_cuda_edges_destroy(tr_cuda_edges *ctx);
 
-/* Host samples in, host transitions out; same contract as tr_edges_run_fn. */
+/* Host samples in, host transitions out; same contract as the CPU variants
+ * (tr_edges_run_fn of lib/core/edges/edges_internal.h). */
 tr_status tr_cuda_edges_run_host(tr_cuda_edges *ctx, tr_edges_lv lv, tr_edges_carry *c,
                                  const float *x, size_t n, tr_edge *out, size_t cap,
                                  size_t *consumed, size_t *nout, tr_error *err);

@@ -49,7 +49,7 @@
 #ifndef TRANSIENT_CUDA_EDGES_PAPER_CUH
 #define TRANSIENT_CUDA_EDGES_PAPER_CUH
 
-#include "edges/edges_internal.h"
+#include "edges/edges_state.h"
 
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>

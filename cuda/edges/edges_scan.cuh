@@ -15,7 +15,7 @@
 #ifndef TRANSIENT_CUDA_EDGES_SCAN_CUH
 #define TRANSIENT_CUDA_EDGES_SCAN_CUH
 
-#include "edges/edges_internal.h"
+#include "edges/edges_state.h"
 
 #include <math.h>
 #include <stdint.h>

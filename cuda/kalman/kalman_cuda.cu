@@ -52,6 +52,7 @@
  * the sentinel -1e30, which every step keeps and every exp() sends to 0.
  */
 #include "common/cuda_check.h"
+#include "common/cuda_raii.cuh"
 #include "kalman/kalman_cuda.cuh"
 
 #include <cub/block/block_scan.cuh>
@@ -61,6 +62,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -790,72 +792,50 @@ struct tr_cuda_kalman {
     /* FAST */
     int Q, M, Ns;
     double log_alpha, log1m_alpha;
-    int B;               /* samples per block (multiple of kChunk) */
-    long long pos;       /* samples processed */
-    int cur;             /* state ring / C window read this block */
-    cudaStream_t stream; /* noise-only filter and diagonals */
-    cudaStream_t s2;     /* normaliser, LLR (overlap the next block's diagonals) */
-    int serial;          /* one stream (TR_KALMAN_CUDA_SERIAL set) */
-    int rb;              /* register buffer of this block */
-    cudaEvent_t ev_diag[2], ev_llr[2];
+    int B;                 /* samples per block (multiple of kChunk) */
+    long long pos;         /* samples processed */
+    int cur;               /* state ring / C window read this block */
+    tr_cuda_stream stream; /* noise-only filter and diagonals */
+    tr_cuda_stream s2;     /* normaliser, LLR (overlap the next block's diagonals) */
+    int serial;            /* one stream (TR_KALMAN_CUDA_SERIAL set) */
+    int rb;                /* register buffer of this block */
+    tr_cuda_event ev_diag[2], ev_llr[2];
     nf_consts nc;
     float ax[TR_CUDA_KALMAN_FAST_MAX_Q], an[TR_CUDA_KALMAN_FAST_MAX_Q];
-    float4 *d_gain;
-    double *d_P;
-    float2 *d_smp;
-    float *d_part, *d_zstart, *d_zM;
-    int *d_flag;
-    double *d_zcarry;
-    float *d_st[2];
-    float *d_Rbuf[2]; /* register buffers, used by alternate blocks */
-    float *d_rlast;
-    double *d_Gw[2];
-    float2 *d_Gf[2];
-    llr_part *d_lpart;
+    tr_device_buffer<float4> d_gain;
+    tr_device_buffer<double> d_P;
+    tr_device_buffer<float2> d_smp;
+    tr_device_buffer<float> d_part, d_zstart, d_zM;
+    tr_device_buffer<int> d_flag;
+    tr_device_buffer<double> d_zcarry;
+    tr_device_buffer<float> d_st[2];
+    tr_device_buffer<float> Rbuf[2]; /* register buffers (one when serial) */
+    float *d_Rbuf[2];                /* the buffer of even and odd blocks */
+    tr_device_buffer<float> d_rlast;
+    tr_device_buffer<double> d_Gw[2];
+    tr_device_buffer<float2> d_Gf[2];
+    tr_device_buffer<llr_part> d_lpart;
     int max_slices;
-    float *d_in, *d_llr;
-    uint32_t *d_kmax;
-    unsigned long long *d_bad;
-    float *h_in, *h_llr;
-    uint32_t *h_kmax;
-    unsigned long long *h_bad;
-    int prof;           /* stage timing on */
-    cudaEvent_t ev[6];  /* stage boundaries */
-    double stage_ms[5]; /* accumulated stage times */
+    tr_device_buffer<float> d_in, d_llr;
+    tr_device_buffer<uint32_t> d_kmax;
+    tr_device_buffer<unsigned long long> d_bad;
+    tr_pinned_buffer<float> h_in, h_llr;
+    tr_pinned_buffer<uint32_t> h_kmax;
+    tr_pinned_buffer<unsigned long long> h_bad;
+    int prof;            /* stage timing on */
+    tr_cuda_event ev[6]; /* stage boundaries */
+    double stage_ms[5];  /* accumulated stage times */
+
+    /* The members are released on the context's device. */
+    ~tr_cuda_kalman()
+    {
+        if (paper) tr_kalman_paper_destroy(paper);
+        (void)cudaSetDevice(device);
+    }
 };
 
 namespace
 {
-
-void ctx_free(tr_cuda_kalman *c)
-{
-    if (!c) return;
-    if (c->paper) tr_kalman_paper_destroy(c->paper);
-    cudaSetDevice(c->device);
-    void *dev[] = {
-        c->d_gain,  c->d_P,       c->d_smp,
-        c->d_part,  c->d_zstart,  c->d_zM,
-        c->d_flag,  c->d_zcarry,  c->d_st[0],
-        c->d_st[1], c->d_Rbuf[0], c->d_Rbuf[1] != c->d_Rbuf[0] ? c->d_Rbuf[1] : NULL,
-        c->d_rlast, c->d_Gw[0],   c->d_Gw[1],
-        c->d_Gf[0], c->d_Gf[1],   c->d_lpart,
-        c->d_in,    c->d_llr,     c->d_kmax,
-        c->d_bad};
-    for (void *p : dev)
-        if (p) cudaFree(p);
-    void *host[] = {c->h_in, c->h_llr, c->h_kmax, c->h_bad};
-    for (void *p : host)
-        if (p) cudaFreeHost(p);
-    for (cudaEvent_t e : c->ev)
-        if (e) cudaEventDestroy(e);
-    for (int i = 0; i < 2; i++) {
-        if (c->ev_diag[i]) cudaEventDestroy(c->ev_diag[i]);
-        if (c->ev_llr[i]) cudaEventDestroy(c->ev_llr[i]);
-    }
-    if (c->stream) cudaStreamDestroy(c->stream);
-    if (c->s2) cudaStreamDestroy(c->s2);
-    delete c;
-}
 
 /* Chunk transition of the noise-only filter, (A (I - K_M h'))^kChunk, in double. */
 std::vector<double> chunk_transition(const tr_kalman_model *m)
@@ -884,11 +864,6 @@ std::vector<double> chunk_transition(const tr_kalman_model *m)
         P.swap(T);
     }
     return P;
-}
-
-template <typename T> cudaError_t dalloc(T **p, size_t count)
-{
-    return cudaMalloc((void **)p, std::max<size_t>(count, 1) * sizeof(T));
 }
 
 tr_status fast_create(tr_cuda_kalman *c, const tr_kalman_model *m, size_t batch,
@@ -965,90 +940,80 @@ tr_status fast_create(tr_cuda_kalman *c, const tr_kalman_model *m, size_t batch,
     c->max_slices =
         std::max(1, std::min((M - 1 + 31) / 32, (132 * 32 + tiles - 1) / tiles));
 
-    TR_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), err,
-                "kalman/cuda: create stream", fail);
-    TR_CUDA_TRY(cudaStreamCreateWithFlags(&c->s2, cudaStreamNonBlocking), err,
-                "kalman/cuda: create stream", fail);
+    TR_CUDA_CHECK(c->stream.create(cudaStreamNonBlocking), err,
+                  "kalman/cuda: create stream");
+    TR_CUDA_CHECK(c->s2.create(cudaStreamNonBlocking), err, "kalman/cuda: create stream");
     for (int i = 0; i < 2; i++) {
-        TR_CUDA_TRY(cudaEventCreateWithFlags(&c->ev_diag[i], cudaEventDisableTiming), err,
-                    "kalman/cuda: create event", fail);
-        TR_CUDA_TRY(cudaEventCreateWithFlags(&c->ev_llr[i], cudaEventDisableTiming), err,
-                    "kalman/cuda: create event", fail);
+        TR_CUDA_CHECK(c->ev_diag[i].create(cudaEventDisableTiming), err,
+                      "kalman/cuda: create event");
+        TR_CUDA_CHECK(c->ev_llr[i].create(cudaEventDisableTiming), err,
+                      "kalman/cuda: create event");
     }
-    TR_CUDA_TRY(dalloc(&c->d_gain, gain.size() / 4), err, "kalman/cuda: allocate gains",
-                fail);
-    TR_CUDA_TRY(cudaMemcpy(c->d_gain, gain.data(), gain.size() * sizeof(float),
-                           cudaMemcpyHostToDevice),
-                err, "kalman/cuda: upload gains", fail);
-    TR_CUDA_TRY(dalloc(&c->d_P, P.size()), err, "kalman/cuda: allocate", fail);
-    TR_CUDA_TRY(
+    TR_CUDA_CHECK(c->d_gain.alloc(gain.size() / 4), err, "kalman/cuda: allocate gains");
+    TR_CUDA_CHECK(cudaMemcpy(c->d_gain, gain.data(), gain.size() * sizeof(float),
+                             cudaMemcpyHostToDevice),
+                  err, "kalman/cuda: upload gains");
+    TR_CUDA_CHECK(c->d_P.alloc(P.size()), err, "kalman/cuda: allocate");
+    TR_CUDA_CHECK(
         cudaMemcpy(c->d_P, P.data(), P.size() * sizeof(double), cudaMemcpyHostToDevice),
-        err, "kalman/cuda: upload chunk transition", fail);
-    TR_CUDA_TRY(dalloc(&c->d_smp, c->B), err, "kalman/cuda: allocate samples", fail);
-    TR_CUDA_TRY(dalloc(&c->d_part, (size_t)nch * N), err, "kalman/cuda: allocate", fail);
-    TR_CUDA_TRY(dalloc(&c->d_zstart, (size_t)nch * N), err, "kalman/cuda: allocate",
-                fail);
-    TR_CUDA_TRY(dalloc(&c->d_flag, nch), err, "kalman/cuda: allocate", fail);
-    TR_CUDA_TRY(dalloc(&c->d_zM, (size_t)N * c->B), err,
-                "kalman/cuda: allocate noise-only states", fail);
-    TR_CUDA_TRY(dalloc(&c->d_zcarry, N), err, "kalman/cuda: allocate", fail);
+        err, "kalman/cuda: upload chunk transition");
+    TR_CUDA_CHECK(c->d_smp.alloc(c->B), err, "kalman/cuda: allocate samples");
+    TR_CUDA_CHECK(c->d_part.alloc((size_t)nch * N), err, "kalman/cuda: allocate");
+    TR_CUDA_CHECK(c->d_zstart.alloc((size_t)nch * N), err, "kalman/cuda: allocate");
+    TR_CUDA_CHECK(c->d_flag.alloc(nch), err, "kalman/cuda: allocate");
+    TR_CUDA_CHECK(c->d_zM.alloc((size_t)N * c->B), err,
+                  "kalman/cuda: allocate noise-only states");
+    TR_CUDA_CHECK(c->d_zcarry.alloc(N), err, "kalman/cuda: allocate");
     for (int i = 0; i < 2; i++) {
-        TR_CUDA_TRY(dalloc(&c->d_st[i], (size_t)(N + 2) * M), err,
-                    "kalman/cuda: allocate diagonal states", fail);
-        TR_CUDA_TRY(dalloc(&c->d_Gw[i], (size_t)M + c->B), err,
-                    "kalman/cuda: allocate normaliser window", fail);
-        TR_CUDA_TRY(dalloc(&c->d_Gf[i], (size_t)M + c->B), err,
-                    "kalman/cuda: allocate normaliser window", fail);
+        TR_CUDA_CHECK(c->d_st[i].alloc((size_t)(N + 2) * M), err,
+                      "kalman/cuda: allocate diagonal states");
+        TR_CUDA_CHECK(c->d_Gw[i].alloc((size_t)M + c->B), err,
+                      "kalman/cuda: allocate normaliser window");
+        TR_CUDA_CHECK(c->d_Gf[i].alloc((size_t)M + c->B), err,
+                      "kalman/cuda: allocate normaliser window");
     }
     for (int i = 0; i < (c->serial ? 1 : 2); i++)
-        TR_CUDA_TRY(dalloc(&c->d_Rbuf[i], (size_t)(M - 1) * c->B), err,
-                    "kalman/cuda: allocate the register buffer", fail);
-    if (c->serial) c->d_Rbuf[1] = c->d_Rbuf[0];
-    TR_CUDA_TRY(dalloc(&c->d_rlast, 1), err, "kalman/cuda: allocate", fail);
-    TR_CUDA_TRY(dalloc(&c->d_lpart, (size_t)c->max_slices * c->B), err,
-                "kalman/cuda: allocate LLR partials", fail);
-    TR_CUDA_TRY(dalloc(&c->d_in, c->B), err, "kalman/cuda: allocate input", fail);
-    TR_CUDA_TRY(dalloc(&c->d_llr, c->B), err, "kalman/cuda: allocate LLR", fail);
-    TR_CUDA_TRY(dalloc(&c->d_kmax, c->B), err, "kalman/cuda: allocate", fail);
-    TR_CUDA_TRY(cudaMallocHost(&c->h_in, c->B * sizeof(float)), err,
-                "kalman/cuda: allocate pinned input", fail);
-    TR_CUDA_TRY(cudaMallocHost(&c->h_llr, c->B * sizeof(float)), err,
-                "kalman/cuda: allocate pinned LLR", fail);
-    TR_CUDA_TRY(cudaMallocHost(&c->h_kmax, c->B * sizeof(uint32_t)), err,
-                "kalman/cuda: allocate pinned buffer", fail);
-    TR_CUDA_TRY(dalloc(&c->d_bad, 1), err, "kalman/cuda: allocate", fail);
-    TR_CUDA_TRY(cudaMallocHost(&c->h_bad, sizeof *c->h_bad), err,
-                "kalman/cuda: allocate pinned counter", fail);
+        TR_CUDA_CHECK(c->Rbuf[i].alloc((size_t)(M - 1) * c->B), err,
+                      "kalman/cuda: allocate the register buffer");
+    c->d_Rbuf[0] = c->Rbuf[0];
+    c->d_Rbuf[1] = c->serial ? c->Rbuf[0] : c->Rbuf[1];
+    TR_CUDA_CHECK(c->d_rlast.alloc(1), err, "kalman/cuda: allocate");
+    TR_CUDA_CHECK(c->d_lpart.alloc((size_t)c->max_slices * c->B), err,
+                  "kalman/cuda: allocate LLR partials");
+    TR_CUDA_CHECK(c->d_in.alloc(c->B), err, "kalman/cuda: allocate input");
+    TR_CUDA_CHECK(c->d_llr.alloc(c->B), err, "kalman/cuda: allocate LLR");
+    TR_CUDA_CHECK(c->d_kmax.alloc(c->B), err, "kalman/cuda: allocate");
+    TR_CUDA_CHECK(c->h_in.alloc(c->B), err, "kalman/cuda: allocate pinned input");
+    TR_CUDA_CHECK(c->h_llr.alloc(c->B), err, "kalman/cuda: allocate pinned LLR");
+    TR_CUDA_CHECK(c->h_kmax.alloc(c->B), err, "kalman/cuda: allocate pinned buffer");
+    TR_CUDA_CHECK(c->d_bad.alloc(1), err, "kalman/cuda: allocate");
+    TR_CUDA_CHECK(c->h_bad.alloc(1), err, "kalman/cuda: allocate pinned counter");
     return TR_OK;
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }
 
 tr_status fast_reset(tr_cuda_kalman *c, tr_error *err)
 {
     const int N = 2 * c->Q, M = c->M;
-    TR_CUDA_TRY(cudaSetDevice(c->device), err, "kalman/cuda: select device", fail);
-    TR_CUDA_TRY(cudaStreamSynchronize(c->s2), err, "kalman/cuda: reset", fail);
+    TR_CUDA_CHECK(cudaSetDevice(c->device), err, "kalman/cuda: select device");
+    TR_CUDA_CHECK(cudaStreamSynchronize(c->s2), err, "kalman/cuda: reset");
     fill_state_kernel<<<blocks_for((long long)(N + 2) * M, 256), 256, 0, c->stream>>>(
         c->d_st[0], M, N);
-    TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch reset", fail);
-    TR_CUDA_TRY(cudaMemsetAsync(c->d_Gw[0], 0, (size_t)M * sizeof(double), c->stream),
-                err, "kalman/cuda: reset", fail);
-    TR_CUDA_TRY(cudaMemsetAsync(c->d_Gf[0], 0, (size_t)M * sizeof(float2), c->stream),
-                err, "kalman/cuda: reset", fail);
-    TR_CUDA_TRY(cudaMemsetAsync(c->d_zcarry, 0, (size_t)N * sizeof(double), c->stream),
-                err, "kalman/cuda: reset", fail);
-    TR_CUDA_TRY(cudaMemcpyAsync(c->d_rlast, &kNeg, sizeof(float), cudaMemcpyHostToDevice,
-                                c->stream),
-                err, "kalman/cuda: reset", fail);
-    TR_CUDA_TRY(cudaMemsetAsync(c->d_bad, 0, sizeof *c->d_bad, c->stream), err,
-                "kalman/cuda: reset", fail);
-    TR_CUDA_TRY(cudaStreamSynchronize(c->stream), err, "kalman/cuda: reset", fail);
+    TR_CUDA_CHECK(cudaGetLastError(), err, "kalman/cuda: launch reset");
+    TR_CUDA_CHECK(cudaMemsetAsync(c->d_Gw[0], 0, (size_t)M * sizeof(double), c->stream),
+                  err, "kalman/cuda: reset");
+    TR_CUDA_CHECK(cudaMemsetAsync(c->d_Gf[0], 0, (size_t)M * sizeof(float2), c->stream),
+                  err, "kalman/cuda: reset");
+    TR_CUDA_CHECK(cudaMemsetAsync(c->d_zcarry, 0, (size_t)N * sizeof(double), c->stream),
+                  err, "kalman/cuda: reset");
+    TR_CUDA_CHECK(cudaMemcpyAsync(c->d_rlast, &kNeg, sizeof(float),
+                                  cudaMemcpyHostToDevice, c->stream),
+                  err, "kalman/cuda: reset");
+    TR_CUDA_CHECK(cudaMemsetAsync(c->d_bad, 0, sizeof *c->d_bad, c->stream), err,
+                  "kalman/cuda: reset");
+    TR_CUDA_CHECK(cudaStreamSynchronize(c->stream), err, "kalman/cuda: reset");
     c->pos = 0;
     c->cur = 0;
     return TR_OK;
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }
 
 template <int Q> cudaError_t launch_nf(tr_cuda_kalman *c, int n, int nch)
@@ -1165,23 +1130,23 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
 {
     const int M = c->M, nch = (n + kChunk - 1) / kChunk;
     const cudaStream_t ts = tail_stream(c);
-    TR_CUDA_TRY(mark(c, 0), err, "kalman/cuda: event", fail);
+    TR_CUDA_CHECK(mark(c, 0), err, "kalman/cuda: event");
     prep_kernel<<<blocks_for(n, 256), 256, 0, c->stream>>>(d_x, n, c->d_smp, c->d_bad);
-    TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch prep", fail);
-    TR_CUDA_TRY(launch_filters(c, n, nch, 0), err,
-                "kalman/cuda: launch noise-only filter", fail);
-    TR_CUDA_TRY(mark(c, 1), err, "kalman/cuda: event", fail);
+    TR_CUDA_CHECK(cudaGetLastError(), err, "kalman/cuda: launch prep");
+    TR_CUDA_CHECK(launch_filters(c, n, nch, 0), err,
+                  "kalman/cuda: launch noise-only filter");
+    TR_CUDA_CHECK(mark(c, 1), err, "kalman/cuda: event");
     /* the register buffer is free once the LLR of the block before last is done */
     if (ts != c->stream)
-        TR_CUDA_TRY(cudaStreamWaitEvent(c->stream, c->ev_llr[c->rb], 0), err,
-                    "kalman/cuda: wait", fail);
-    TR_CUDA_TRY(launch_filters(c, n, nch, 1), err, "kalman/cuda: launch diagonals", fail);
-    TR_CUDA_TRY(mark(c, 2), err, "kalman/cuda: event", fail);
+        TR_CUDA_CHECK(cudaStreamWaitEvent(c->stream, c->ev_llr[c->rb], 0), err,
+                      "kalman/cuda: wait");
+    TR_CUDA_CHECK(launch_filters(c, n, nch, 1), err, "kalman/cuda: launch diagonals");
+    TR_CUDA_CHECK(mark(c, 2), err, "kalman/cuda: event");
     if (ts != c->stream) {
-        TR_CUDA_TRY(cudaEventRecord(c->ev_diag[c->rb], c->stream), err,
-                    "kalman/cuda: event", fail);
-        TR_CUDA_TRY(cudaStreamWaitEvent(ts, c->ev_diag[c->rb], 0), err,
-                    "kalman/cuda: wait", fail);
+        TR_CUDA_CHECK(cudaEventRecord(c->ev_diag[c->rb], c->stream), err,
+                      "kalman/cuda: event");
+        TR_CUDA_CHECK(cudaStreamWaitEvent(ts, c->ev_diag[c->rb], 0), err,
+                      "kalman/cuda: wait");
     }
     {
         lx_args a;
@@ -1199,9 +1164,9 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
             lx_kernel<256, true><<<1, 256, 0, ts>>>(a);
         else
             lx_kernel<256, false><<<1, 256, 0, ts>>>(a);
-        TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch normaliser", fail);
+        TR_CUDA_CHECK(cudaGetLastError(), err, "kalman/cuda: launch normaliser");
     }
-    TR_CUDA_TRY(mark(c, 3), err, "kalman/cuda: event", fail);
+    TR_CUDA_CHECK(mark(c, 3), err, "kalman/cuda: event");
     {
         llr_args a;
         a.R = c->d_Rbuf[c->rb];
@@ -1219,7 +1184,7 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
         a.log_alpha = (float)c->log_alpha;
         dim3 grid(blocks_for(a.tiles, kLlrWarps), slices);
         llr_kernel<<<grid, 32 * kLlrWarps, 0, ts>>>(a);
-        TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch LLR", fail);
+        TR_CUDA_CHECK(cudaGetLastError(), err, "kalman/cuda: launch LLR");
         finish_args f;
         f.part = c->d_lpart;
         f.n = n;
@@ -1229,22 +1194,21 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
         f.kmax = d_kmax;
         f.threshold = threshold;
         llr_finish_kernel<<<blocks_for(n, 256), 256, 0, ts>>>(f);
-        TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch LLR", fail);
+        TR_CUDA_CHECK(cudaGetLastError(), err, "kalman/cuda: launch LLR");
     }
-    TR_CUDA_TRY(mark(c, 4), err, "kalman/cuda: event", fail);
+    TR_CUDA_CHECK(mark(c, 4), err, "kalman/cuda: event");
     if (ts != c->stream)
-        TR_CUDA_TRY(cudaEventRecord(c->ev_llr[c->rb], ts), err, "kalman/cuda: event",
-                    fail);
+        TR_CUDA_CHECK(cudaEventRecord(c->ev_llr[c->rb], ts), err, "kalman/cuda: event");
     shift_kernel<<<blocks_for(M, 256), 256, 0, ts>>>(c->d_Gw[c->cur], c->d_Gw[c->cur ^ 1],
                                                      c->d_Gf[c->cur ^ 1], n, M);
-    TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch window shift", fail);
-    TR_CUDA_TRY(mark(c, 5), err, "kalman/cuda: event", fail);
+    TR_CUDA_CHECK(cudaGetLastError(), err, "kalman/cuda: launch window shift");
+    TR_CUDA_CHECK(mark(c, 5), err, "kalman/cuda: event");
     if (c->prof) {
-        TR_CUDA_TRY(cudaEventSynchronize(c->ev[5]), err, "kalman/cuda: profile", fail);
+        TR_CUDA_CHECK(cudaEventSynchronize(c->ev[5]), err, "kalman/cuda: profile");
         for (int i = 0; i < 5; i++) {
             float ms = 0.0f;
-            TR_CUDA_TRY(cudaEventElapsedTime(&ms, c->ev[i], c->ev[i + 1]), err,
-                        "kalman/cuda: profile", fail);
+            TR_CUDA_CHECK(cudaEventElapsedTime(&ms, c->ev[i], c->ev[i + 1]), err,
+                          "kalman/cuda: profile");
             c->stage_ms[i] += ms;
         }
     }
@@ -1252,23 +1216,19 @@ tr_status fast_block(tr_cuda_kalman *c, const float *d_x, int n, float *d_llr,
     c->rb ^= 1;
     c->pos += n;
     return TR_OK;
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }
 
 tr_status take_bad(tr_cuda_kalman *c, uint64_t *nonfinite, tr_error *err)
 {
-    TR_CUDA_TRY(cudaMemcpyAsync(c->h_bad, c->d_bad, sizeof *c->h_bad,
-                                cudaMemcpyDeviceToHost, c->stream),
-                err, "kalman/cuda: download non-finite count", fail);
-    TR_CUDA_TRY(cudaMemsetAsync(c->d_bad, 0, sizeof *c->d_bad, c->stream), err,
-                "kalman/cuda: clear counter", fail);
-    TR_CUDA_TRY(cudaStreamSynchronize(c->stream), err, "kalman/cuda: kernels", fail);
-    TR_CUDA_TRY(cudaStreamSynchronize(c->s2), err, "kalman/cuda: kernels", fail);
+    TR_CUDA_CHECK(cudaMemcpyAsync(c->h_bad, c->d_bad, sizeof *c->h_bad,
+                                  cudaMemcpyDeviceToHost, c->stream),
+                  err, "kalman/cuda: download non-finite count");
+    TR_CUDA_CHECK(cudaMemsetAsync(c->d_bad, 0, sizeof *c->d_bad, c->stream), err,
+                  "kalman/cuda: clear counter");
+    TR_CUDA_CHECK(cudaStreamSynchronize(c->stream), err, "kalman/cuda: kernels");
+    TR_CUDA_CHECK(cudaStreamSynchronize(c->s2), err, "kalman/cuda: kernels");
     if (nonfinite) *nonfinite += *c->h_bad;
     return TR_OK;
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }
 
 } // namespace
@@ -1285,36 +1245,29 @@ extern "C" tr_status tr_cuda_kalman_create(int device, const tr_kalman_model *m,
         return tr_fail(err, TR_ERR_UNSUPPORTED,
                        "kalman/cuda: variant %s does not run on CUDA",
                        tr_variant_name(variant));
-    TR_CUDA_TRY(cudaSetDevice(device), err, "kalman/cuda: select device", fail0);
-    {
-        tr_cuda_kalman *c = new (std::nothrow) tr_cuda_kalman();
-        if (!c) return tr_fail(err, TR_ERR_NOMEM, "kalman/cuda: cannot allocate context");
-        c->device = device;
-        c->variant = variant;
-        c->Ns = (int)p->Ns;
-        c->log_alpha = p->log_alpha;
-        c->log1m_alpha = p->log1m_alpha;
-        tr_status s;
-        if (variant == TR_VARIANT_PAPER)
-            s = tr_kalman_paper_create(device, m, p, &c->paper, err);
-        else
-            s = fast_create(c, m, batch, err);
-        if (s == TR_OK && variant == TR_VARIANT_FAST) s = fast_reset(c, err);
-        if (s != TR_OK) {
-            ctx_free(c);
-            return s;
-        }
-        *out = c;
-        tr_clear(err);
-        return TR_OK;
-    }
-fail0:
-    return err ? err->code : TR_ERR_CUDA;
+    TR_CUDA_CHECK(cudaSetDevice(device), err, "kalman/cuda: select device");
+    std::unique_ptr<tr_cuda_kalman> c(new (std::nothrow) tr_cuda_kalman());
+    if (!c) return tr_fail(err, TR_ERR_NOMEM, "kalman/cuda: cannot allocate context");
+    c->device = device;
+    c->variant = variant;
+    c->Ns = (int)p->Ns;
+    c->log_alpha = p->log_alpha;
+    c->log1m_alpha = p->log1m_alpha;
+    tr_status s;
+    if (variant == TR_VARIANT_PAPER)
+        s = tr_kalman_paper_create(device, m, p, &c->paper, err);
+    else
+        s = fast_create(c.get(), m, batch, err);
+    if (s == TR_OK && variant == TR_VARIANT_FAST) s = fast_reset(c.get(), err);
+    if (s != TR_OK) return s;
+    *out = c.release();
+    tr_clear(err);
+    return TR_OK;
 }
 
 extern "C" void tr_cuda_kalman_destroy(tr_cuda_kalman *c)
 {
-    ctx_free(c);
+    delete c;
 }
 
 extern "C" tr_status tr_cuda_kalman_reset(tr_cuda_kalman *c, tr_error *err)
@@ -1342,26 +1295,26 @@ extern "C" tr_status tr_cuda_kalman_run_host(tr_cuda_kalman *c, const float *x, 
     if (n == 0) return TR_OK;
     if (c->paper)
         return tr_kalman_paper_run(c->paper, x, n, llr, kmax, kmax_above, nonfinite, err);
-    TR_CUDA_TRY(cudaSetDevice(c->device), err, "kalman/cuda: select device", fail);
+    TR_CUDA_CHECK(cudaSetDevice(c->device), err, "kalman/cuda: select device");
     for (size_t off = 0; off < n; off += (size_t)c->B) {
         const int len = (int)std::min<size_t>((size_t)c->B, n - off);
         memcpy(c->h_in, x + off, (size_t)len * sizeof(float));
-        TR_CUDA_TRY(cudaMemcpyAsync(c->d_in, c->h_in, (size_t)len * sizeof(float),
-                                    cudaMemcpyHostToDevice, c->stream),
-                    err, "kalman/cuda: upload samples", fail);
+        TR_CUDA_CHECK(cudaMemcpyAsync(c->d_in, c->h_in, (size_t)len * sizeof(float),
+                                      cudaMemcpyHostToDevice, c->stream),
+                      err, "kalman/cuda: upload samples");
         const tr_status s = fast_block(c, c->d_in, len, c->d_llr, NULL, 0.0f,
-                                       kmax ? c->d_kmax : NULL, err);
+                                       kmax ? c->d_kmax.get() : NULL, err);
         if (s != TR_OK) return s;
         const cudaStream_t ts = tail_stream(c);
-        TR_CUDA_TRY(cudaMemcpyAsync(c->h_llr, c->d_llr, (size_t)len * sizeof(float),
-                                    cudaMemcpyDeviceToHost, ts),
-                    err, "kalman/cuda: download LLR", fail);
+        TR_CUDA_CHECK(cudaMemcpyAsync(c->h_llr, c->d_llr, (size_t)len * sizeof(float),
+                                      cudaMemcpyDeviceToHost, ts),
+                      err, "kalman/cuda: download LLR");
         if (kmax)
-            TR_CUDA_TRY(cudaMemcpyAsync(c->h_kmax, c->d_kmax,
-                                        (size_t)len * sizeof(uint32_t),
-                                        cudaMemcpyDeviceToHost, ts),
-                        err, "kalman/cuda: download onsets", fail);
-        TR_CUDA_TRY(cudaStreamSynchronize(ts), err, "kalman/cuda: kernels", fail);
+            TR_CUDA_CHECK(cudaMemcpyAsync(c->h_kmax, c->d_kmax,
+                                          (size_t)len * sizeof(uint32_t),
+                                          cudaMemcpyDeviceToHost, ts),
+                          err, "kalman/cuda: download onsets");
+        TR_CUDA_CHECK(cudaStreamSynchronize(ts), err, "kalman/cuda: kernels");
         for (int i = 0; i < len; i++) {
             const double L = (double)c->h_llr[i];
             if (llr) llr[off + i] = L;
@@ -1369,8 +1322,6 @@ extern "C" tr_status tr_cuda_kalman_run_host(tr_cuda_kalman *c, const float *x, 
         }
     }
     return take_bad(c, nonfinite, err);
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }
 
 extern "C" tr_status tr_cuda_kalman_run_device(tr_cuda_kalman *c, const float *d_x,
@@ -1383,8 +1334,9 @@ extern "C" tr_status tr_cuda_kalman_run_device(tr_cuda_kalman *c, const float *d
         /* The paper's design reads its samples on the host: copy through. */
         std::vector<float> x(n);
         std::vector<double> L(n);
-        TR_CUDA_TRY(cudaMemcpy(x.data(), d_x, n * sizeof(float), cudaMemcpyDeviceToHost),
-                    err, "kalman/cuda: download samples", fail);
+        TR_CUDA_CHECK(
+            cudaMemcpy(x.data(), d_x, n * sizeof(float), cudaMemcpyDeviceToHost), err,
+            "kalman/cuda: download samples");
         const tr_status s =
             tr_kalman_paper_run(c->paper, x.data(), n, L.data(), NULL, 0.0, NULL, err);
         if (s != TR_OK) return s;
@@ -1395,15 +1347,15 @@ extern "C" tr_status tr_cuda_kalman_run_device(tr_cuda_kalman *c, const float *d
             dec[i] = L[i] > threshold;
         }
         if (d_llr)
-            TR_CUDA_TRY(
+            TR_CUDA_CHECK(
                 cudaMemcpy(d_llr, lf.data(), n * sizeof(float), cudaMemcpyHostToDevice),
-                err, "kalman/cuda: upload LLR", fail);
+                err, "kalman/cuda: upload LLR");
         if (d_decision)
-            TR_CUDA_TRY(cudaMemcpy(d_decision, dec.data(), n, cudaMemcpyHostToDevice),
-                        err, "kalman/cuda: upload decisions", fail);
+            TR_CUDA_CHECK(cudaMemcpy(d_decision, dec.data(), n, cudaMemcpyHostToDevice),
+                          err, "kalman/cuda: upload decisions");
         return TR_OK;
     }
-    TR_CUDA_TRY(cudaSetDevice(c->device), err, "kalman/cuda: select device", fail);
+    TR_CUDA_CHECK(cudaSetDevice(c->device), err, "kalman/cuda: select device");
     for (size_t off = 0; off < n; off += (size_t)c->B) {
         const int len = (int)std::min<size_t>((size_t)c->B, n - off);
         const tr_status s =
@@ -1412,8 +1364,6 @@ extern "C" tr_status tr_cuda_kalman_run_device(tr_cuda_kalman *c, const float *d
         if (s != TR_OK) return s;
     }
     return take_bad(c, NULL, err);
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }
 
 extern "C" tr_status tr_cuda_kalman_profile(tr_cuda_kalman *c, int on, double *stage_ms,
@@ -1426,12 +1376,10 @@ extern "C" tr_status tr_cuda_kalman_profile(tr_cuda_kalman *c, int on, double *s
             stage_ms[i] = c->stage_ms[i];
     if (on && !c->ev[0])
         for (int i = 0; i < 6; i++)
-            TR_CUDA_TRY(cudaEventCreate(&c->ev[i]), err, "kalman/cuda: create event",
-                        fail);
+            TR_CUDA_CHECK(c->ev[i].create(cudaEventDefault), err,
+                          "kalman/cuda: create event");
     c->prof = on;
     for (int i = 0; i < 5; i++)
         c->stage_ms[i] = 0.0;
     return TR_OK;
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }

@@ -1,7 +1,8 @@
 /*
- * CUDA backend of the Kalman-bank detector: the context declared in
- * lib/core/kalman/kalman_internal.h (tr_cuda_kalman_*), implemented in
- * cuda/kalman/kalman_cuda.cu (FAST) and cuda/kalman/kalman_paper.cu (PAPER).
+ * CUDA backend of the Kalman-bank detector: the context tr_cuda_kalman_*,
+ * implemented in cuda/kalman/kalman_cuda.cu (FAST) and
+ * cuda/kalman/kalman_paper.cu (PAPER). A C header that needs only the model
+ * and parameters of kalman_bank.h.
  *
  * Paper: N. Nossenson and A. J. Jaffe, "CUDA Implementation of an Optimal
  * Online Gaussian-Signal-in-Gaussian-Noise Detector" (equations 2-15).
@@ -40,7 +41,7 @@
  *    either may be NULL; returns when the work is done. Missing samples are
  *    handled but not counted.
  *
- * Glue in kalman.c (under TR_HAVE_CUDA, include "../../cuda/kalman_cuda.h"):
+ * Glue in kalman.c (under TR_HAVE_CUDA, include "kalman/kalman_cuda.h"):
  * create the context when tr_place() says try_cuda, keep it in the object,
  * forward reset / set_ns / set_alpha (as tr_kalman_params) / process (run_host
  * with the object's llr and kmax buffers, then the decision and event logic
@@ -61,11 +62,34 @@
 #ifndef TRANSIENT_CUDA_KALMAN_CUDA_H
 #define TRANSIENT_CUDA_KALMAN_CUDA_H
 
-#include "kalman/kalman_internal.h"
+#include "kalman/kalman_bank.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* variant: TR_VARIANT_FAST (batched diagonal formulation) or TR_VARIANT_PAPER
+ * (one launch per sample over M-2 threads, eqs. 2-15 with norm_factor).
+ * The context owns device copies of the model and all registers. */
+typedef struct tr_cuda_kalman tr_cuda_kalman;
+tr_status tr_cuda_kalman_create(int device, const tr_kalman_model *m,
+                                const tr_kalman_params *p, tr_variant variant,
+                                size_t batch, tr_cuda_kalman **ctx, tr_error *err);
+void tr_cuda_kalman_destroy(tr_cuda_kalman *ctx);
+tr_status tr_cuda_kalman_reset(tr_cuda_kalman *ctx, tr_error *err);
+/* New N_s / alpha, used from the next call. */
+tr_status tr_cuda_kalman_set_params(tr_cuda_kalman *ctx, const tr_kalman_params *p,
+                                    tr_error *err);
+/* Host samples in, host LLR out (n doubles); kmax as in the CPU run() (may be
+ * NULL); *nonfinite increased by the non-finite samples met. */
+tr_status tr_cuda_kalman_run_host(tr_cuda_kalman *ctx, const float *x, size_t n,
+                                  double *llr, uint32_t *kmax, double kmax_above,
+                                  uint64_t *nonfinite, tr_error *err);
+/* Device samples in, device LLR (float) and decisions (LLR > threshold) out;
+ * either output may be NULL. */
+tr_status tr_cuda_kalman_run_device(tr_cuda_kalman *ctx, const float *d_x, size_t n,
+                                    float *d_llr, uint8_t *d_decision, double threshold,
+                                    tr_error *err);
 
 /* FAST only, for benchmarks: with on = 1, time every device block's stages
  * (events; each block then waits for its end). stage_ms (may be NULL) gets

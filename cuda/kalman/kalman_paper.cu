@@ -28,10 +28,12 @@
  * Non-finite samples are missing (kalman.h): innovation 0, q_k = 0.
  */
 #include "common/cuda_check.h"
+#include "common/cuda_raii.cuh"
 #include "kalman/kalman_cuda.cuh"
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -88,20 +90,23 @@ struct tr_kalman_paper {
     std::vector<double> A, K, log_sigma, inv_sigma; /* host filters #1, #M */
     uint32_t Ns;
     double log_alpha;
-    cudaStream_t stream;
-    float *d_z[2];
-    double *d_d[2];
-    double *d_expd;
-    float *d_K, *d_c, *d_h, *d_A;
-    double *h_expd;  /* pinned: exp_d_2..M-1 */
-    double *h_dlast; /* pinned: d_{M-1} */
-    double *h_dall;  /* pinned: all d_k (kmax, norm_factor safeguard) */
-    float *h_z21;    /* pinned: z_{2|1} going up */
-    double *h_d1;    /* pinned: d_1 going up */
+    tr_cuda_stream stream;
+    tr_device_buffer<float> d_z[2];
+    tr_device_buffer<double> d_d[2];
+    tr_device_buffer<double> d_expd;
+    tr_device_buffer<float> d_K, d_c, d_h, d_A;
+    tr_pinned_buffer<double> h_expd;  /* exp_d_2..M-1 */
+    tr_pinned_buffer<double> h_dlast; /* d_{M-1} */
+    tr_pinned_buffer<double> h_dall;  /* all d_k (kmax, norm_factor safeguard) */
+    tr_pinned_buffer<float> h_z21;    /* z_{2|1} going up */
+    tr_pinned_buffer<double> h_d1;    /* d_1 going up */
     std::vector<double> zM, z1, tmp;
     double d_prev_last; /* d_{M-1}[j-1] */
     double norm_factor;
     int cur;
+
+    /* The device buffers are released on the context's device. */
+    ~tr_kalman_paper() { (void)cudaSetDevice(device); }
 };
 
 namespace
@@ -128,21 +133,6 @@ double host_step(const tr_kalman_paper *c, uint32_t k, const double *zin, double
                   (rhat - r) * c->inv_sigma[k - 1] * (rhat - r));
 }
 
-void paper_free(tr_kalman_paper *c)
-{
-    if (!c) return;
-    cudaSetDevice(c->device);
-    void *dev[] = {c->d_z[0], c->d_z[1], c->d_d[0], c->d_d[1], c->d_expd,
-                   c->d_K,    c->d_c,    c->d_h,    c->d_A};
-    for (void *p : dev)
-        if (p) cudaFree(p);
-    void *host[] = {c->h_expd, c->h_dlast, c->h_dall, c->h_z21, c->h_d1};
-    for (void *p : host)
-        if (p) cudaFreeHost(p);
-    if (c->stream) cudaStreamDestroy(c->stream);
-    delete c;
-}
-
 } // namespace
 
 tr_status tr_kalman_paper_create(int device, const tr_kalman_model *m,
@@ -150,7 +140,7 @@ tr_status tr_kalman_paper_create(int device, const tr_kalman_model *m,
                                  tr_error *err)
 {
     *out = NULL;
-    tr_kalman_paper *c = new (std::nothrow) tr_kalman_paper();
+    std::unique_ptr<tr_kalman_paper> c(new (std::nothrow) tr_kalman_paper());
     if (!c) return tr_fail(err, TR_ERR_NOMEM, "kalman/cuda: cannot allocate context");
     c->device = device;
     c->n = (int)m->n;
@@ -169,74 +159,59 @@ tr_status tr_kalman_paper_create(int device, const tr_kalman_model *m,
         c->z1.assign(n, 0.0);
         c->tmp.assign(n, 0.0);
     } catch (...) {
-        delete c;
         return tr_fail(err, TR_ERR_NOMEM, "kalman/cuda: cannot allocate context");
     }
-    {
-        /* interleaved gains: K[i * Mp + k] = element i of K_k */
-        std::vector<float> K((size_t)n * Mp, 0.0f), cc(Mp, 0.0f), hh(Mp, 0.0f),
-            A((size_t)n * n);
-        for (int k = 1; k <= M; k++) {
-            for (int i = 0; i < n; i++)
-                K[(size_t)i * Mp + k] = (float)m->K[(size_t)(k - 1) * n + i];
-            cc[k] = (float)m->c[k - 1];
-            hh[k] = (float)m->h[k - 1];
-        }
-        for (size_t i = 0; i < A.size(); i++)
-            A[i] = (float)m->A[i];
-        TR_CUDA_TRY(cudaSetDevice(device), err, "kalman/cuda: select device", fail);
-        TR_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), err,
-                    "kalman/cuda: create stream", fail);
-        for (int i = 0; i < 2; i++) {
-            TR_CUDA_TRY(cudaMalloc(&c->d_z[i], (size_t)n * Mp * sizeof(float)), err,
-                        "kalman/cuda: allocate registers", fail);
-            TR_CUDA_TRY(cudaMalloc(&c->d_d[i], (size_t)Mp * sizeof(double)), err,
-                        "kalman/cuda: allocate registers", fail);
-        }
-        TR_CUDA_TRY(cudaMalloc(&c->d_expd, (size_t)Mp * sizeof(double)), err,
-                    "kalman/cuda: allocate", fail);
-        TR_CUDA_TRY(cudaMalloc(&c->d_K, K.size() * sizeof(float)), err,
-                    "kalman/cuda: allocate gains", fail);
-        TR_CUDA_TRY(cudaMalloc(&c->d_c, cc.size() * sizeof(float)), err,
-                    "kalman/cuda: allocate", fail);
-        TR_CUDA_TRY(cudaMalloc(&c->d_h, hh.size() * sizeof(float)), err,
-                    "kalman/cuda: allocate", fail);
-        TR_CUDA_TRY(cudaMalloc(&c->d_A, A.size() * sizeof(float)), err,
-                    "kalman/cuda: allocate", fail);
-        TR_CUDA_TRY(cudaMemcpy(c->d_K, K.data(), K.size() * sizeof(float),
-                               cudaMemcpyHostToDevice),
-                    err, "kalman/cuda: upload gains", fail);
-        TR_CUDA_TRY(cudaMemcpy(c->d_c, cc.data(), cc.size() * sizeof(float),
-                               cudaMemcpyHostToDevice),
-                    err, "kalman/cuda: upload model", fail);
-        TR_CUDA_TRY(cudaMemcpy(c->d_h, hh.data(), hh.size() * sizeof(float),
-                               cudaMemcpyHostToDevice),
-                    err, "kalman/cuda: upload model", fail);
-        TR_CUDA_TRY(cudaMemcpy(c->d_A, A.data(), A.size() * sizeof(float),
-                               cudaMemcpyHostToDevice),
-                    err, "kalman/cuda: upload model", fail);
-        TR_CUDA_TRY(cudaMallocHost(&c->h_expd, (size_t)Mp * sizeof(double)), err,
-                    "kalman/cuda: allocate pinned", fail);
-        TR_CUDA_TRY(cudaMallocHost(&c->h_dlast, sizeof(double)), err,
-                    "kalman/cuda: allocate pinned", fail);
-        TR_CUDA_TRY(cudaMallocHost(&c->h_dall, (size_t)Mp * sizeof(double)), err,
-                    "kalman/cuda: allocate pinned", fail);
-        TR_CUDA_TRY(cudaMallocHost(&c->h_z21, (size_t)n * sizeof(float)), err,
-                    "kalman/cuda: allocate pinned", fail);
-        TR_CUDA_TRY(cudaMallocHost(&c->h_d1, sizeof(double)), err,
-                    "kalman/cuda: allocate pinned", fail);
+    /* interleaved gains: K[i * Mp + k] = element i of K_k */
+    std::vector<float> K((size_t)n * Mp, 0.0f), cc(Mp, 0.0f), hh(Mp, 0.0f),
+        A((size_t)n * n);
+    for (int k = 1; k <= M; k++) {
+        for (int i = 0; i < n; i++)
+            K[(size_t)i * Mp + k] = (float)m->K[(size_t)(k - 1) * n + i];
+        cc[k] = (float)m->c[k - 1];
+        hh[k] = (float)m->h[k - 1];
     }
-    if (tr_kalman_paper_reset(c, err) != TR_OK) goto fail;
-    *out = c;
+    for (size_t i = 0; i < A.size(); i++)
+        A[i] = (float)m->A[i];
+    TR_CUDA_CHECK(cudaSetDevice(device), err, "kalman/cuda: select device");
+    TR_CUDA_CHECK(c->stream.create(cudaStreamNonBlocking), err,
+                  "kalman/cuda: create stream");
+    for (int i = 0; i < 2; i++) {
+        TR_CUDA_CHECK(c->d_z[i].alloc((size_t)n * Mp), err,
+                      "kalman/cuda: allocate registers");
+        TR_CUDA_CHECK(c->d_d[i].alloc((size_t)Mp), err,
+                      "kalman/cuda: allocate registers");
+    }
+    TR_CUDA_CHECK(c->d_expd.alloc((size_t)Mp), err, "kalman/cuda: allocate");
+    TR_CUDA_CHECK(c->d_K.alloc(K.size()), err, "kalman/cuda: allocate gains");
+    TR_CUDA_CHECK(c->d_c.alloc(cc.size()), err, "kalman/cuda: allocate");
+    TR_CUDA_CHECK(c->d_h.alloc(hh.size()), err, "kalman/cuda: allocate");
+    TR_CUDA_CHECK(c->d_A.alloc(A.size()), err, "kalman/cuda: allocate");
+    TR_CUDA_CHECK(
+        cudaMemcpy(c->d_K, K.data(), K.size() * sizeof(float), cudaMemcpyHostToDevice),
+        err, "kalman/cuda: upload gains");
+    TR_CUDA_CHECK(
+        cudaMemcpy(c->d_c, cc.data(), cc.size() * sizeof(float), cudaMemcpyHostToDevice),
+        err, "kalman/cuda: upload model");
+    TR_CUDA_CHECK(
+        cudaMemcpy(c->d_h, hh.data(), hh.size() * sizeof(float), cudaMemcpyHostToDevice),
+        err, "kalman/cuda: upload model");
+    TR_CUDA_CHECK(
+        cudaMemcpy(c->d_A, A.data(), A.size() * sizeof(float), cudaMemcpyHostToDevice),
+        err, "kalman/cuda: upload model");
+    TR_CUDA_CHECK(c->h_expd.alloc((size_t)Mp), err, "kalman/cuda: allocate pinned");
+    TR_CUDA_CHECK(c->h_dlast.alloc(1), err, "kalman/cuda: allocate pinned");
+    TR_CUDA_CHECK(c->h_dall.alloc((size_t)Mp), err, "kalman/cuda: allocate pinned");
+    TR_CUDA_CHECK(c->h_z21.alloc((size_t)n), err, "kalman/cuda: allocate pinned");
+    TR_CUDA_CHECK(c->h_d1.alloc(1), err, "kalman/cuda: allocate pinned");
+    const tr_status s = tr_kalman_paper_reset(c.get(), err);
+    if (s != TR_OK) return s;
+    *out = c.release();
     return TR_OK;
-fail:
-    paper_free(c);
-    return err ? err->code : TR_ERR_CUDA;
 }
 
 void tr_kalman_paper_destroy(tr_kalman_paper *c)
 {
-    paper_free(c);
+    delete c;
 }
 
 void tr_kalman_paper_set_params(tr_kalman_paper *c, const tr_kalman_params *p)
@@ -249,23 +224,21 @@ tr_status tr_kalman_paper_reset(tr_kalman_paper *c, tr_error *err)
 {
     const size_t Mp = (size_t)c->Mp;
     std::vector<double> dinit(Mp, -INFINITY); /* no target yet */
-    TR_CUDA_TRY(cudaSetDevice(c->device), err, "kalman/cuda: select device", fail);
+    TR_CUDA_CHECK(cudaSetDevice(c->device), err, "kalman/cuda: select device");
     for (int i = 0; i < 2; i++) {
-        TR_CUDA_TRY(
+        TR_CUDA_CHECK(
             cudaMemsetAsync(c->d_z[i], 0, (size_t)c->n * Mp * sizeof(float), c->stream),
-            err, "kalman/cuda: reset", fail);
-        TR_CUDA_TRY(cudaMemcpyAsync(c->d_d[i], dinit.data(), Mp * sizeof(double),
-                                    cudaMemcpyHostToDevice, c->stream),
-                    err, "kalman/cuda: reset", fail);
+            err, "kalman/cuda: reset");
+        TR_CUDA_CHECK(cudaMemcpyAsync(c->d_d[i], dinit.data(), Mp * sizeof(double),
+                                      cudaMemcpyHostToDevice, c->stream),
+                      err, "kalman/cuda: reset");
     }
-    TR_CUDA_TRY(cudaStreamSynchronize(c->stream), err, "kalman/cuda: reset", fail);
+    TR_CUDA_CHECK(cudaStreamSynchronize(c->stream), err, "kalman/cuda: reset");
     std::fill(c->zM.begin(), c->zM.end(), 0.0);
     c->d_prev_last = -INFINITY;
     c->norm_factor = 0.0;
     c->cur = 0;
     return TR_OK;
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }
 
 tr_status tr_kalman_paper_run(tr_kalman_paper *c, const float *x, size_t nsamp,
@@ -277,7 +250,7 @@ tr_status tr_kalman_paper_run(tr_kalman_paper *c, const float *x, size_t nsamp,
     const double alpha = exp(c->log_alpha);
     const int blocks = (M - 2 + kThreadsPerBlock - 1) / kThreadsPerBlock;
     uint64_t bad = 0;
-    TR_CUDA_TRY(cudaSetDevice(c->device), err, "kalman/cuda: select device", fail);
+    TR_CUDA_CHECK(cudaSetDevice(c->device), err, "kalman/cuda: select device");
     for (size_t j = 0; j < nsamp; j++) {
         const double r = (double)x[j];
         const int missing = !std::isfinite(r);
@@ -296,13 +269,13 @@ tr_status tr_kalman_paper_run(tr_kalman_paper *c, const float *x, size_t nsamp,
             c->h_z21[i] = (float)z21v[i];
         *c->h_d1 = d1;
         /* z_{2|1} and d_1 into copy B (read by thread k = 2 at the next sample) */
-        TR_CUDA_TRY(cudaMemcpy2DAsync(c->d_z[B] + 2, (size_t)Mp * sizeof(float), c->h_z21,
-                                      sizeof(float), sizeof(float), (size_t)n,
+        TR_CUDA_CHECK(cudaMemcpy2DAsync(c->d_z[B] + 2, (size_t)Mp * sizeof(float),
+                                        c->h_z21, sizeof(float), sizeof(float), (size_t)n,
+                                        cudaMemcpyHostToDevice, c->stream),
+                      err, "kalman/cuda: upload z_{2|1}");
+        TR_CUDA_CHECK(cudaMemcpyAsync(c->d_d[B] + 1, c->h_d1, sizeof(double),
                                       cudaMemcpyHostToDevice, c->stream),
-                    err, "kalman/cuda: upload z_{2|1}", fail);
-        TR_CUDA_TRY(cudaMemcpyAsync(c->d_d[B] + 1, c->h_d1, sizeof(double),
-                                    cudaMemcpyHostToDevice, c->stream),
-                    err, "kalman/cuda: upload d_1", fail);
+                      err, "kalman/cuda: upload d_1");
 
         /* 1-2. GPU kernel 1 */
         if (M > 2) {
@@ -325,20 +298,18 @@ tr_status tr_kalman_paper_run(tr_kalman_paper *c, const float *x, size_t nsamp,
             a.LX = LX;
             a.nf = c->norm_factor;
             paper_kernel<<<blocks, kThreadsPerBlock, 0, c->stream>>>(a);
-            TR_CUDA_TRY(cudaGetLastError(), err, "kalman/cuda: launch paper kernel",
-                        fail);
+            TR_CUDA_CHECK(cudaGetLastError(), err, "kalman/cuda: launch paper kernel");
         }
 
         /* 3. exp_d_2..exp_d_{M-1} and d_{M-1} back to the host */
-        TR_CUDA_TRY(cudaMemcpyAsync(c->h_expd + 2, c->d_expd + 2,
-                                    (size_t)(M - 2) * sizeof(double),
-                                    cudaMemcpyDeviceToHost, c->stream),
-                    err, "kalman/cuda: download probabilities", fail);
-        TR_CUDA_TRY(cudaMemcpyAsync(c->h_dlast, c->d_d[B] + (M - 1), sizeof(double),
-                                    cudaMemcpyDeviceToHost, c->stream),
-                    err, "kalman/cuda: download d_{M-1}", fail);
-        TR_CUDA_TRY(cudaStreamSynchronize(c->stream), err, "kalman/cuda: paper kernel",
-                    fail);
+        TR_CUDA_CHECK(cudaMemcpyAsync(c->h_expd + 2, c->d_expd + 2,
+                                      (size_t)(M - 2) * sizeof(double),
+                                      cudaMemcpyDeviceToHost, c->stream),
+                      err, "kalman/cuda: download probabilities");
+        TR_CUDA_CHECK(cudaMemcpyAsync(c->h_dlast, c->d_d[B] + (M - 1), sizeof(double),
+                                      cudaMemcpyDeviceToHost, c->stream),
+                      err, "kalman/cuda: download d_{M-1}");
+        TR_CUDA_CHECK(cudaStreamSynchronize(c->stream), err, "kalman/cuda: paper kernel");
         /* d_{M-1} is d_1 itself when M = 2 (not allowed: M >= 3) */
         c->d_prev_last = *c->h_dlast;
 
@@ -358,11 +329,11 @@ tr_status tr_kalman_paper_run(tr_kalman_paper *c, const float *x, size_t nsamp,
         const bool need_all =
             !(mx > 0.0 && std::isfinite(mx)) || (kmax && L > kmax_above);
         if (need_all) {
-            TR_CUDA_TRY(cudaMemcpyAsync(c->h_dall, c->d_d[B], (size_t)Mp * sizeof(double),
-                                        cudaMemcpyDeviceToHost, c->stream),
-                        err, "kalman/cuda: download registers", fail);
-            TR_CUDA_TRY(cudaStreamSynchronize(c->stream), err, "kalman/cuda: download",
-                        fail);
+            TR_CUDA_CHECK(cudaMemcpyAsync(c->h_dall, c->d_d[B],
+                                          (size_t)Mp * sizeof(double),
+                                          cudaMemcpyDeviceToHost, c->stream),
+                          err, "kalman/cuda: download registers");
+            TR_CUDA_CHECK(cudaStreamSynchronize(c->stream), err, "kalman/cuda: download");
             c->h_dall[1] = d1;
         }
         if (mx > 0.0 && std::isfinite(mx)) {
@@ -383,6 +354,4 @@ tr_status tr_kalman_paper_run(tr_kalman_paper *c, const float *x, size_t nsamp,
     }
     if (nonfinite) *nonfinite += bad;
     return TR_OK;
-fail:
-    return err ? err->code : TR_ERR_CUDA;
 }

@@ -4,21 +4,14 @@
 
 #include <transient/common.h>
 
+/* tr_fail, tr_clear: shared with the CUDA layer, so declared below it. */
+#include "common/error_fill.h"
+
 #include <stdarg.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Fill err (if not NULL) with code and a printf-style message; return code. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-tr_status
-tr_fail(tr_error *err, tr_status code, const char *fmt, ...);
-
-/* Set err (if not NULL) to success. */
-void tr_clear(tr_error *err);
 
 /* Where a detector should run, decided from its configuration. */
 typedef struct {

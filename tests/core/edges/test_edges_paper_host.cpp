@@ -14,6 +14,7 @@
  * capacities, starting at small and very large absolute positions. Transitions
  * must be equal bit for bit, and so must the stop points and the carries.
  */
+#include "edges/edges_internal.h"
 #include "edges/edges_paper.cuh"
 #ifdef TR_PAPER_ON_GPU
 #include "edges/edges_cuda.h"

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <vector>
 
+#include "edges/edges_internal.h"
 #include "edges/edges_scan.cuh"
 #include "common/test_util.h"
 
