@@ -20,7 +20,6 @@
 #include "boxcar_search_ff_impl.h"
 #include "block_util.h"
 #include <gnuradio/block_detail.h>
-#include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <volk/volk.h>
 #include <algorithm>
@@ -28,7 +27,6 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <stdexcept>
 
 namespace gr
@@ -160,13 +158,14 @@ boxcar_search_impl<T>::boxcar_search_impl(
           std::max<size_t>(64, std::min(k_chunk, k_chunk_values / std::max(nchan, 1u)))),
       d_need_base(true), d_out_base(0), d_core_base(0), d_fed(0), d_ready(0),
       d_released(0), d_flushed(false), d_restart_pending(false), d_ncands(0),
-      d_nonfinite_before(0), d_fifo_head(0), d_fifo_tail(0), d_span(0),
-      d_block_baseline(parse_baseline_mode<T>(baseline_mode)), d_tags_head(0),
-      d_port(pmt::mp("detects")), d_key_pulse(pmt::mp("pulse")),
-      d_key_pulses(pmt::mp("pulses")), d_key_start(pmt::mp("start")),
-      d_key_width(pmt::mp("width")), d_key_snr(pmt::mp("snr")),
-      d_key_channel(pmt::mp("channel")), d_key_sample(pmt::mp("sample")),
-      d_key_members(pmt::mp("members")), d_device_buffers(device_buffers)
+      d_nonfinite_before(0), d_fifo_snr(std::max(nchan, 1u)),
+      d_fifo_width(std::max(nchan, 1u)), d_span(0),
+      d_block_baseline(parse_baseline_mode<T>(baseline_mode)), d_port(pmt::mp("detects")),
+      d_key_pulse(pmt::mp("pulse")), d_key_pulses(pmt::mp("pulses")),
+      d_key_start(pmt::mp("start")), d_key_width(pmt::mp("width")),
+      d_key_snr(pmt::mp("snr")), d_key_channel(pmt::mp("channel")),
+      d_key_sample(pmt::mp("sample")), d_key_members(pmt::mp("members")),
+      d_device_buffers(device_buffers)
 {
     if (nchan < 1 || nchan > TR_BOXCAR_MAX_NCHAN)
         invalid<T>("nchan must be in [1, " + std::to_string(TR_BOXCAR_MAX_NCHAN) +
@@ -252,11 +251,8 @@ boxcar_search_impl<T>::boxcar_search_impl(
         }
         d_snr.resize(d_chunk * nchan);
         d_width.resize(d_chunk * nchan);
-        d_cand_snr.resize(d_chunk * nchan);
         if (std::is_same<T, gr_complex>::value) d_power.resize(d_chunk * nchan);
         d_events.resize(1024);
-        d_tags.reserve(1024);
-        d_batch.reserve(1024);
     } catch (...) {
         if (d_cands) tr_candidates_destroy(d_cands);
         tr_boxcar_destroy(d_q);
@@ -314,9 +310,9 @@ template <class T> void boxcar_search_impl<T>::reset_stream()
     d_restart_pending = false;
     d_ncands = 0;
     d_nonfinite_before = 0;
-    d_fifo_head = d_fifo_tail = 0;
+    d_fifo_snr.clear();
+    d_fifo_width.clear();
     d_tags.clear();
-    d_tags_head = 0;
     d_batch.clear();
 }
 
@@ -360,35 +356,11 @@ template <class T> bool boxcar_search_impl<T>::stop()
 
 /* ---- FIFO ------------------------------------------------------------ */
 
-template <class T> void boxcar_search_impl<T>::fifo_reserve(size_t n)
-{
-    const size_t nc = d_nchan;
-    if ((d_fifo_tail + n) * nc <= d_fifo_snr.size()) return;
-    const size_t count = fifo_count();
-    if (count > 0 && d_fifo_head > 0) {
-        std::memmove(d_fifo_snr.data(), d_fifo_snr.data() + d_fifo_head * nc,
-                     count * nc * sizeof(float));
-        std::memmove(d_fifo_width.data(), d_fifo_width.data() + d_fifo_head * nc,
-                     count * nc * sizeof(float));
-    }
-    d_fifo_head = 0;
-    d_fifo_tail = count;
-    if ((count + n) * nc > d_fifo_snr.size()) {
-        const size_t cap = std::max(2 * d_fifo_snr.size(), (count + n) * nc);
-        d_fifo_snr.resize(cap);
-        d_fifo_width.resize(cap);
-    }
-}
-
 template <class T>
 void boxcar_search_impl<T>::fifo_pop(float *snr, float *width, size_t n)
 {
-    if (n == 0) return;
-    const size_t nc = d_nchan;
-    std::memcpy(snr, d_fifo_snr.data() + d_fifo_head * nc, n * nc * sizeof(float));
-    std::memcpy(width, d_fifo_width.data() + d_fifo_head * nc, n * nc * sizeof(float));
-    d_fifo_head += n;
-    if (d_fifo_head == d_fifo_tail) d_fifo_head = d_fifo_tail = 0;
+    d_fifo_snr.pop(snr, n);
+    d_fifo_width.pop(width, n);
 }
 
 /* ---- search and clustering ------------------------------------------- */
@@ -411,61 +383,21 @@ template <class T> void boxcar_search_impl<T>::take_outputs(size_t n, uint64_t p
         throw std::runtime_error(std::string(block_name<T>()) +
                                  ": search output out of sequence");
     cluster(d_snr.data() + skip * nc, d_width.data() + skip * nc, m);
-    fifo_reserve(m);
-    std::memcpy(d_fifo_snr.data() + d_fifo_tail * nc, d_snr.data() + skip * nc,
-                m * nc * sizeof(float));
-    volk_32i_s32f_convert_32f(d_fifo_width.data() + d_fifo_tail * nc,
-                              d_width.data() + skip * nc, 1.0f,
+    d_fifo_snr.push(d_snr.data() + skip * nc, m);
+    volk_32i_s32f_convert_32f(d_fifo_width.reserve(m), d_width.data() + skip * nc, 1.0f,
                               static_cast<unsigned int>(m * nc));
-    d_fifo_tail += m;
+    d_fifo_width.commit(m);
     d_ready = first + m;
 }
 
 // Gives the n positions d_ready .. d_ready + n - 1 (snr, width) to the
-// clustering, with the S/N of warming-up channels masked: the runs of
-// positions where every channel is ready go as they are, the rest through a
-// masked copy.
+// clustering (the warm-up masked by the core), then takes the events closed.
 template <class T>
 void boxcar_search_impl<T>::cluster(const float *snr, const int32_t *width, size_t n)
 {
-    const size_t nc = d_nchan;
-    if (d_cfg.norm.mode == TR_BOXCAR_NORM_FIXED) {
-        const tr_status st = tr_candidates_process(d_cands, snr, width, n);
-        if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
-        read_events();
-        return;
-    }
-    // Statistics are per window: look up readiness once per window piece.
-    const tr_boxcar_norm *norm = tr_boxcar_get_norm(d_q);
-    const uint64_t W = std::max<uint32_t>(1, tr_boxcar_norm_window(norm));
-    size_t k = 0;
-    size_t run = 0; // start of the current run of ready positions
-    auto give = [&](const float *y, const int32_t *w, size_t len) {
-        if (len == 0) return;
-        const tr_status st = tr_candidates_process(d_cands, y, w, len);
-        if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
-    };
-    while (k < n) {
-        const uint64_t p = d_ready + k - d_core_base; // core position
-        const size_t len = static_cast<size_t>(std::min<uint64_t>(n - k, W - p % W));
-        bool ready = true;
-        for (unsigned int c = 0; c < d_nchan && ready; c++)
-            ready = tr_boxcar_norm_ready(norm, p, c);
-        if (!ready) {
-            give(snr + run * nc, width + run * nc, k - run);
-            if (d_cand_snr.size() < len * nc) d_cand_snr.resize(len * nc);
-            std::memcpy(d_cand_snr.data(), snr + k * nc, len * nc * sizeof(float));
-            for (unsigned int c = 0; c < d_nchan; c++) {
-                if (tr_boxcar_norm_ready(norm, p, c)) continue;
-                for (size_t j = 0; j < len; j++)
-                    d_cand_snr[j * nc + c] = -std::numeric_limits<float>::infinity();
-            }
-            give(d_cand_snr.data(), width + k * nc, len);
-            run = k + len;
-        }
-        k += len;
-    }
-    give(snr + run * nc, width + run * nc, n - run);
+    const tr_status st =
+        tr_boxcar_candidates_process(d_cands, d_q, d_ready - d_core_base, snr, width, n);
+    if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
     read_events();
 }
 
@@ -520,12 +452,7 @@ void boxcar_search_impl<T>::run_core(const T *x, size_t n, float *out_snr,
             if (out_snr) { // the FIFO's new positions follow the direct ones
                 const size_t k = static_cast<size_t>(d_ready - d_out_ready);
                 const size_t f = fifo_count();
-                std::memcpy(out_snr + (k - f) * nc, d_fifo_snr.data() + d_fifo_head * nc,
-                            f * nc * sizeof(float));
-                std::memcpy(out_width + (k - f) * nc,
-                            d_fifo_width.data() + d_fifo_head * nc,
-                            f * nc * sizeof(float));
-                d_fifo_head = d_fifo_tail = 0;
+                fifo_pop(out_snr + (k - f) * nc, out_width + (k - f) * nc, f);
             }
         }
         done += m;
@@ -579,7 +506,7 @@ template <class T> void boxcar_search_impl<T>::read_events()
                                  static_cast<uint64_t>(std::max<int64_t>(e.peak, 0))));
             dict = pmt::dict_add(dict, d_key_members,
                                  pmt::from_long(static_cast<long>(e.members)));
-            d_batch.push_back(dict);
+            d_batch.push(dict);
             d_ncands++;
             if (start < d_released) {
                 // Cannot happen: output is released only up to safe_position().
@@ -588,7 +515,7 @@ template <class T> void boxcar_search_impl<T>::read_events()
                                      offset);
                 continue;
             }
-            d_tags.push_back(pending_tag{offset, dict});
+            d_tags.push(offset, dict);
         }
     }
 }
@@ -603,51 +530,12 @@ template <class T> uint64_t boxcar_search_impl<T>::safe_position() const
                               static_cast<uint64_t>(std::max<int64_t>(closed, 0)));
 }
 
-template <class T> void boxcar_search_impl<T>::attach_tags(uint64_t end)
-{
-    const uint64_t end_offset = d_out_base + end;
-    const pmt::pmt_t srcid = this->alias_pmt();
-    // Events close out of start order across channels: sort what is pending.
-    if (d_tags.size() - d_tags_head > 1)
-        std::stable_sort(d_tags.begin() + d_tags_head, d_tags.end(),
-                         [](const pending_tag &a, const pending_tag &b) {
-                             return a.offset < b.offset;
-                         });
-    while (d_tags_head < d_tags.size() && d_tags[d_tags_head].offset < end_offset) {
-        const pending_tag &t = d_tags[d_tags_head];
-        this->add_item_tag(0, t.offset, d_key_pulse, t.value, srcid);
-        d_tags[d_tags_head].value = pmt::PMT_NIL;
-        d_tags_head++;
-    }
-    if (d_tags_head == d_tags.size()) {
-        d_tags.clear();
-        d_tags_head = 0;
-    }
-}
-
 template <class T> void boxcar_search_impl<T>::publish_batch()
 {
-    if (d_batch.empty()) return;
-    pmt::pmt_t v = pmt::make_vector(d_batch.size(), pmt::PMT_NIL);
-    for (size_t i = 0; i < d_batch.size(); i++)
-        pmt::vector_set(v, i, d_batch[i]);
-    d_batch.clear();
-    this->message_port_pub(d_port, pmt::dict_add(pmt::make_dict(), d_key_pulses, v));
+    d_batch.publish(*this, d_port, d_key_pulses);
 }
 
 /* ---- scheduling ------------------------------------------------------ */
-
-template <class T> bool boxcar_search_impl<T>::input_finished(int ninput) const
-{
-    const block_detail_sptr det = this->detail();
-    if (!det) return false;
-    const buffer_reader_sptr reader = det->input(0);
-    gr::thread::scoped_lock guard(*reader->mutex());
-    // Every unread item, not items_available(): a single-mapped buffer (device
-    // buffers) offers only the items up to its end, the rest wrap to its start.
-    const uint64_t unread = reader->buffer()->nitems_written() - reader->nitems_read();
-    return reader->done() && unread <= static_cast<uint64_t>(std::max(ninput, 0));
-}
 
 template <class T>
 void boxcar_search_impl<T>::forecast(int noutput_items,
@@ -655,13 +543,7 @@ void boxcar_search_impl<T>::forecast(int noutput_items,
 {
     // Released-able positions go out without new input; once the upstream is
     // done, general_work() flushes and drains without new input too.
-    bool done = false;
-    const block_detail_sptr det = this->detail();
-    if (det) {
-        const buffer_reader_sptr reader = det->input(0);
-        gr::thread::scoped_lock guard(*reader->mutex());
-        done = reader->done();
-    }
+    const bool done = detail::upstream_done(*this);
     // Device buffers: any input will do (a single-mapped buffer may hold
     // fewer contiguous items than a batch at its end).
     ninput_items_required[0] =
@@ -688,7 +570,7 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
         d_input_single_mapped = det && det->input(0)->buffer()->get_mapping_type() ==
                                            gr::buffer_mapping_type::single_mapped;
     }
-    const bool finished = input_finished(ninput_items[0]);
+    const bool finished = detail::input_finished(*this, ninput_items[0]);
     if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, this->d_logger);
 
     size_t take = 0;
@@ -732,18 +614,15 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
 
     const uint64_t safe = safe_position();
     const size_t n_out = std::min<uint64_t>(noutput, safe - d_released);
-    attach_tags(d_released + n_out);
+    // Events close out of start order across channels (the tags are sorted).
+    d_tags.attach(*this, d_out_base + d_released + n_out, d_key_pulse);
     if (direct) {
         // out[0, d_ready - d_released) holds every position not released.
         const size_t held = static_cast<size_t>(d_ready - d_released) - n_out;
         if (held > 0) {
             const size_t nc = d_nchan;
-            fifo_reserve(held);
-            std::memcpy(d_fifo_snr.data() + d_fifo_tail * nc, out_snr + n_out * nc,
-                        held * nc * sizeof(float));
-            std::memcpy(d_fifo_width.data() + d_fifo_tail * nc, out_width + n_out * nc,
-                        held * nc * sizeof(float));
-            d_fifo_tail += held;
+            d_fifo_snr.push(out_snr + n_out * nc, held);
+            d_fifo_width.push(out_width + n_out * nc, held);
         }
     } else {
         fifo_pop(out_snr, out_width, n_out);

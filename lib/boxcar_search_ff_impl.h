@@ -12,6 +12,7 @@
 
 #include "block_util.h"
 #include "device_buffers.h"
+#include "held_stream.h"
 #include <gnuradio/transient/boxcar_search_ff.h>
 #include <gnuradio/transient/cuda_buffer.h>
 #include <memory>
@@ -28,11 +29,6 @@ namespace transient
 template <class T> class boxcar_search_impl : public boxcar_search<T>, public device_port
 {
   private:
-    struct pending_tag {
-        uint64_t offset; // absolute output offset (the event's start)
-        pmt::pmt_t value;
-    };
-
     const unsigned int d_nchan;
     tr_boxcar_config d_cfg;      // search settings (norm part changes at restart)
     tr_candidates_config d_ccfg; // clustering settings
@@ -58,17 +54,14 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     uint64_t d_ncands;
     uint64_t d_nonfinite_before; // non-finite count of the searches ended
 
-    // Y and W of the positions [d_released, d_ready): d_fifo_*[head, tail).
-    std::vector<float> d_fifo_snr;
-    std::vector<float> d_fifo_width;
-    size_t d_fifo_head;
-    size_t d_fifo_tail;
+    // Y and W of the positions [d_released, d_ready), in lockstep.
+    detail::held_fifo<float> d_fifo_snr;
+    detail::held_fifo<float> d_fifo_width;
 
     // Scratch of one core call.
     std::vector<float> d_power; // complex input: |z|^2
     std::vector<float> d_snr;
     std::vector<int32_t> d_width;
-    std::vector<float> d_cand_snr;      // S/N given to the clustering (warm-up masked)
     uint64_t d_out_ready = 0;           // direct: position of out[0] in this call
     bool d_input_single_mapped = false; // the input buffer is single-mapped
     uint64_t d_span;                    // clustering max_span
@@ -81,9 +74,8 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     detail::buffer_pins d_scratch_pins;
     bool d_scratch_pinned = false;
 
-    std::vector<pending_tag> d_tags;
-    size_t d_tags_head;
-    std::vector<pmt::pmt_t> d_batch; // dicts of the current detects message
+    detail::pending_tags d_tags;   // events waiting for their start sample
+    detail::message_batch d_batch; // dicts of the current detects message
 
     const pmt::pmt_t d_port;
     const pmt::pmt_t d_key_pulse;
@@ -100,8 +92,7 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     std::unique_ptr<detail::boxcar_device_io> d_devio;
     bool d_input_on_device = false; // this run reads device memory
 
-    size_t fifo_count() const { return d_fifo_tail - d_fifo_head; }
-    void fifo_reserve(size_t n);
+    size_t fifo_count() const { return d_fifo_snr.count(); }
     void fifo_pop(float *snr, float *width, size_t n);
 
     void create_search(); // d_q from d_cfg; throws
@@ -113,10 +104,8 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     void cluster(const float *snr, const int32_t *width, size_t n);
     void read_events();
     void flush_all();
-    void attach_tags(uint64_t end);
     void publish_batch();
     uint64_t safe_position() const;
-    bool input_finished(int ninput) const;
     void validate_norm(const tr_boxcar_norm_config &norm) const;
     void set_norm(const tr_boxcar_norm_config &norm);
 

@@ -21,7 +21,6 @@
 #include "edge_localizer_f_impl.h"
 #include "block_util.h"
 #include <gnuradio/block_detail.h>
-#include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <cctype>
@@ -106,9 +105,9 @@ edge_localizer_f_impl::edge_localizer_f_impl(
       d_q(nullptr), d_auto_levels(auto_levels), d_tolerance_pct(tolerance_pct),
       d_mid_pct(mid_pct), d_backend(TR_BACKEND_CPU), d_need_base(true),
       d_levels_known(!auto_levels), d_out_base(0), d_fed(0), d_known(0), d_released(0),
-      d_hold_limit(auto_levels ? level_samples : 0), d_fifo_head(0), d_fifo_tail(0),
-      d_tags_head(0), d_vectors(parse_msg_format(msg_format)), d_warned_late(false),
-      d_want_tags(true), d_want_msgs(true), d_saved_multiple(0), d_max_call(k_max_call),
+      d_hold_limit(auto_levels ? level_samples : 0),
+      d_vectors(parse_msg_format(msg_format)), d_warned_late(false), d_want_tags(true),
+      d_want_msgs(true), d_saved_multiple(0), d_max_call(k_max_call),
       d_call_cap(SIZE_MAX), d_call_edges(0), d_port(pmt::mp("detects")),
       d_key_edge(pmt::mp("edge")), d_key_edges(pmt::mp("edges")),
       d_key_time(pmt::mp("time")), d_key_polarity(pmt::mp("polarity")),
@@ -158,9 +157,7 @@ edge_localizer_f_impl::edge_localizer_f_impl(
             std::max(k_initial_room, d_backend == TR_BACKEND_CUDA ? batch : size_t(0));
         d_edges.resize(room);
         d_max_call = std::max(k_max_call, d_backend == TR_BACKEND_CUDA ? 2 * batch : 0);
-        if (d_auto_levels) d_fifo.resize(d_hold_limit + room);
-        d_tags.reserve(1024);
-        d_batch.reserve(1024);
+        if (d_auto_levels) d_fifo.reserve_items(d_hold_limit + room);
     } catch (...) {
         tr_edges_destroy(d_q);
         d_q = nullptr;
@@ -194,11 +191,9 @@ void edge_localizer_f_impl::reset_stream()
     d_fed = 0;
     d_known = 0;
     d_released = 0;
-    d_fifo_head = 0;
-    d_fifo_tail = 0;
+    d_fifo.clear();
     d_levels_known = !d_auto_levels;
     d_tags.clear();
-    d_tags_head = 0;
     d_batch.clear();
     d_vtime.clear();
     d_vpolarity.clear();
@@ -211,7 +206,7 @@ bool edge_localizer_f_impl::start()
 {
     gr::thread::scoped_lock guard(d_setlock);
     // A restarted flow graph starts a new stream: forget the old one.
-    if (d_fed > 0 || fifo_count() > 0) {
+    if (d_fed > 0 || d_fifo.count() > 0) {
         const tr_status st = tr_edges_reset(d_q);
         if (st != TR_OK) fail(st, tr_edges_last_error(d_q));
     }
@@ -244,33 +239,6 @@ bool edge_localizer_f_impl::stop()
         }
     }
     return block::stop();
-}
-
-/* ---- FIFO ------------------------------------------------------------ */
-
-void edge_localizer_f_impl::fifo_push(const float *x, size_t n)
-{
-    if (n == 0) return;
-    if (d_fifo_tail + n > d_fifo.size()) {
-        const size_t count = fifo_count();
-        if (count > 0 && d_fifo_head > 0)
-            std::memmove(d_fifo.data(), d_fifo.data() + d_fifo_head,
-                         count * sizeof(float));
-        d_fifo_head = 0;
-        d_fifo_tail = count;
-        if (count + n > d_fifo.size())
-            d_fifo.resize(std::max(2 * d_fifo.size(), count + n));
-    }
-    std::memcpy(d_fifo.data() + d_fifo_tail, x, n * sizeof(float));
-    d_fifo_tail += n;
-}
-
-void edge_localizer_f_impl::fifo_pop(float *out, size_t n)
-{
-    if (n == 0) return;
-    std::memcpy(out, d_fifo.data() + d_fifo_head, n * sizeof(float));
-    d_fifo_head += n;
-    if (d_fifo_head == d_fifo_tail) d_fifo_head = d_fifo_tail = 0;
 }
 
 /* ---- core ------------------------------------------------------------ */
@@ -335,7 +303,7 @@ void edge_localizer_f_impl::take_edges(const tr_edge *e, size_t n)
         const bool dict_msg = d_want_msgs && !d_vectors;
         if (!tag && !dict_msg) continue;
         pmt::pmt_t dict = edge_dict(offset, time, e[i].polarity);
-        if (dict_msg) d_batch.push_back(tag ? dict : std::move(dict));
+        if (dict_msg) d_batch.push(tag ? dict : std::move(dict));
         if (d_want_tags && late) {
             // Cannot happen with the core's contract (a transition is reported
             // when its sample is processed); keep the message, drop the tag.
@@ -347,7 +315,7 @@ void edge_localizer_f_impl::take_edges(const tr_edge *e, size_t n)
             }
             continue;
         }
-        if (tag) d_tags.push_back(pending_tag{offset, std::move(dict)});
+        if (tag) d_tags.push(offset, std::move(dict));
     }
 }
 
@@ -391,22 +359,6 @@ void edge_localizer_f_impl::update_known()
     d_levels_known = tr_edges_get_levels(d_q, &lv[0], &lv[1], &lv[2]) == TR_OK;
 }
 
-void edge_localizer_f_impl::attach_tags(uint64_t end)
-{
-    const uint64_t end_offset = d_out_base + end;
-    const pmt::pmt_t srcid = alias_pmt();
-    while (d_tags_head < d_tags.size() && d_tags[d_tags_head].offset < end_offset) {
-        const pending_tag &t = d_tags[d_tags_head];
-        add_item_tag(0, t.offset, d_key_edge, t.value, srcid);
-        d_tags[d_tags_head].value = pmt::PMT_NIL;
-        d_tags_head++;
-    }
-    if (d_tags_head == d_tags.size()) {
-        d_tags.clear(); // keeps the capacity
-        d_tags_head = 0;
-    }
-}
-
 void edge_localizer_f_impl::publish_batch()
 {
     if (!d_vsample.empty()) {
@@ -422,12 +374,7 @@ void edge_localizer_f_impl::publish_batch()
         d_vsample.clear();
         message_port_pub(d_port, msg);
     }
-    if (d_batch.empty()) return;
-    pmt::pmt_t edges = pmt::make_vector(d_batch.size(), pmt::PMT_NIL);
-    for (size_t i = 0; i < d_batch.size(); i++)
-        pmt::vector_set(edges, i, d_batch[i]);
-    d_batch.clear();
-    message_port_pub(d_port, pmt::dict_add(pmt::make_dict(), d_key_edges, edges));
+    d_batch.publish(*this, d_port, d_key_edges);
 }
 
 bool edge_localizer_f_impl::has_output() const
@@ -443,15 +390,6 @@ bool edge_localizer_f_impl::msgs_subscribed()
 
 /* ---- scheduling ------------------------------------------------------ */
 
-bool edge_localizer_f_impl::input_finished(int ninput) const
-{
-    const block_detail_sptr det = detail();
-    if (!det) return false;
-    const buffer_reader_sptr reader = det->input(0);
-    gr::thread::scoped_lock guard(*reader->mutex());
-    return reader->done() && reader->items_available() <= ninput;
-}
-
 void edge_localizer_f_impl::forecast(int noutput_items,
                                      gr_vector_int &ninput_items_required)
 {
@@ -459,13 +397,8 @@ void edge_localizer_f_impl::forecast(int noutput_items,
     // done, every remaining sample (fewer than an output multiple, or held by
     // the core) must go out without new input too; general_work() then flushes
     // the core and finally reports WORK_DONE.
-    bool done = false;
+    const bool done = detail::upstream_done(*this);
     const block_detail_sptr det = detail();
-    if (det) {
-        const buffer_reader_sptr reader = det->input(0);
-        gr::thread::scoped_lock guard(*reader->mutex());
-        done = reader->done();
-    }
     if (det && det->noutputs() == 0) {
         // Sink (no output): while the core holds samples for the first level
         // estimate, one input sample stays unconsumed until the upstream is
@@ -486,7 +419,7 @@ int edge_localizer_f_impl::work_no_output(int noutput_items, int ninput_items,
         d_out_base = nitems_read(0); // "sample" counts input samples
         d_need_base = false;
     }
-    const bool finished = input_finished(ninput_items);
+    const bool finished = detail::input_finished(*this, ninput_items);
     if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, d_logger);
 
     // GNU Radio calls a sink only while input is available: once the upstream
@@ -529,14 +462,14 @@ int edge_localizer_f_impl::general_work(int noutput_items, gr_vector_int &ninput
         d_out_base = nitems_written(0);
         d_need_base = false;
     }
-    const bool finished = input_finished(ninput_items[0]);
+    const bool finished = detail::input_finished(*this, ninput_items[0]);
     if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, d_logger);
 
     // Input to take: while the core holds samples for a level estimate, what can
     // go out plus up to d_hold_limit samples more (this bounds the FIFO);
     // otherwise only what fits behind the FIFO in the output, so that the FIFO
     // drains and the block runs with no delay again.
-    const size_t in_fifo = fifo_count();
+    const size_t in_fifo = d_fifo.count();
     size_t room;
     if (!d_levels_known || d_known < d_fed)
         room = noutput + (d_hold_limit > in_fifo ? d_hold_limit - in_fifo : 0);
@@ -566,18 +499,19 @@ int edge_localizer_f_impl::general_work(int noutput_items, gr_vector_int &ninput
     // Release the samples whose transitions are known: FIFO first, then input.
     const size_t releasable = static_cast<size_t>(d_known - d_released);
     const size_t n_out = std::min(noutput, releasable);
-    attach_tags(d_released + n_out);
-    const size_t from_fifo = std::min(n_out, fifo_count());
-    fifo_pop(out, from_fifo);
+    d_tags.attach(*this, d_out_base + d_released + n_out, d_key_edge);
+    const size_t from_fifo = std::min(n_out, d_fifo.count());
+    d_fifo.pop(out, from_fifo);
     const size_t from_in = n_out - from_fifo;
     if (from_in > spec)
         std::memcpy(out + from_fifo + spec, in + spec, (from_in - spec) * sizeof(float));
-    fifo_push(in + from_in, take - from_in);
+    d_fifo.push(in + from_in, take - from_in);
     d_released += n_out;
 
     consume(0, static_cast<int>(take));
 
-    if (finished && take == ninput && n_out == 0 && fifo_count() == 0 && d_known == d_fed)
+    if (finished && take == ninput && n_out == 0 && d_fifo.count() == 0 &&
+        d_known == d_fed)
         return WORK_DONE;
     return static_cast<int>(n_out);
 }

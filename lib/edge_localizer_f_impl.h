@@ -11,6 +11,7 @@
 #define INCLUDED_TRANSIENT_EDGE_LOCALIZER_F_IMPL_H
 
 #include "block_util.h"
+#include "held_stream.h"
 #include <gnuradio/transient/edge_localizer_f.h>
 #include <pmt/pmt.h>
 #include <transient/edges.h>
@@ -24,12 +25,6 @@ namespace transient
 class edge_localizer_f_impl : public edge_localizer_f
 {
   private:
-    // A transition found by the core whose sample has not been released yet.
-    struct pending_tag {
-        uint64_t offset; // absolute output offset of the tagged sample
-        pmt::pmt_t value;
-    };
-
     tr_edges *d_q;
     const bool d_auto_levels;
     double d_tolerance_pct;
@@ -46,16 +41,13 @@ class edge_localizer_f_impl : public edge_localizer_f
     uint64_t d_released; // samples written to the output since start()
     size_t d_hold_limit; // extra samples the FIFO may hold while the core holds
 
-    // Samples consumed but not released yet: d_fifo[d_fifo_head, d_fifo_tail) are
-    // the samples d_released, d_released + 1, ...
-    std::vector<float> d_fifo;
-    size_t d_fifo_head;
-    size_t d_fifo_tail;
+    // Samples consumed but not released yet: the samples d_released,
+    // d_released + 1, ...
+    detail::held_fifo<float> d_fifo;
 
-    std::vector<tr_edge> d_edges;    // core output buffer (pre-sized)
-    std::vector<pending_tag> d_tags; // transitions waiting for their sample
-    size_t d_tags_head;              // first not yet attached entry of d_tags
-    std::vector<pmt::pmt_t> d_batch; // dicts of the current detects message
+    std::vector<tr_edge> d_edges;  // core output buffer (pre-sized)
+    detail::pending_tags d_tags;   // transitions waiting for their sample
+    detail::message_batch d_batch; // dicts of the current detects message
     // msg_format "vectors": the current message's transitions, column-wise.
     const bool d_vectors;
     std::vector<double> d_vtime;
@@ -86,15 +78,11 @@ class edge_localizer_f_impl : public edge_localizer_f
     const pmt::pmt_t d_pol_rise;
     const pmt::pmt_t d_pol_fall;
 
-    size_t fifo_count() const { return d_fifo_tail - d_fifo_head; }
-    void fifo_push(const float *x, size_t n);
-    void fifo_pop(float *out, size_t n);
     void reset_stream();
     void run_core(const float *x, size_t n);
     void flush_core();
     void update_known();
     void take_edges(const tr_edge *e, size_t n);
-    void attach_tags(uint64_t end);
     void publish_batch();
     pmt::pmt_t edge_dict(uint64_t offset, double time, int32_t polarity) const;
     bool has_output() const;
@@ -103,7 +91,6 @@ class edge_localizer_f_impl : public edge_localizer_f
     void adapt_call_cap(size_t samples);
     bool msgs_subscribed();
     int work_no_output(int noutput_items, int ninput_items, const float *in);
-    bool input_finished(int ninput) const;
     [[noreturn]] void fail(tr_status st, const char *what) const;
 
   public:

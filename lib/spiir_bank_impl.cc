@@ -20,7 +20,6 @@
 #include "block_util.h"
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer_double_mapped.h>
-#include <gnuradio/buffer_reader.h>
 #include <gnuradio/io_signature.h>
 #include <algorithm>
 #include <cctype>
@@ -221,12 +220,11 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
       d_nfilters(tr_spiir_bank_total_filters(bank)), d_rate(1.0 / tr_spiir_bank_dt(bank)),
       d_window(window), d_multirate(multirate), d_latency(0), d_backend(TR_BACKEND_CPU),
       d_need_base(true), d_flushed(false), d_out_base(0), d_fed(0), d_released(0),
-      d_fifo_head(0), d_fifo_tail(0), d_held_in_out(false), d_hold_allowed(true),
-      d_expect_out(nullptr), d_tags_head(0), d_port(pmt::mp("detects")),
-      d_key_trigger(pmt::mp("trigger")), d_key_triggers(pmt::mp("triggers")),
-      d_key_template(pmt::mp("template")), d_key_snr(pmt::mp("snr")),
-      d_key_phase(pmt::mp("phase")), d_key_time(pmt::mp("time")),
-      d_key_sample(pmt::mp("sample"))
+      d_fifo(d_nt), d_held_in_out(false), d_hold_allowed(true), d_expect_out(nullptr),
+      d_port(pmt::mp("detects")), d_key_trigger(pmt::mp("trigger")),
+      d_key_triggers(pmt::mp("triggers")), d_key_template(pmt::mp("template")),
+      d_key_snr(pmt::mp("snr")), d_key_phase(pmt::mp("phase")),
+      d_key_time(pmt::mp("time")), d_key_sample(pmt::mp("sample"))
 {
     bank_ptr owned(bank);
     {
@@ -278,7 +276,7 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
         }
         const size_t room =
             std::max(k_initial_room, d_backend == TR_BACKEND_CUDA ? batch : size_t(0));
-        d_fifo.resize((static_cast<size_t>(window) + room) * d_nt);
+        d_fifo.reserve_items(static_cast<size_t>(window) + room);
         // Room for the triggers of 8192 samples (plus two per template): the
         // trigger search then scans a whole core call at once (on its threads).
         d_found.resize(std::max<size_t>(
@@ -297,8 +295,6 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
         d_template_entry.reserve(d_nt);
         for (unsigned int t = 0; t < d_nt; t++)
             d_template_entry.push_back(pmt::cons(d_key_template, pmt::from_long(t)));
-        d_tags.reserve(1024);
-        d_batch.reserve(1024);
 
         if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA) {
             this->d_logger->info("backend auto: falling back to the CPU ({})",
@@ -335,11 +331,9 @@ template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::reset_s
     d_out_base = 0;
     d_fed = 0;
     d_released = 0;
-    d_fifo_head = 0;
-    d_fifo_tail = 0;
+    d_fifo.clear();
     d_held_in_out = false;
     d_tags.clear();
-    d_tags_head = 0;
     d_batch.clear();
 }
 
@@ -370,24 +364,6 @@ template <class Base, bool Complex> bool spiir_bank_impl<Base, Complex>::stop()
     return gr::block::stop();
 }
 
-/* ---- FIFO ------------------------------------------------------------ */
-
-template <class Base, bool Complex>
-gr_complex *spiir_bank_impl<Base, Complex>::fifo_reserve(size_t n)
-{
-    const size_t cap = d_fifo.size() / d_nt;
-    if (d_fifo_tail + n > cap) {
-        const size_t count = fifo_count();
-        if (count > 0 && d_fifo_head > 0)
-            std::memmove(d_fifo.data(), d_fifo.data() + d_fifo_head * d_nt,
-                         count * d_nt * sizeof(gr_complex));
-        d_fifo_head = 0;
-        d_fifo_tail = count;
-        if (count + n > cap) d_fifo.resize(std::max(2 * cap, count + n) * d_nt);
-    }
-    return d_fifo.data() + d_fifo_tail * d_nt;
-}
-
 /* ---- core ------------------------------------------------------------ */
 
 template <class Base, bool Complex>
@@ -416,10 +392,10 @@ void spiir_bank_impl<Base, Complex>::take_triggers(const tr_spiir_trigger *t, si
                 pmt::dcons(pmt::cons(d_key_phase, pmt::from_double(phase)),
                            pmt::dcons(pmt::cons(d_key_snr, pmt::from_double(t[i].snr)),
                                       pmt::dcons(tmpl, pmt::make_dict())))));
-        d_batch.push_back(dict);
+        d_batch.push(dict);
         // Always true: a peak is decided before its item is released (the
         // check keeps a broken invariant from tagging items already gone).
-        if (t[i].sample >= d_released) d_tags.push_back(pending_tag{offset, dict});
+        if (t[i].sample >= d_released) d_tags.push(offset, dict);
     }
 }
 
@@ -505,50 +481,12 @@ template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::flush_t
     d_flushed = true;
 }
 
-template <class Base, bool Complex>
-void spiir_bank_impl<Base, Complex>::attach_tags(uint64_t end)
-{
-    const uint64_t end_offset = d_out_base + end;
-    const pmt::pmt_t srcid = this->alias_pmt();
-    // Tags go out in the order of their offsets (triggers are decided in the
-    // order of the sample that decides them, not of their peaks).
-    std::sort(
-        d_tags.begin() + static_cast<std::ptrdiff_t>(d_tags_head), d_tags.end(),
-        [](const pending_tag &a, const pending_tag &b) { return a.offset < b.offset; });
-    while (d_tags_head < d_tags.size() && d_tags[d_tags_head].offset < end_offset) {
-        const pending_tag &t = d_tags[d_tags_head];
-        this->add_item_tag(0, t.offset, d_key_trigger, t.value, srcid);
-        d_tags[d_tags_head].value = pmt::PMT_NIL;
-        d_tags_head++;
-    }
-    if (d_tags_head == d_tags.size()) {
-        d_tags.clear(); // keeps the capacity
-        d_tags_head = 0;
-    }
-}
-
 template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::publish_batch()
 {
-    if (d_batch.empty()) return;
-    pmt::pmt_t triggers = pmt::make_vector(d_batch.size(), pmt::PMT_NIL);
-    for (size_t i = 0; i < d_batch.size(); i++)
-        pmt::vector_set(triggers, i, d_batch[i]);
-    d_batch.clear();
-    this->message_port_pub(d_port,
-                           pmt::dict_add(pmt::make_dict(), d_key_triggers, triggers));
+    d_batch.publish(*this, d_port, d_key_triggers);
 }
 
 /* ---- scheduling ------------------------------------------------------ */
-
-template <class Base, bool Complex>
-bool spiir_bank_impl<Base, Complex>::input_finished(int ninput) const
-{
-    const block_detail_sptr det = this->detail();
-    if (!det) return false;
-    const buffer_reader_sptr reader = det->input(0);
-    gr::thread::scoped_lock guard(*reader->mutex());
-    return reader->done() && reader->items_available() <= ninput;
-}
 
 /*
  * Whether the pending items may stay in the output buffer between work calls:
@@ -575,13 +513,7 @@ void spiir_bank_impl<Base, Complex>::forecast(int noutput_items,
 {
     // Items whose triggers are decided can go out without new input; once the
     // upstream is done, the last `window` items must go out without it too.
-    bool done = false;
-    const block_detail_sptr det = this->detail();
-    if (det) {
-        const buffer_reader_sptr reader = det->input(0);
-        gr::thread::scoped_lock guard(*reader->mutex());
-        done = reader->done();
-    }
+    const bool done = detail::upstream_done(*this);
     const uint64_t w = static_cast<uint64_t>(d_window);
     const bool releasable = d_fed > w && d_fed - w > d_released;
     ninput_items_required[0] = (done || releasable) ? 0 : noutput_items;
@@ -604,7 +536,7 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
         d_out_base = this->nitems_written(0);
         d_need_base = false;
     }
-    const bool finished = input_finished(ninput_items[0]);
+    const bool finished = detail::input_finished(*this, ninput_items[0]);
     if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, this->d_logger);
 
     // Items computed but not released: in the FIFO, or (d_held_in_out) already
@@ -633,22 +565,19 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
         direct = room > 0 && take > 0 && std::min(take, room) >= pending;
     if (d_held_in_out && !direct) {
         // Back to the FIFO (out[0, pending) lies in the buffer's free space).
-        d_fifo_head = d_fifo_tail = 0;
-        std::memcpy(fifo_reserve(pending), out, pending * d_nt * sizeof(gr_complex));
-        d_fifo_tail = pending;
+        d_fifo.clear();
+        d_fifo.push(out, pending);
         d_held_in_out = false;
     }
     if (direct) {
         take = std::min(take, room);
-        if (!d_held_in_out && pending > 0)
-            std::memcpy(out, d_fifo.data() + d_fifo_head * d_nt,
-                        pending * d_nt * sizeof(gr_complex));
-        d_fifo_head = d_fifo_tail = 0;
+        if (!d_held_in_out) d_fifo.pop(out, pending);
+        d_fifo.clear();
         d_held_in_out = true; // out[0, pending) holds the pending items
         if (take > 0) run_core(in, take, out + pending * d_nt);
     } else if (take > 0) {
-        run_core(in, take, fifo_reserve(take));
-        d_fifo_tail += take;
+        run_core(in, take, d_fifo.reserve(take));
+        d_fifo.commit(take);
     }
     if (finished && take == ninput && !d_flushed) flush_triggers();
     publish_batch();
@@ -658,7 +587,9 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
     const uint64_t decided = d_flushed ? d_fed : (d_fed > w ? d_fed - w : 0);
     const size_t n_out =
         static_cast<size_t>(std::min<uint64_t>(noutput, decided - d_released));
-    attach_tags(d_released + n_out);
+    // Triggers are decided in the order of the sample that decides them, not
+    // of their peaks (the tags are sorted).
+    d_tags.attach(*this, d_out_base + d_released + n_out, d_key_trigger);
     if (direct) {
         // out[0, pending + take) holds every item not yet released, in order;
         // the rest stays where the next call's out[0, held) will be, or goes to
@@ -667,15 +598,10 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
         d_held_in_out = keep && held > 0;
         d_expect_out = out + n_out * d_nt;
         if (held > 0 && !keep) {
-            std::memcpy(fifo_reserve(held), out + n_out * d_nt,
-                        held * d_nt * sizeof(gr_complex));
-            d_fifo_tail = held;
+            d_fifo.push(out + n_out * d_nt, held);
         }
     } else if (n_out > 0) {
-        std::memcpy(out, d_fifo.data() + d_fifo_head * d_nt,
-                    n_out * d_nt * sizeof(gr_complex));
-        d_fifo_head += n_out;
-        if (d_fifo_head == d_fifo_tail) d_fifo_head = d_fifo_tail = 0;
+        d_fifo.pop(out, n_out);
     }
     d_released += n_out;
 

@@ -12,6 +12,7 @@
 #define INCLUDED_TRANSIENT_SPIIR_BANK_IMPL_H
 
 #include "block_util.h"
+#include "held_stream.h"
 #include <gnuradio/gr_complex.h>
 #include <gnuradio/transient/spiir_bank_cc.h>
 #include <gnuradio/transient/spiir_bank_fc.h>
@@ -67,12 +68,6 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
   private:
     using input_t = typename std::conditional<Complex, gr_complex, float>::type;
 
-    // A trigger whose output item has not been released yet.
-    struct pending_tag {
-        uint64_t offset; // absolute output offset of the peak
-        pmt::pmt_t value;
-    };
-
     const char *d_name;
     tr_spiir *d_q;
     tr_spiir_triggers *d_trig;
@@ -96,18 +91,15 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     uint64_t d_released; // items written to the output since start()
 
     // SNR vectors computed but not released: items d_released, d_released + 1,
-    // ... at d_fifo[d_fifo_head * d_nt ...), up to d_fifo_tail (in items).
-    std::vector<gr_complex> d_fifo;
-    size_t d_fifo_head;
-    size_t d_fifo_tail;
+    // ... (d_nt values each).
+    detail::held_fifo<gr_complex> d_fifo;
     bool d_held_in_out;             // the unreleased items are at out[0, ...) instead
     bool d_hold_allowed;            // GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER is not "0"
     const gr_complex *d_expect_out; // where the next call's output starts
 
     std::vector<tr_spiir_trigger> d_found; // trigger output buffer
-    std::vector<pending_tag> d_tags;       // triggers waiting for their item
-    size_t d_tags_head;
-    std::vector<pmt::pmt_t> d_batch; // dicts of the current detects message
+    detail::pending_tags d_tags;           // triggers waiting for their item
+    detail::message_batch d_batch;         // dicts of the current detects message
 
     const pmt::pmt_t d_port;
     const pmt::pmt_t d_key_trigger;
@@ -119,17 +111,13 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     const pmt::pmt_t d_key_sample;
     std::vector<pmt::pmt_t> d_template_entry; // (template . index) per template
 
-    size_t fifo_count() const { return d_fifo_tail - d_fifo_head; }
-    gr_complex *fifo_reserve(size_t n);
     void reset_stream();
     void run_core(const input_t *x, size_t n, gr_complex *dst);
     void core_call(const input_t *x, size_t n, gr_complex *dst);
     void scan_triggers(const gr_complex *z, size_t n);
     void take_triggers(const tr_spiir_trigger *t, size_t n);
     void flush_triggers();
-    void attach_tags(uint64_t end);
     void publish_batch();
-    bool input_finished(int ninput) const;
     bool hold_in_output() const;
     [[noreturn]] void fail(tr_status st, const char *what) const;
 

@@ -143,6 +143,21 @@ int64_t tr_candidates_closed(const tr_candidates *q);
  */
 uint64_t tr_candidates_horizon(const tr_candidates *q);
 
+/*
+ * The boxcar search's output (tr_boxcar_process or tr_boxcar_flush) of the
+ * search positions position .. position + n - 1 (>= 0) given to the
+ * clustering, with the S/N of every channel whose statistics are still
+ * warming up (tr_boxcar_norm_ready of the search's normalisation says 0) at
+ * -inf, so that the warm-up never yields events. Call it after the search
+ * call that wrote the values (the statistics of older windows are dropped).
+ * The search must have the clustering's nchan. FIXED normalisation passes
+ * the values through unchanged.
+ */
+struct tr_boxcar;
+tr_status tr_boxcar_candidates_process(tr_candidates *c, const struct tr_boxcar *q,
+                                       uint64_t position, const float *snr,
+                                       const int32_t *width, size_t n);
+
 size_t tr_candidates_pending(const tr_candidates *q);   /* queued, not yet read */
 size_t tr_candidates_open(const tr_candidates *q);      /* events still growing */
 int64_t tr_candidates_position(const tr_candidates *q); /* next input position */

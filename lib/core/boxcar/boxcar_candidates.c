@@ -1,0 +1,69 @@
+/*
+ * The boxcar search output given to the clustering with the warm-up masked:
+ * values of a channel whose statistics were not measured yet (the warm-up
+ * S/N uses init_sigma, not the data's noise) must never become events.
+ */
+#include <transient/boxcar.h>
+#include <transient/boxcar_norm.h>
+#include <transient/candidates.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Gives len positions that hold at least one warming-up channel, with the
+ * S/N of those channels at -inf (below every finite threshold). */
+static tr_status process_masked(tr_candidates *c, const tr_boxcar_norm *norm, uint64_t p,
+                                uint32_t nchan, const float *snr, const int32_t *width,
+                                size_t len)
+{
+    const size_t nvals = len * nchan;
+    float *masked = malloc(nvals * sizeof *masked);
+    if (!masked) return TR_ERR_NOMEM;
+    memcpy(masked, snr, nvals * sizeof *masked);
+    for (uint32_t ch = 0; ch < nchan; ch++) {
+        if (tr_boxcar_norm_ready(norm, p, ch)) continue;
+        for (size_t j = 0; j < len; j++)
+            masked[j * nchan + ch] = -INFINITY;
+    }
+    const tr_status st = tr_candidates_process(c, masked, width, len);
+    free(masked);
+    return st;
+}
+
+tr_status tr_boxcar_candidates_process(tr_candidates *c, const struct tr_boxcar *q,
+                                       uint64_t position, const float *snr,
+                                       const int32_t *width, size_t n)
+{
+    if (!c || !q) return TR_ERR_INVALID;
+    const tr_boxcar_norm *norm = tr_boxcar_get_norm(q);
+    const uint32_t W = tr_boxcar_norm_window(norm);
+    /* FIXED mode measures nothing: every value counts as it is. */
+    if (W == 0 || n == 0) return tr_candidates_process(c, snr, width, n);
+    const uint32_t nchan = tr_boxcar_nchan(q);
+
+    /* Readiness is per statistics window: one look per window piece. Runs of
+     * pieces where every channel is ready go to the clustering as they are. */
+    size_t k = 0;
+    size_t run = 0; /* start of the current run of ready positions */
+    while (k < n) {
+        const uint64_t p = position + k;
+        const uint64_t left = W - p % W;
+        const size_t len = (size_t)(n - k < left ? n - k : left);
+        int ready = 1;
+        for (uint32_t ch = 0; ch < nchan && ready; ch++)
+            ready = tr_boxcar_norm_ready(norm, p, ch);
+        if (!ready) {
+            tr_status st = tr_candidates_process(
+                c, snr + run * nchan, width ? width + run * nchan : NULL, k - run);
+            if (st != TR_OK) return st;
+            st = process_masked(c, norm, p, nchan, snr + k * nchan,
+                                width ? width + k * nchan : NULL, len);
+            if (st != TR_OK) return st;
+            run = k + len;
+        }
+        k += len;
+    }
+    return tr_candidates_process(c, snr + run * nchan, width ? width + run * nchan : NULL,
+                                 n - run);
+}
