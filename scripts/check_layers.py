@@ -34,18 +34,6 @@ DETECTORS = ("edges", "boxcar", "spiir", "kalman", "power")
 INCLUDE_ROOTS = ("include", "lib/core", "cuda", "tests/core", "lib", "apps")
 PROGRAMS = ("apps", "bench", "tests")
 
-# Edges the layering forbids but the tree still has, each to be removed when
-# its folder is converted (then delete the line; an entry no longer needed is
-# reported as stale). Printed as "pending", not counted as failures.
-PENDING = {
-    # boxcar_cuda.h exposes the core's plan layout (boxcar_plan.h).
-    ("cuda/boxcar", "lib/core/boxcar"),
-    # boxcar_emu.h (host emulation of the CUDA runtime) uses tr_fail from core_util.h.
-    ("cuda/boxcar", "lib/core/common"),
-    # spiir_cuda.h and spiir_mr_cuda.h take the core's internal bank structs.
-    ("cuda/spiir", "lib/core/spiir"),
-}
-
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
 
@@ -177,17 +165,13 @@ def main():
                     continue
                 edges.setdefault((src, dst), []).append((where, target))
 
-    graph, pending_seen = {}, set()
+    graph = {}
     lines = []
     for (src, dst), uses in sorted(edges.items()):
         bad = [u for u in uses if not allowed(src, dst, u[1])]
         if not bad:
             graph.setdefault(src, set()).add(dst)
             lines.append("ok        %s -> %s (%d)" % (src, dst, len(uses)))
-        elif (src, dst) in PENDING:
-            pending_seen.add((src, dst))
-            lines.append("pending   %s -> %s (%d): %s" %
-                         (src, dst, len(bad), ", ".join(w for w, _ in bad)))
         else:
             graph.setdefault(src, set()).add(dst)
             for where, target in bad:
@@ -195,24 +179,17 @@ def main():
                                 (src, dst, where, target))
     for cycle in find_cycles(graph):
         problems.append("cycle     " + " -> ".join(cycle))
-    for src, dst in sorted(PENDING - pending_seen):
-        lines.append("stale     %s -> %s: no longer included, remove it from PENDING" %
-                     (src, dst))
 
     if args.dot:
         print("digraph layers {")
         for (src, dst) in sorted(edges):
-            style = ' [style=dashed]' if (src, dst) in pending_seen else ""
-            print('  "%s" -> "%s"%s;' % (src, dst, style))
+            print('  "%s" -> "%s";' % (src, dst))
         print("}")
     elif not args.quiet:
         print("\n".join(lines))
-    elif pending_seen:
-        print("\n".join(l for l in lines if l.startswith("pending")))
     for p in problems:
         print(p)
-    print("layers: %d folder edges, %d pending, %d problems" %
-          (len(edges), len(pending_seen), len(problems)))
+    print("layers: %d folder edges, %d problems" % (len(edges), len(problems)))
     return 1 if problems else 0
 
 
