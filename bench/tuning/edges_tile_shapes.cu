@@ -5,7 +5,8 @@
 // device (CUDA events, median of 12 launches), next to the library's launcher
 // and a device-to-device copy of the same bytes. Not part of the build; on a
 // GPU host, from this folder:
-//   nvcc -std=c++17 -arch=sm_90 --fmad=false -O3 -DTR_HAVE_CUDA -I../../include \
+//   nvcc -std=c++17 -arch=sm_90 --fmad=false -O3 -DTR_HAVE_CUDA -I../../lib/core/include
+//   \
 //        -I../../lib/core -I../../cuda edges_tile_shapes.cu
 //        ../../cuda/edges/edges_paper.cu \
 //        ../../cuda/common/cuda_common.cu ../../lib/core/common/common.c -o

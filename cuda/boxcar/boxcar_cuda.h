@@ -10,7 +10,7 @@
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020):
  * PAPER is the paper's GPU design (section 3.1.1 and Algorithm 2 for BoxDIT,
  * section 3.2.1 and Algorithms 4-5 for IGRID); FAST is our own exact design.
- * Both evaluate exactly the plan's boxcars (include/transient/boxcar.h), the
+ * Both evaluate exactly the plan's boxcars (<transient/boxcar.h>), the
  * nominal set, nothing more.
  *
  * What the caller (lib/core/boxcar/boxcar.c) provides and can rely on

@@ -5,7 +5,7 @@
  * IGRID steps, boxcar_paper.cuh), plus the FAST benchmark knobs.
  *
  * Both variants evaluate exactly the plan's boxcars (the nominal set of
- * include/transient/boxcar.h) and give Y = the best S/N of the boxcars that
+ * <transient/boxcar.h>) and give Y = the best S/N of the boxcars that
  * start at a position, W = its width, first in evaluation order on ties
  * (strict > in the order stage, then width).
  */

@@ -1,5 +1,5 @@
 /*
- * The fields of a boxcar plan (include/transient/boxcar.h says what a plan
+ * The fields of a boxcar plan (<transient/boxcar.h> says what a plan
  * means): the plain struct behind the public tr_boxcar_plan. Owned by the
  * CUDA launcher interface (boxcar_cuda.h), which reads plans as they are; the
  * core builds them (lib/core/boxcar/boxcar_plan.h) and its CPU variants read

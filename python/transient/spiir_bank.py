@@ -3,7 +3,7 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""SPIIR filter banks in Python: the bank of include/transient/spiir.h and its
+"""SPIIR filter banks in Python: the bank of <transient/spiir.h> and its
 binary file format (docs/spiir.md), with numpy only.
 
 A bank holds templates; each template is a structured array of FILTER_DTYPE

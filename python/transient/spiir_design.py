@@ -59,7 +59,7 @@ __all__ = [
 
 MSUN_S = 4.925490947641267e-06  # G M_sun / c^3 in seconds
 # Passband edge of the multirate resamplers, as a fraction of the rate a filter
-# runs at (TR_SPIIR_MR_PASSBAND of include/transient/spiir.h).
+# runs at (TR_SPIIR_MR_PASSBAND of <transient/spiir.h>).
 MR_PASSBAND = 0.4
 # A level-L filter of delay d makes the multirate output lag by
 # max(0, MR_LAG_PER_STEP (2^L - 1) - d) full-rate samples (tr_spiir_latency:

@@ -248,7 +248,7 @@ class qa_spiir_design(unittest.TestCase):
             same = SpiirBank.load(path)
         self.assertEqual(same, bank)
         self.assertEqual(same.dt, 1 / 1024)
-        # The layout of include/transient/spiir.h, field by field.
+        # The layout of <transient/spiir.h>, field by field.
         nt = bank.ntemplates
         total = int(bank.counts.sum())
         self.assertEqual(len(data), 24 + 4 * nt + 40 * total)

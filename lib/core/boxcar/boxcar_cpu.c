@@ -31,7 +31,7 @@
  * while a start that may still use them has not been evaluated.
  *
  * Precision against the double reference: see TR_BOXCAR_FAST_TOL in
- * include/transient/boxcar.h.
+ * <transient/boxcar.h>.
  */
 #include "boxcar/boxcar_variants.h"
 

@@ -1,6 +1,6 @@
 /*
  * Boxcar plans: which boxcars BoxDIT, IGRID and the ideal search evaluate
- * (definitions in include/transient/boxcar.h).
+ * (definitions in <transient/boxcar.h>).
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),

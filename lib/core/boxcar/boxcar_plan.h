@@ -1,5 +1,5 @@
 /*
- * Building a boxcar plan (include/transient/boxcar.h describes what a plan
+ * Building a boxcar plan (<transient/boxcar.h> describes what a plan
  * means). Its fields (struct tr_boxcar_plan) are defined with the CUDA
  * launcher interface that reads them (cuda/boxcar/boxcar_plan_def.h); the
  * search object, its CPU variants and the CUDA backend share them.

@@ -1,7 +1,7 @@
 /*
  * Sensitivity predictor of the boxcar search: eqs. 22-31 of Appendix A, the
  * losses of eqs. 8 and 9, the cumulative mean of eq. 19, and the exact
- * extremes of the noise-free model (include/transient/boxcar_predict.h).
+ * extremes of the noise-free model (<transient/boxcar_predict.h>).
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020).

@@ -1,6 +1,6 @@
 /*
  * Streaming friends-of-friends clustering of boxcar search peaks into events
- * (include/transient/candidates.h describes the rules).
+ * (<transient/candidates.h> describes the rules).
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),

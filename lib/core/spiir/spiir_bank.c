@@ -1,6 +1,6 @@
 /*
  * SPIIR filter bank: construction with validation, deep copy, accessors and
- * the little-endian bank file format (include/transient/spiir.h, docs/spiir.md).
+ * the little-endian bank file format (<transient/spiir.h>, docs/spiir.md).
  *
  * Every bank that exists has passed validate_filter(), so the variants may rely
  * on |a1| < 1, finite coefficients and 0 <= delay <= TR_SPIIR_MAX_DELAY.

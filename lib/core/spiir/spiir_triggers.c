@@ -1,6 +1,6 @@
 /*
  * Triggers of a SPIIR filter bank: peaks of |SNR| over a threshold, clustered
- * per template (include/transient/spiir_triggers.h has the definition).
+ * per template (<transient/spiir_triggers.h> has the definition).
  *
  * Paper: X. Guo, Q. Chu, S. K. Chung, Z. Du, L. Wen, "Acceleration of
  * low-latency gravitational wave searches using Maxwell-microarchitecture GPUs"

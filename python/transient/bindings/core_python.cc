@@ -755,7 +755,7 @@ py::dtype candidate_dtype()
                        {"truncated", "<i4"}});
 }
 
-// Friends-of-friends clustering of whole search outputs (include/transient/candidates.h).
+// Friends-of-friends clustering of whole search outputs (<transient/candidates.h>).
 py::array boxcar_candidates(const float_array &snr, const py::object &width,
                             float threshold, uint32_t link_time, uint32_t link_chan,
                             double link_width, int64_t start_position, uint64_t max_span)
@@ -846,7 +846,7 @@ void bind_core(py::module &m)
           py::arg("high"), py::arg("backend") = "cpu", py::arg("variant") = "fast",
           R"doc(
 Locate the transitions of x (1-D, converted to float32) with fixed reference
-levels low < mid < high, per IEEE Std 181 (see include/transient/edges.h).
+levels low < mid < high, per IEEE Std 181 (see <transient/edges.h>).
 
 backend: 'cpu', 'cuda' or 'auto'; variant: 'fast', 'reference' (CPU) or
 'paper' (CUDA).
@@ -882,7 +882,7 @@ start, width, period, duty (float64; NaN where undefined) and polarity (int32,
           py::arg("variant") = "fast",
           R"doc(
 Filter x (1-D; real -> float32, complex -> complex64) with a SPIIR bank given
-as flat arrays (see include/transient/spiir.h): a1, b0 (complex), delay and
+as flat arrays (see <transient/spiir.h>): a1, b0 (complex), delay and
 level (integers; level None or empty = all 0), counts[t] filters of template
 t, and the sampling interval dt. SpiirBank.arrays() of
 gnuradio.transient.spiir_bank gives (a1, b0, delay, level, counts).
@@ -903,7 +903,7 @@ Raises ValueError for an invalid bank, RuntimeError if the backend fails.)doc");
           R"doc(
 Triggers of an SNR array (samples x templates, as spiir_filter returns it):
 per template, the peak of every cluster of |SNR| > threshold, a cluster ending
-window samples after its peak (include/transient/spiir_triggers.h); open
+window samples after its peak (<transient/spiir_triggers.h>); open
 clusters at the end are included.
 
 Returns a numpy structured array with fields sample (int64, peak index), peak
@@ -915,7 +915,7 @@ and im (float32, z at the peak), in the order they are decided.)doc");
           py::arg("widths") = std::vector<int>{32, 16, 16, 16, 8}, py::arg("depth") = 1,
           py::arg("layers") = 0,
           R"doc(
-The boxcars a search configuration evaluates (include/transient/boxcar.h).
+The boxcars a search configuration evaluates (<transient/boxcar.h>).
 
 algorithm: 'boxdit', 'igrid' or 'ideal'; max_width: widest pulse searched;
 widths: BoxDIT per-iteration maximum widths (even, the last repeats); depth,
@@ -932,7 +932,7 @@ an invalid configuration.)doc");
           py::arg("widths") = std::vector<int>{32, 16, 16, 16, 8}, py::arg("depth") = 1,
           py::arg("layers") = 0, py::arg("smax") = 0, py::arg("exact") = false,
           R"doc(
-Predicted sensitivity of a search configuration (include/transient/boxcar_predict.h,
+Predicted sensitivity of a search configuration (<transient/boxcar_predict.h>,
 paper Appendix A) for rectangular pulses of width S = 1 .. smax (0: L_end),
 relative to the true S/N (C = 1):
 
@@ -982,7 +982,7 @@ invalid arguments, RuntimeError if the backend fails.)doc");
           py::arg("link_time") = 0, py::arg("link_chan") = 1, py::arg("link_width") = 0.0,
           py::arg("start_position") = 0, py::arg("max_span") = 0,
           R"doc(
-Candidates of a whole search output (include/transient/candidates.h): the
+Candidates of a whole search output (<transient/candidates.h>): the
 values of snr (shape (n,) or (n, nchan), e.g. from boxcar_search) at or above
 threshold, clustered by friends-of-friends into events. Two peaks are friends
 when the gap between their boxcars [p, p + width) is at most link_time

@@ -1,5 +1,5 @@
 /*
- * Tests of the boxcar single-pulse search (include/transient/boxcar.h).
+ * Tests of the boxcar single-pulse search (<transient/boxcar.h>).
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020).

@@ -1,6 +1,6 @@
 /*
  * GPU tests of the CUDA boxcar search (cuda/boxcar/) through the
- * public API (include/transient/boxcar.h). Exit 77 (skipped) when no GPU is
+ * public API (<transient/boxcar.h>). Exit 77 (skipped) when no GPU is
  * usable.
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for

@@ -1,5 +1,5 @@
 /*
- * Tests of the SPIIR trigger clustering (include/transient/spiir_triggers.h):
+ * Tests of the SPIIR trigger clustering (<transient/spiir_triggers.h>):
  * against an offline statement of the definition on random SNR streams with
  * random chunkings (1 included) and small output buffers, the peak
  * interpolation, non-finite values, threshold changes and invalid arguments;

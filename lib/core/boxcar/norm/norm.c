@@ -1,6 +1,6 @@
 /*
  * S/N normalisation of the boxcar search: the object (configuration, state,
- * queries). The policy is described in include/transient/boxcar_norm.h.
+ * queries). The policy is described in <transient/boxcar_norm.h>.
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),

@@ -11,7 +11,7 @@
  *   Input x[p], p = 0, 1, ... absolute 64-bit positions, per channel. The
  *   boxcar (p, L) is X_L[p] = sum_{j=0}^{L-1} x[p+j] (eq. 2: it STARTS at p);
  *   its S/N is (X_L[p] - mu_L) / sigma_L (eq. 4), mu_L and sigma_L from the
- *   normalisation (include/transient/boxcar_norm.h) in effect for the window
+ *   normalisation (<transient/boxcar_norm.h>) in effect for the window
  *   that contains p. An algorithm is a set of evaluated boxcars, described by
  *   a plan: a list of stages; stage i evaluates the boxcars that start at every
  *   absolute position that is a multiple of its stride s_i, with the widths
