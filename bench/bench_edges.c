@@ -351,16 +351,9 @@ int edges_bench_main(int argc, char **argv)
         } else if (strcmp(a, "--ref-samples") == 0 && bench_parse_size(v, &z) == 0 &&
                    z > 0) {
             o.ref_samples = z, i++;
-        } else if (strcmp(a, "--repeat") == 0 && bench_parse_size(v, &z) == 0 && z >= 1 &&
-                   z < BENCH_MAX_REPEAT) {
-            o.repeat = (int)z, i++;
-        } else if (strcmp(a, "--seed") == 0 && bench_parse_size(v, &z) == 0) {
-            o.seed = (uint64_t)z, i++;
-        } else if (strcmp(a, "--device") == 0 && bench_parse_size(v, &z) == 0 &&
-                   z < 1024) {
-            o.device = (int)z, i++;
-        } else if (strcmp(a, "--batch") == 0 && bench_parse_size(v, &z) == 0 && z > 0) {
-            o.batch = z, i++;
+        } else if (bench_parse_run_option(a, v, &o.repeat, &o.seed, &o.device,
+                                          &o.batch)) {
+            i++;
         } else if (strcmp(a, "--drops") == 0) {
             o.drops = atof(v), i++;
         } else if (strcmp(a, "--variants") == 0) {

@@ -550,16 +550,9 @@ int spiir_bench_main(int argc, char **argv)
         } else if (strcmp(a, "--max-delay") == 0 && bench_parse_size(v, &z) == 0 &&
                    z <= TR_SPIIR_MAX_DELAY) {
             o.max_delay = (int32_t)z, i++;
-        } else if (strcmp(a, "--repeat") == 0 && bench_parse_size(v, &z) == 0 && z >= 1 &&
-                   z < BENCH_MAX_REPEAT) {
-            o.repeat = (int)z, i++;
-        } else if (strcmp(a, "--seed") == 0 && bench_parse_size(v, &z) == 0) {
-            o.seed = (uint64_t)z, i++;
-        } else if (strcmp(a, "--device") == 0 && bench_parse_size(v, &z) == 0 &&
-                   z < 1024) {
-            o.device = (int)z, i++;
-        } else if (strcmp(a, "--batch") == 0 && bench_parse_size(v, &z) == 0 && z > 0) {
-            o.batch = z, i++;
+        } else if (bench_parse_run_option(a, v, &o.repeat, &o.seed, &o.device,
+                                          &o.batch)) {
+            i++;
         } else if (strcmp(a, "--variants") == 0) {
             i++;
             o.explicit_variants = 1;
@@ -593,24 +586,11 @@ int spiir_bench_main(int argc, char **argv)
     }
     const char *fma_how = "scalar";
     const double cpu_fma = bh_host_fma_rate(&fma_how);
-    double gpu_fma = 0.0;
+    double gpu_fma;
     tr_bench_device_info info;
-    memset(&info, 0, sizeof info);
-    if (have_cuda) {
-        tr_status s = tr_bench_device_info_get(o.device, &info);
-        if (s == TR_OK) s = tr_bench_device_fma_rate(o.device, 10, &gpu_fma);
-        if (s != TR_OK) {
-            fprintf(stderr, "transient-bench: device measurements failed: %s\n",
-                    tr_bench_last_error());
-            return 1;
-        }
-    }
+    if (bench_device_fma(have_cuda, o.device, &info, &gpu_fma) != 0) return 1;
     if (o.json) {
-        bh_json_escape(esc, sizeof esc, cpu_name);
-        printf("{\"type\":\"env\",\"detector\":\"spiir\",\"library_version\":\"%s\","
-               "\"cuda_compiled\":%d,\"cpu_model\":\"%s\",\"host_fma_1core_flops\":%.6g,"
-               "\"host_fma_kind\":\"%s\",",
-               tr_version(), tr_cuda_compiled(), esc, cpu_fma, fma_how);
+        bench_json_env_head("spiir", cpu_name, cpu_fma, fma_how);
         if (have_cuda) {
             bh_json_escape(esc, sizeof esc, info.name);
             printf(
