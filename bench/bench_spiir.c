@@ -63,20 +63,43 @@ static double spiir_uniform(spiir_rng *r)
     return (double)(spiir_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* Room for nt templates of nf filters each, counts[] set to nf; 0, or -1
+ * with err set. */
+static int spiir_bank_alloc(uint32_t nt, uint32_t nf, tr_spiir_filter **f,
+                            uint32_t **counts, tr_error *err)
+{
+    *f = malloc((size_t)nt * nf * sizeof **f);
+    *counts = malloc((size_t)nt * sizeof **counts);
+    if (!*f || !*counts) {
+        snprintf(err->message, sizeof err->message, "out of memory for the bank");
+        free(*f);
+        free(*counts);
+        return -1;
+    }
+    for (uint32_t t = 0; t < nt; t++)
+        (*counts)[t] = nf;
+    return 0;
+}
+
+/* The bank of the filled filters at the benchmark's rate; frees f and counts. */
+static tr_spiir_bank *spiir_bank_finish(tr_spiir_filter *f, uint32_t *counts, uint32_t nt,
+                                        tr_error *err)
+{
+    tr_spiir_bank *b = tr_spiir_bank_create(f, counts, nt, 1.0 / SPIIR_RATE, err);
+    free(f);
+    free(counts);
+    return b;
+}
+
 static tr_spiir_bank *spiir_make_bank(uint32_t nt, uint32_t nf, int32_t max_delay,
                                       uint64_t seed, tr_error *err)
 {
     const double pi = 3.14159265358979323846;
-    tr_spiir_filter *f = malloc((size_t)nt * nf * sizeof *f);
-    uint32_t *counts = malloc((size_t)nt * sizeof *counts);
-    tr_spiir_bank *b = NULL;
-    if (!f || !counts) {
-        snprintf(err->message, sizeof err->message, "out of memory for the bank");
-        goto done;
-    }
+    tr_spiir_filter *f;
+    uint32_t *counts;
+    if (spiir_bank_alloc(nt, nf, &f, &counts, err) != 0) return NULL;
     spiir_rng r = {seed * 0x2545f4914f6cdd1dull + 0x5bd1e995};
     for (uint32_t t = 0; t < nt; t++) {
-        counts[t] = nf;
         for (uint32_t l = 0; l < nf; l++) {
             tr_spiir_filter *q = &f[(size_t)t * nf + l];
             const double m = 1.0 - pow(10.0, -2.0 - spiir_uniform(&r));
@@ -92,11 +115,7 @@ static tr_spiir_bank *spiir_make_bank(uint32_t nt, uint32_t nf, int32_t max_dela
             q->level = 0;
         }
     }
-    b = tr_spiir_bank_create(f, counts, nt, 1.0 / SPIIR_RATE, err);
-done:
-    free(f);
-    free(counts);
-    return b;
+    return spiir_bank_finish(f, counts, nt, err);
 }
 
 /* Filters per template at levels 0..6 of the multirate benchmark bank. */
@@ -108,16 +127,11 @@ static tr_spiir_bank *spiir_make_mr_bank(uint32_t nt, uint64_t seed, tr_error *e
     uint32_t nf = 0;
     for (int L = 0; L < 7; L++)
         nf += spiir_mr_counts[L];
-    tr_spiir_filter *f = malloc((size_t)nt * nf * sizeof *f);
-    uint32_t *counts = malloc((size_t)nt * sizeof *counts);
-    tr_spiir_bank *b = NULL;
-    if (!f || !counts) {
-        snprintf(err->message, sizeof err->message, "out of memory for the bank");
-        goto done;
-    }
+    tr_spiir_filter *f;
+    uint32_t *counts;
+    if (spiir_bank_alloc(nt, nf, &f, &counts, err) != 0) return NULL;
     spiir_rng r = {seed * 0x2545f4914f6cdd1dull + 0x9e3779b9};
     for (uint32_t t = 0; t < nt; t++) {
-        counts[t] = nf;
         tr_spiir_filter *q = &f[(size_t)t * nf];
         for (int L = 0; L < 7; L++) {
             const double M = (double)(1 << L);
@@ -136,11 +150,7 @@ static tr_spiir_bank *spiir_make_mr_bank(uint32_t nt, uint64_t seed, tr_error *e
             }
         }
     }
-    b = tr_spiir_bank_create(f, counts, nt, 1.0 / SPIIR_RATE, err);
-done:
-    free(f);
-    free(counts);
-    return b;
+    return spiir_bank_finish(f, counts, nt, err);
 }
 
 typedef struct {
