@@ -375,15 +375,9 @@ int edges_bench_main(int argc, char **argv)
     /* ---- environment ---- */
     char why[256] = "", cpu[256], esc[512];
     bh_cpu_model(cpu, sizeof cpu);
-    const int ndev = tr_cuda_device_count(why, sizeof why);
-    const int have_cuda = ndev > o.device;
-    if (!have_cuda && ndev > 0)
-        snprintf(why, sizeof why, "device %d not present", o.device);
-    if (!have_cuda && o.explicit_variants && (o.want[2] || o.want[3])) {
-        fprintf(stderr, "transient-bench: CUDA variants requested but unavailable: %s\n",
-                why);
-        return 2;
-    }
+    const int have_cuda =
+        bench_cuda_probe(o.device, o.explicit_variants, o.want, why, sizeof why);
+    if (have_cuda < 0) return 2;
     if (!have_cuda) o.want[2] = o.want[3] = 0;
 
     const double host_bw = host_read_bw((size_t)256 << 20, 5);

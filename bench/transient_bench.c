@@ -70,6 +70,20 @@ int bench_parse_run_option(const char *a, const char *v, int *repeat, uint64_t *
     return 1;
 }
 
+int bench_cuda_probe(int device, int explicit_variants, const int want[4], char *why,
+                     size_t why_len)
+{
+    const int ndev = tr_cuda_device_count(why, why_len);
+    const int have_cuda = ndev > device;
+    if (!have_cuda && ndev > 0) snprintf(why, why_len, "device %d not present", device);
+    if (!have_cuda && explicit_variants && (want[2] || want[3])) {
+        fprintf(stderr, "transient-bench: CUDA variants requested but unavailable: %s\n",
+                why);
+        return -1;
+    }
+    return have_cuda;
+}
+
 int bench_device_fma(int have_cuda, int device, tr_bench_device_info *info,
                      double *gpu_fma)
 {

@@ -30,6 +30,12 @@ int bench_parse_variants(const char *v, int want[4]);
 int bench_parse_run_option(const char *a, const char *v, int *repeat, uint64_t *seed,
                            int *device, size_t *batch);
 
+/* Whether CUDA device `device` can run the CUDA variants (1) or not (0, why
+ * says why); -1 after saying so on stderr when --variants named a CUDA
+ * variant (explicit_variants, want[2] or want[3]) that cannot run. */
+int bench_cuda_probe(int device, int explicit_variants, const int want[4], char *why,
+                     size_t why_len);
+
 /* When have_cuda, the device's properties and FP32 FMA rate (zeros otherwise);
  * 0, or 1 after saying on stderr why the measurements failed. */
 int bench_device_fma(int have_cuda, int device, tr_bench_device_info *info,
