@@ -351,16 +351,9 @@ int edges_bench_main(int argc, char **argv)
         } else if (strcmp(a, "--ref-samples") == 0 && bench_parse_size(v, &z) == 0 &&
                    z > 0) {
             o.ref_samples = z, i++;
-        } else if (strcmp(a, "--repeat") == 0 && bench_parse_size(v, &z) == 0 && z >= 1 &&
-                   z < BENCH_MAX_REPEAT) {
-            o.repeat = (int)z, i++;
-        } else if (strcmp(a, "--seed") == 0 && bench_parse_size(v, &z) == 0) {
-            o.seed = (uint64_t)z, i++;
-        } else if (strcmp(a, "--device") == 0 && bench_parse_size(v, &z) == 0 &&
-                   z < 1024) {
-            o.device = (int)z, i++;
-        } else if (strcmp(a, "--batch") == 0 && bench_parse_size(v, &z) == 0 && z > 0) {
-            o.batch = z, i++;
+        } else if (bench_parse_run_option(a, v, &o.repeat, &o.seed, &o.device,
+                                          &o.batch)) {
+            i++;
         } else if (strcmp(a, "--drops") == 0) {
             o.drops = atof(v), i++;
         } else if (strcmp(a, "--variants") == 0) {
@@ -382,15 +375,9 @@ int edges_bench_main(int argc, char **argv)
     /* ---- environment ---- */
     char why[256] = "", cpu[256], esc[512];
     bh_cpu_model(cpu, sizeof cpu);
-    const int ndev = tr_cuda_device_count(why, sizeof why);
-    const int have_cuda = ndev > o.device;
-    if (!have_cuda && ndev > 0)
-        snprintf(why, sizeof why, "device %d not present", o.device);
-    if (!have_cuda && o.explicit_variants && (o.want[2] || o.want[3])) {
-        fprintf(stderr, "transient-bench: CUDA variants requested but unavailable: %s\n",
-                why);
-        return 2;
-    }
+    const int have_cuda =
+        bench_cuda_probe(o.device, o.explicit_variants, o.want, why, sizeof why);
+    if (have_cuda < 0) return 2;
     if (!have_cuda) o.want[2] = o.want[3] = 0;
 
     const double host_bw = host_read_bw((size_t)256 << 20, 5);

@@ -439,24 +439,11 @@ int kalman_bench_main(int argc, char **argv)
     }
     const char *how = "scalar";
     const double cpu_fma = bh_host_fma_rate(&how);
-    double gpu_fma = 0.0;
+    double gpu_fma;
     tr_bench_device_info info;
-    memset(&info, 0, sizeof info);
-    if (have_cuda) {
-        tr_status s = tr_bench_device_info_get(o.device, &info);
-        if (s == TR_OK) s = tr_bench_device_fma_rate(o.device, 10, &gpu_fma);
-        if (s != TR_OK) {
-            fprintf(stderr, "transient-bench: device measurements failed: %s\n",
-                    tr_bench_last_error());
-            return 1;
-        }
-    }
+    if (bench_device_fma(have_cuda, o.device, &info, &gpu_fma) != 0) return 1;
     if (o.json) {
-        bh_json_escape(esc, sizeof esc, cpu_name);
-        printf("{\"type\":\"env\",\"detector\":\"kalman\",\"library_version\":\"%s\","
-               "\"cuda_compiled\":%d,\"cpu_model\":\"%s\",\"host_fma_1core_flops\":%.6g,"
-               "\"host_fma_kind\":\"%s\",",
-               tr_version(), tr_cuda_compiled(), esc, cpu_fma, how);
+        bench_json_env_head("kalman", cpu_name, cpu_fma, how);
         if (have_cuda) {
             bh_json_escape(esc, sizeof esc, info.name);
             printf("\"gpu\":\"%s\",\"compute_capability\":\"%d.%d\",\"sm_count\":%d,"

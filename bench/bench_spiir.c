@@ -63,20 +63,43 @@ static double spiir_uniform(spiir_rng *r)
     return (double)(spiir_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* Room for nt templates of nf filters each, counts[] set to nf; 0, or -1
+ * with err set. */
+static int spiir_bank_alloc(uint32_t nt, uint32_t nf, tr_spiir_filter **f,
+                            uint32_t **counts, tr_error *err)
+{
+    *f = malloc((size_t)nt * nf * sizeof **f);
+    *counts = malloc((size_t)nt * sizeof **counts);
+    if (!*f || !*counts) {
+        snprintf(err->message, sizeof err->message, "out of memory for the bank");
+        free(*f);
+        free(*counts);
+        return -1;
+    }
+    for (uint32_t t = 0; t < nt; t++)
+        (*counts)[t] = nf;
+    return 0;
+}
+
+/* The bank of the filled filters at the benchmark's rate; frees f and counts. */
+static tr_spiir_bank *spiir_bank_finish(tr_spiir_filter *f, uint32_t *counts, uint32_t nt,
+                                        tr_error *err)
+{
+    tr_spiir_bank *b = tr_spiir_bank_create(f, counts, nt, 1.0 / SPIIR_RATE, err);
+    free(f);
+    free(counts);
+    return b;
+}
+
 static tr_spiir_bank *spiir_make_bank(uint32_t nt, uint32_t nf, int32_t max_delay,
                                       uint64_t seed, tr_error *err)
 {
     const double pi = 3.14159265358979323846;
-    tr_spiir_filter *f = malloc((size_t)nt * nf * sizeof *f);
-    uint32_t *counts = malloc((size_t)nt * sizeof *counts);
-    tr_spiir_bank *b = NULL;
-    if (!f || !counts) {
-        snprintf(err->message, sizeof err->message, "out of memory for the bank");
-        goto done;
-    }
+    tr_spiir_filter *f;
+    uint32_t *counts;
+    if (spiir_bank_alloc(nt, nf, &f, &counts, err) != 0) return NULL;
     spiir_rng r = {seed * 0x2545f4914f6cdd1dull + 0x5bd1e995};
     for (uint32_t t = 0; t < nt; t++) {
-        counts[t] = nf;
         for (uint32_t l = 0; l < nf; l++) {
             tr_spiir_filter *q = &f[(size_t)t * nf + l];
             const double m = 1.0 - pow(10.0, -2.0 - spiir_uniform(&r));
@@ -92,11 +115,7 @@ static tr_spiir_bank *spiir_make_bank(uint32_t nt, uint32_t nf, int32_t max_dela
             q->level = 0;
         }
     }
-    b = tr_spiir_bank_create(f, counts, nt, 1.0 / SPIIR_RATE, err);
-done:
-    free(f);
-    free(counts);
-    return b;
+    return spiir_bank_finish(f, counts, nt, err);
 }
 
 /* Filters per template at levels 0..6 of the multirate benchmark bank. */
@@ -108,16 +127,11 @@ static tr_spiir_bank *spiir_make_mr_bank(uint32_t nt, uint64_t seed, tr_error *e
     uint32_t nf = 0;
     for (int L = 0; L < 7; L++)
         nf += spiir_mr_counts[L];
-    tr_spiir_filter *f = malloc((size_t)nt * nf * sizeof *f);
-    uint32_t *counts = malloc((size_t)nt * sizeof *counts);
-    tr_spiir_bank *b = NULL;
-    if (!f || !counts) {
-        snprintf(err->message, sizeof err->message, "out of memory for the bank");
-        goto done;
-    }
+    tr_spiir_filter *f;
+    uint32_t *counts;
+    if (spiir_bank_alloc(nt, nf, &f, &counts, err) != 0) return NULL;
     spiir_rng r = {seed * 0x2545f4914f6cdd1dull + 0x9e3779b9};
     for (uint32_t t = 0; t < nt; t++) {
-        counts[t] = nf;
         tr_spiir_filter *q = &f[(size_t)t * nf];
         for (int L = 0; L < 7; L++) {
             const double M = (double)(1 << L);
@@ -136,11 +150,7 @@ static tr_spiir_bank *spiir_make_mr_bank(uint32_t nt, uint64_t seed, tr_error *e
             }
         }
     }
-    b = tr_spiir_bank_create(f, counts, nt, 1.0 / SPIIR_RATE, err);
-done:
-    free(f);
-    free(counts);
-    return b;
+    return spiir_bank_finish(f, counts, nt, err);
 }
 
 typedef struct {
@@ -550,16 +560,9 @@ int spiir_bench_main(int argc, char **argv)
         } else if (strcmp(a, "--max-delay") == 0 && bench_parse_size(v, &z) == 0 &&
                    z <= TR_SPIIR_MAX_DELAY) {
             o.max_delay = (int32_t)z, i++;
-        } else if (strcmp(a, "--repeat") == 0 && bench_parse_size(v, &z) == 0 && z >= 1 &&
-                   z < BENCH_MAX_REPEAT) {
-            o.repeat = (int)z, i++;
-        } else if (strcmp(a, "--seed") == 0 && bench_parse_size(v, &z) == 0) {
-            o.seed = (uint64_t)z, i++;
-        } else if (strcmp(a, "--device") == 0 && bench_parse_size(v, &z) == 0 &&
-                   z < 1024) {
-            o.device = (int)z, i++;
-        } else if (strcmp(a, "--batch") == 0 && bench_parse_size(v, &z) == 0 && z > 0) {
-            o.batch = z, i++;
+        } else if (bench_parse_run_option(a, v, &o.repeat, &o.seed, &o.device,
+                                          &o.batch)) {
+            i++;
         } else if (strcmp(a, "--variants") == 0) {
             i++;
             o.explicit_variants = 1;
@@ -582,35 +585,16 @@ int spiir_bench_main(int argc, char **argv)
 
     char why[256] = "", cpu_name[256], esc[512];
     bh_cpu_model(cpu_name, sizeof cpu_name);
-    const int ndev = tr_cuda_device_count(why, sizeof why);
-    const int have_cuda = ndev > o.device;
-    if (!have_cuda && ndev > 0)
-        snprintf(why, sizeof why, "device %d not present", o.device);
-    if (!have_cuda && o.explicit_variants && (o.want[2] || o.want[3])) {
-        fprintf(stderr, "transient-bench: CUDA variants requested but unavailable: %s\n",
-                why);
-        return 2;
-    }
+    const int have_cuda =
+        bench_cuda_probe(o.device, o.explicit_variants, o.want, why, sizeof why);
+    if (have_cuda < 0) return 2;
     const char *fma_how = "scalar";
     const double cpu_fma = bh_host_fma_rate(&fma_how);
-    double gpu_fma = 0.0;
+    double gpu_fma;
     tr_bench_device_info info;
-    memset(&info, 0, sizeof info);
-    if (have_cuda) {
-        tr_status s = tr_bench_device_info_get(o.device, &info);
-        if (s == TR_OK) s = tr_bench_device_fma_rate(o.device, 10, &gpu_fma);
-        if (s != TR_OK) {
-            fprintf(stderr, "transient-bench: device measurements failed: %s\n",
-                    tr_bench_last_error());
-            return 1;
-        }
-    }
+    if (bench_device_fma(have_cuda, o.device, &info, &gpu_fma) != 0) return 1;
     if (o.json) {
-        bh_json_escape(esc, sizeof esc, cpu_name);
-        printf("{\"type\":\"env\",\"detector\":\"spiir\",\"library_version\":\"%s\","
-               "\"cuda_compiled\":%d,\"cpu_model\":\"%s\",\"host_fma_1core_flops\":%.6g,"
-               "\"host_fma_kind\":\"%s\",",
-               tr_version(), tr_cuda_compiled(), esc, cpu_fma, fma_how);
+        bench_json_env_head("spiir", cpu_name, cpu_fma, fma_how);
         if (have_cuda) {
             bh_json_escape(esc, sizeof esc, info.name);
             printf(

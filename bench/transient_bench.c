@@ -13,6 +13,10 @@
  */
 #include "transient_bench.h"
 
+#include "bench_host.h"
+
+#include <transient/common.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +50,65 @@ int bench_parse_variants(const char *v, int want[4])
         }
     }
     return 0;
+}
+
+int bench_parse_run_option(const char *a, const char *v, int *repeat, uint64_t *seed,
+                           int *device, size_t *batch)
+{
+    size_t z;
+    if (bench_parse_size(v, &z) != 0) return 0;
+    if (strcmp(a, "--repeat") == 0 && z >= 1 && z < BENCH_MAX_REPEAT)
+        *repeat = (int)z;
+    else if (strcmp(a, "--seed") == 0)
+        *seed = (uint64_t)z;
+    else if (strcmp(a, "--device") == 0 && z < 1024)
+        *device = (int)z;
+    else if (strcmp(a, "--batch") == 0 && z > 0)
+        *batch = z;
+    else
+        return 0;
+    return 1;
+}
+
+int bench_cuda_probe(int device, int explicit_variants, const int want[4], char *why,
+                     size_t why_len)
+{
+    const int ndev = tr_cuda_device_count(why, why_len);
+    const int have_cuda = ndev > device;
+    if (!have_cuda && ndev > 0) snprintf(why, why_len, "device %d not present", device);
+    if (!have_cuda && explicit_variants && (want[2] || want[3])) {
+        fprintf(stderr, "transient-bench: CUDA variants requested but unavailable: %s\n",
+                why);
+        return -1;
+    }
+    return have_cuda;
+}
+
+int bench_device_fma(int have_cuda, int device, tr_bench_device_info *info,
+                     double *gpu_fma)
+{
+    *gpu_fma = 0.0;
+    memset(info, 0, sizeof *info);
+    if (!have_cuda) return 0;
+    tr_status s = tr_bench_device_info_get(device, info);
+    if (s == TR_OK) s = tr_bench_device_fma_rate(device, 10, gpu_fma);
+    if (s != TR_OK) {
+        fprintf(stderr, "transient-bench: device measurements failed: %s\n",
+                tr_bench_last_error());
+        return 1;
+    }
+    return 0;
+}
+
+void bench_json_env_head(const char *detector, const char *cpu_name, double cpu_fma,
+                         const char *fma_kind)
+{
+    char esc[512];
+    bh_json_escape(esc, sizeof esc, cpu_name);
+    printf("{\"type\":\"env\",\"detector\":\"%s\",\"library_version\":\"%s\","
+           "\"cuda_compiled\":%d,\"cpu_model\":\"%s\",\"host_fma_1core_flops\":%.6g,"
+           "\"host_fma_kind\":\"%s\",",
+           detector, tr_version(), tr_cuda_compiled(), esc, cpu_fma, fma_kind);
 }
 
 static int g_failed;

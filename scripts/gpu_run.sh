@@ -19,60 +19,21 @@
 set -uo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=gpu_common.sh
+. "$SRC/scripts/gpu_common.sh"
 BUILD=${TR_BUILD:-$SRC/build-gpu}
 RESULTS=${OUT:-$SRC/bench/results}
-ARCH=${TR_CUDA_ARCHITECTURES:-90}
-JOBS=$(nproc 2>/dev/null || echo 4)
-mkdir -p "$RESULTS"
-ENV_TXT=$RESULTS/env.txt
-: >"$ENV_TXT"
-failed=()
+CUDA_ARCH=${TR_CUDA_ARCHITECTURES:-90}
+gpu_init "$RESULTS"
 t_start=$(date +%s)
 
-say() { printf '== %s\n' "$*"; }
-
-# Run a step under a time limit, recording its exact command line.
-step() {
-    local name=$1 limit=$2 log=$3
-    shift 3
-    printf '%s (limit %ss): %s\n' "$name" "$limit" "$*" >>"$ENV_TXT"
-    say "$name"
-    local t0=$SECONDS
-    timeout --kill-after=10 "$limit" "$@" >>"$log" 2>&1
-    local rc=$?
-    printf '   %s: exit %d after %ds\n' "$name" "$rc" $((SECONDS - t0)) | tee -a "$ENV_TXT"
-    [ "$rc" -eq 0 ] || failed+=("$name (exit $rc)")
-    return "$rc"
-}
-
 # ---- environment ----------------------------------------------------------
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-{
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "host: $(uname -srm), $JOBS cores"
-    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-    echo "gpu (nvidia-smi): $(nvidia-smi --query-gpu=index,name,driver_version,memory.total \
-        --format=csv,noheader 2>&1 | paste -sd ';' -)"
-    echo "nvcc: $("$NVCC" --version 2>&1 | grep -m1 release)"
-    echo "cmake: $(cmake --version 2>&1 | head -n1)"
-    echo "ninja: $(ninja --version 2>&1)"
-    echo "python3: $(python3 --version 2>&1)"
-    echo "source: $SRC ($(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo 'no git'))"
-    echo "commands:"
-} >>"$ENV_TXT"
-cat "$ENV_TXT"
+env_header date host cpu gpu:index,name,driver_version,memory.total nvcc cmake ninja \
+    python3 source
 
 # ---- build ------------------------------------------------------------------
 rm -rf "$BUILD"
-step configure 120 "$RESULTS/build.log" \
-    cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DENABLE_GNURADIO=OFF -DENABLE_PYTHON=OFF -DENABLE_CUDA=ON \
-    -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" &&
-    step build 240 "$RESULTS/build.log" cmake --build "$BUILD" -j "$JOBS"
-built=$?
-if [ "$built" -ne 0 ]; then
-    tail -n 40 "$RESULTS/build.log"
-fi
+build_core "$RESULTS/build.log" 120 240 40
 
 # ---- tests ------------------------------------------------------------------
 if [ "$built" -eq 0 ]; then
@@ -191,10 +152,6 @@ EOF
         cat "$RESULTS"/bench_edges*.jsonl "$RESULTS"/bench_spiir.jsonl
     fi
     echo "elapsed: $(($(date +%s) - t_start)) s"
-    if [ "${#failed[@]}" -eq 0 ]; then
-        echo "result: all steps passed"
-    else
-        echo "result: FAILED: ${failed[*]}"
-    fi
+    print_result
 } 2>&1 | tee "$RESULTS/summary.txt"
 [ "${#failed[@]}" -eq 0 ]

@@ -12,48 +12,19 @@
 # (whole batches per thread for small banks too).
 set -uo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=gpu_common.sh
+. "$SRC/scripts/gpu_common.sh"
+STEP_KILL_AFTER=5
 BUILD=${TR_BUILD:-/tmp/build-spiir}
 RESULTS=${OUT:-$SRC/bench/results}
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 SWEEP=${SWEEP:-1}
 NCU=${NCU:-1}
-mkdir -p "$RESULTS"
-ENV_TXT=$RESULTS/env.txt
+gpu_init "$RESULTS"
 JSON=$RESULTS/bench_spiir.jsonl
-: >"$ENV_TXT"
 : >"$JSON"
-failed=()
-step() {
-    local name=$1 limit=$2 log=$3
-    shift 3
-    printf '%s (limit %ss): %s\n' "$name" "$limit" "$*" >>"$ENV_TXT"
-    echo "== $name"
-    local t0=$SECONDS
-    timeout --kill-after=5 "$limit" "$@" >>"$log" 2>&1
-    local rc=$?
-    printf '   %s: exit %d after %ds\n' "$name" "$rc" $((SECONDS - t0)) | tee -a "$ENV_TXT"
-    [ "$rc" -eq 0 ] || failed+=("$name (exit $rc)")
-    return "$rc"
-}
-{
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "host: $(uname -srm), $(nproc) cores"
-    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-    echo "gpu (nvidia-smi): $(nvidia-smi --query-gpu=index,name,driver_version,memory.total \
-        --format=csv,noheader 2>&1 | paste -sd ';' -)"
-    echo "nvcc: $("$NVCC" --version 2>&1 | grep -m1 release)"
-    echo "commands:"
-} >>"$ENV_TXT"
-cat "$ENV_TXT"
-step configure 60 "$RESULTS/ctest.log" \
-    cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DENABLE_GNURADIO=OFF -DENABLE_PYTHON=OFF -DENABLE_CUDA=ON \
-    -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=90 &&
-    step build 150 "$RESULTS/ctest.log" cmake --build "$BUILD" -j "$(nproc)" \
-        --target transient test_spiir test_spiir_multirate test_spiir_triggers \
-        transient-bench
-built=$?
-[ "$built" -eq 0 ] || tail -n 40 "$RESULTS/ctest.log"
+env_header date host cpu gpu:index,name,driver_version,memory.total nvcc
+build_core "$RESULTS/ctest.log" 60 150 40 transient test_spiir test_spiir_multirate \
+    test_spiir_triggers transient-bench
 BENCH=$BUILD/bench/transient-bench
 bench() { # tag limit args...
     local tag=$1 limit=$2
@@ -148,7 +119,6 @@ for l in open(sys.argv[1]):
     elif r.get("type") == "check":
         print(f"{tag:<40} check ok={r['ok']} {r['detail']}")
 PY
-    if [ "${#failed[@]}" -eq 0 ]; then echo "result: all steps passed"; else
-        echo "result: FAILED: ${failed[*]}"; fi
+    print_result
 } 2>&1 | tee "$RESULTS/summary.txt"
 [ "${#failed[@]}" -eq 0 ]

@@ -7,43 +7,14 @@
 # bench.log, sanitizer.log, summary.txt. Exit 0 when every step passed.
 set -uo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=gpu_common.sh
+. "$SRC/scripts/gpu_common.sh"
 BUILD=${TR_BUILD:-$SRC/build-gpu}
 RESULTS=${OUT:-$SRC/bench/results}
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-mkdir -p "$RESULTS"
-ENV_TXT=$RESULTS/env.txt
-: >"$ENV_TXT"
-failed=()
-step() {
-    local name=$1 limit=$2 log=$3
-    shift 3
-    printf '%s (limit %ss): %s\n' "$name" "$limit" "$*" >>"$ENV_TXT"
-    echo "== $name"
-    local t0=$SECONDS
-    timeout --kill-after=10 "$limit" "$@" >>"$log" 2>&1
-    local rc=$?
-    printf '   %s: exit %d after %ds\n' "$name" "$rc" $((SECONDS - t0)) | tee -a "$ENV_TXT"
-    [ "$rc" -eq 0 ] || failed+=("$name (exit $rc)")
-    return "$rc"
-}
-{
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "host: $(uname -srm), $(nproc) cores"
-    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-    echo "gpu (nvidia-smi): $(nvidia-smi --query-gpu=index,name,driver_version,memory.total \
-        --format=csv,noheader 2>&1 | paste -sd ';' -)"
-    echo "nvcc: $("$NVCC" --version 2>&1 | grep -m1 release)"
-    echo "commands:"
-} >>"$ENV_TXT"
-cat "$ENV_TXT"
-step configure 90 "$RESULTS/build.log" \
-    cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DENABLE_GNURADIO=OFF -DENABLE_PYTHON=OFF -DENABLE_CUDA=ON \
-    -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=90 &&
-    step build 200 "$RESULTS/build.log" cmake --build "$BUILD" -j "$(nproc)" \
-        --target transient test_spiir test_spiir_multirate transient-bench
-built=$?
-[ "$built" -eq 0 ] || tail -n 40 "$RESULTS/build.log"
+gpu_init "$RESULTS"
+env_header date host cpu gpu:index,name,driver_version,memory.total nvcc
+build_core "$RESULTS/build.log" 90 200 40 transient test_spiir test_spiir_multirate \
+    transient-bench
 BENCH=$BUILD/bench/transient-bench
 if [ "$built" -eq 0 ]; then
     step "ctest spiir" 150 "$RESULTS/ctest.log" \
@@ -84,7 +55,6 @@ for l in open(sys.argv[1]):
     else:
         print(l.strip())
 PY
-    if [ "${#failed[@]}" -eq 0 ]; then echo "result: all steps passed"; else
-        echo "result: FAILED: ${failed[*]}"; fi
+    print_result
 } 2>&1 | tee "$RESULTS/summary.txt"
 [ "${#failed[@]}" -eq 0 ]

@@ -21,50 +21,18 @@
 set -uo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=../../scripts/gpu_common.sh
+. "$SRC/scripts/gpu_common.sh"
 BUILD=${TR_BUILD:-$SRC/build-gpu}
 RESULTS=${OUT:-$SRC/bench/results/boxcar-latest}
-JOBS=$(nproc 2>/dev/null || echo 4)
-mkdir -p "$RESULTS"
-ENV_TXT=$RESULTS/env.txt
-: >"$ENV_TXT"
-failed=()
+gpu_init "$RESULTS"
 t_start=$(date +%s)
 
-step() {
-    local name=$1 limit=$2 log=$3
-    shift 3
-    printf '%s (limit %ss): %s\n' "$name" "$limit" "$*" >>"$ENV_TXT"
-    printf '== %s\n' "$name"
-    local t0=$SECONDS
-    timeout --kill-after=10 "$limit" "$@" >>"$log" 2>&1
-    local rc=$?
-    printf '   %s: exit %d after %ds\n' "$name" "$rc" $((SECONDS - t0)) | tee -a "$ENV_TXT"
-    [ "$rc" -eq 0 ] || failed+=("$name (exit $rc)")
-    return "$rc"
-}
+env_header date host gpu:index,name,driver_version,memory.total,clocks.max.sm nvcc cmake
 
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-{
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "host: $(uname -srm), $JOBS cores"
-    echo "gpu (nvidia-smi): $(nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm \
-        --format=csv,noheader 2>&1 | paste -sd ';' -)"
-    echo "nvcc: $("$NVCC" --version 2>&1 | grep -m1 release)"
-    echo "cmake: $(cmake --version 2>&1 | head -n1)"
-    echo "commands:"
-} >>"$ENV_TXT"
-cat "$ENV_TXT"
-
-step configure 120 "$RESULTS/build.log" \
-    cmake -S "$SRC" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DENABLE_GNURADIO=OFF -DENABLE_PYTHON=OFF -DENABLE_CUDA=ON \
-    -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=90 &&
-    step build 200 "$RESULTS/build.log" cmake --build "$BUILD" -j "$JOBS" --target \
-        transient test_boxcar test_boxcar_gpu test_boxcar_norm test_boxcar_predict \
-        test_boxcar_cuda_host test_boxcar_pulses test_boxcar_pulsar test_candidates \
-        transient-bench boxcar_kernels
-built=$?
-[ "$built" -eq 0 ] || tail -n 60 "$RESULTS/build.log"
+build_core "$RESULTS/build.log" 120 200 60 transient test_boxcar test_boxcar_gpu \
+    test_boxcar_norm test_boxcar_predict test_boxcar_cuda_host test_boxcar_pulses \
+    test_boxcar_pulsar test_candidates transient-bench boxcar_kernels
 
 KB=$BUILD/bench/tuning/boxcar_kernels
 BENCH=$BUILD/bench/transient-bench
@@ -150,6 +118,6 @@ for path in sys.argv[1:]:
                                   for k in keys if k in r))
 EOF
     echo "elapsed: $(($(date +%s) - t_start)) s"
-    if [ "${#failed[@]}" -eq 0 ]; then echo "result: all steps passed"; else echo "result: FAILED: ${failed[*]}"; fi
+    print_result
 } 2>&1 | tee "$RESULTS/summary.txt"
 [ "${#failed[@]}" -eq 0 ]

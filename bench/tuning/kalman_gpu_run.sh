@@ -10,45 +10,16 @@
 # Nsight Compute on the normaliser and diagonal kernels when ncu is there).
 set -uo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=../../scripts/gpu_common.sh
+. "$SRC/scripts/gpu_common.sh"
+STEP_KILL_AFTER=5
 BUILD=${TR_BUILD:-$SRC/build-gpu}
 RES=${OUT:-/tmp/kalman-gpu}
-JOBS=$(nproc 2>/dev/null || echo 4)
-mkdir -p "$RES"
-ENV_TXT=$RES/env.txt
-: >"$ENV_TXT"
-failed=()
-step() {
-    local name=$1 limit=$2 log=$3
-    shift 3
-    printf '%s (limit %ss): %s\n' "$name" "$limit" "$*" >>"$ENV_TXT"
-    echo "== $name"
-    local t0=$SECONDS
-    timeout --kill-after=5 "$limit" "$@" >>"$log" 2>&1
-    local rc=$?
-    printf '   %s: exit %d after %ds\n' "$name" "$rc" $((SECONDS - t0)) | tee -a "$ENV_TXT"
-    [ "$rc" -eq 0 ] || failed+=("$name (exit $rc)")
-    return "$rc"
-}
-NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-{
-    echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "gpu (nvidia-smi): $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm \
-        --format=csv,noheader 2>&1 | paste -sd ';' -)"
-    echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $JOBS cores"
-    echo "nvcc: $("$NVCC" --version 2>&1 | grep -m1 release)"
-    echo "cmake: $(cmake --version 2>&1 | head -n1)"
-    echo "commands:"
-} >>"$ENV_TXT"
-cat "$ENV_TXT"
+gpu_init "$RES"
+env_header date gpu:name,driver_version,memory.total,clocks.max.sm cpu_cores nvcc cmake
 
-step configure 90 "$RES/build.log" cmake -S "$SRC" -B "$BUILD" -G Ninja \
-    -DCMAKE_BUILD_TYPE=Release -DENABLE_GNURADIO=OFF -DENABLE_PYTHON=OFF -DENABLE_CUDA=ON \
-    -DCMAKE_CUDA_COMPILER="$NVCC" -DCMAKE_CUDA_ARCHITECTURES=90 &&
-    step build 200 "$RES/build.log" cmake --build "$BUILD" -j "$JOBS" --target transient \
-        test_kalman test_kalman_model test_kalman_gpu test_kalman_batched_host transient-bench \
-        kalman_gpu_bench
-built=$?
-[ "$built" -eq 0 ] || tail -n 30 "$RES/build.log"
+build_core "$RES/build.log" 90 200 30 transient test_kalman test_kalman_model test_kalman_gpu \
+    test_kalman_batched_host transient-bench kalman_gpu_bench
 if [ "$built" -eq 0 ]; then
     step "ctest -L gpu -R kalman" 150 "$RES/ctest.log" ctest --test-dir "$BUILD" -L gpu \
         -R kalman --output-on-failure --no-tests=error
@@ -89,6 +60,5 @@ if [ "$built" -eq 0 ]; then
     fi
     cat "$RES/bench.log"
 fi
-if [ "${#failed[@]}" -eq 0 ]; then echo "result: all steps passed"; else
-    echo "result: FAILED: ${failed[*]}"; fi
+print_result
 [ "${#failed[@]}" -eq 0 ]
