@@ -9,7 +9,7 @@
 
 #include "common/test_util.h"
 
-static float *noise(tu_rng *r, size_t n, double mean, double sigma)
+static inline float *noise(tu_rng *r, size_t n, double mean, double sigma)
 {
     float *x = malloc(n * sizeof(float));
     for (size_t i = 0; i < n; i++)
@@ -19,8 +19,8 @@ static float *noise(tu_rng *r, size_t n, double mean, double sigma)
 
 /* Add count rectangular pulses of random channel, width (1..max_w), start
  * and S/N (3..max_snr, in units of sigma over the pulse's width). */
-static void add_pulses(tu_rng *r, float *x, size_t n, uint32_t C, int count,
-                       uint32_t max_w, double sigma, long max_snr)
+static inline void add_pulses(tu_rng *r, float *x, size_t n, uint32_t C, int count,
+                              uint32_t max_w, double sigma, long max_snr)
 {
     for (int k = 0; k < count; k++) {
         const uint32_t c = (uint32_t)tu_range(r, 0, C - 1);

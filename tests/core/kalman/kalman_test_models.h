@@ -1,4 +1,4 @@
-/* Random models shared by the Kalman-bank C tests. */
+/* Random AR models of the Kalman-bank C tests. */
 #ifndef TRANSIENT_TEST_KALMAN_MODELS_H
 #define TRANSIENT_TEST_KALMAN_MODELS_H
 
@@ -9,7 +9,7 @@
 
 /* Random stable AR(p) from roots of radius <= rmax (real roots and complex
  * conjugate pairs): coefficients a with x_t = sum a_i x_{t-i} + w_t. */
-static void random_ar(tu_rng *g, uint32_t p, double rmax, double *a)
+static inline void random_ar(tu_rng *g, uint32_t p, double rmax, double *a)
 {
     double c[40] = {1.0}; /* polynomial 1 + c1 z^-1 + ... (product of root factors) */
     uint32_t deg = 0;
@@ -35,6 +35,20 @@ static void random_ar(tu_rng *g, uint32_t p, double rmax, double *a)
         }
         for (uint32_t i = 0; i <= deg; i++)
             c[i] = t[i];
+    }
+    for (uint32_t i = 0; i < p; i++)
+        a[i] = -c[i + 1];
+}
+
+/* Random stable AR(p), real roots only: product of first-order sections with
+ * |root| <= rmax. */
+static inline void random_ar_real(tu_rng *g, uint32_t p, double rmax, double *a)
+{
+    double c[16] = {1.0};
+    for (uint32_t deg = 0; deg < p; deg++) {
+        const double root = (tu_uniform(g) < 0.5 ? -1.0 : 1.0) * rmax * tu_uniform(g);
+        for (uint32_t i = deg + 1; i >= 1; i--)
+            c[i] -= root * c[i - 1];
     }
     for (uint32_t i = 0; i < p; i++)
         a[i] = -c[i + 1];
