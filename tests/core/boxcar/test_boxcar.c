@@ -24,6 +24,7 @@
 static int gpu_mode = 0;
 
 #include "boxcar_test_configs.h"
+#include "boxcar_test_signals.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -112,28 +113,6 @@ static void brute(const tr_boxcar_plan *plan, const float *x, size_t n, uint32_t
             y[p * C + c] = (float)best;
             w[p * C + c] = (int32_t)bw;
         }
-}
-
-static float *noise(tu_rng *r, size_t n, double mean, double sigma)
-{
-    float *x = malloc(n * sizeof(float));
-    for (size_t i = 0; i < n; i++)
-        x[i] = (float)(mean + sigma * tu_gauss(r));
-    return x;
-}
-
-/* Add rectangular pulses of random width and amplitude. */
-static void add_pulses(tu_rng *r, float *x, size_t n, uint32_t C, int count,
-                       uint32_t max_w, double sigma)
-{
-    for (int k = 0; k < count; k++) {
-        const uint32_t c = (uint32_t)tu_range(r, 0, C - 1);
-        const uint32_t w = (uint32_t)tu_range(r, 1, max_w);
-        const size_t p = (size_t)tu_range(r, 0, (long)n - 1);
-        const double a = sigma * tu_range(r, 3, 12) / sqrt((double)w);
-        for (uint32_t j = 0; j < w && p + j < n; j++)
-            x[(p + j) * C + c] += (float)a;
-    }
 }
 
 /* ---- plans --------------------------------------------------------------- */
@@ -333,7 +312,7 @@ static void test_reference_brute(void)
         const uint32_t L = tr_boxcar_plan_latency(plan);
         const size_t n = 700;
         float *x = noise(&r, n * 2, 0.25, 1.5);
-        add_pulses(&r, x, n, 2, 8, tr_boxcar_plan_lend(plan), 1.5);
+        add_pulses(&r, x, n, 2, 8, tr_boxcar_plan_lend(plan), 1.5, 12);
         float *y = malloc((n + L) * 2 * sizeof(float)),
               *yb = malloc(n * 2 * sizeof(float));
         int32_t *w = malloc((n + L) * 2 * sizeof(int32_t)),
@@ -363,7 +342,7 @@ static void test_reference_brute(void)
         const size_t n = 300;
         const uint32_t Lm = 17;
         float *x = noise(&r, n, 0.0, 1.0);
-        add_pulses(&r, x, n, 1, 5, Lm, 1.0);
+        add_pulses(&r, x, n, 1, 5, Lm, 1.0, 12);
         tr_boxcar_config c = ideal(Lm);
         c.variant = TR_VARIANT_REFERENCE;
         c.backend = TR_BACKEND_CPU;
@@ -471,7 +450,7 @@ static void test_fast_vs_reference(void)
             const uint32_t L = tr_boxcar_plan_latency(plan);
             const size_t n = k < nsmall ? 6000 + (size_t)tu_range(&r, 0, 3000) : 20000;
             float *x = noise(&r, n * C, mean, sigma);
-            add_pulses(&r, x, n, C, 30, tr_boxcar_plan_lend(plan), sigma);
+            add_pulses(&r, x, n, C, 30, tr_boxcar_plan_lend(plan), sigma, 12);
             if (k >= nsmall) /* the documented outlier limit */
                 for (int j = 0; j < 3; j++)
                     x[tu_range(&r, 0, (long)(n * C) - 1)] += (float)(999.0 * sigma);
@@ -549,7 +528,7 @@ static void test_measured_norm(void)
             const uint32_t L = tr_boxcar_plan_latency(plan);
             const size_t n = 5000;
             float *x = noise(&r, n * 2, 1.0, 0.5);
-            add_pulses(&r, x, n, 2, 10, tr_boxcar_plan_lend(plan), 0.5);
+            add_pulses(&r, x, n, 2, 10, tr_boxcar_plan_lend(plan), 0.5, 12);
             const size_t tot = (n + L) * 2;
             float *yr = malloc(tot * sizeof(float)), *yf = malloc(tot * sizeof(float)),
                   *y1 = malloc(tot * sizeof(float));
@@ -817,7 +796,7 @@ static int test_gpu(void)
             const uint32_t L = tr_boxcar_plan_latency(plan);
             const size_t n = 20000, tot = (n + L) * 5;
             float *x = noise(&r, n * 5, mean, sigma);
-            add_pulses(&r, x, n, 5, 40, tr_boxcar_plan_lend(plan), sigma);
+            add_pulses(&r, x, n, 5, 40, tr_boxcar_plan_lend(plan), sigma, 12);
             float *yr = malloc(tot * sizeof(float)), *yg = malloc(tot * sizeof(float)),
                   *y1 = malloc(tot * sizeof(float));
             int32_t *wr = malloc(tot * sizeof(int32_t)),
@@ -864,7 +843,7 @@ static int test_gpu(void)
         const uint32_t L = tr_boxcar_plan_latency(plan);
         const size_t n = 5000, tot = (n + L) * 3;
         float *x = noise(&r, n * 3, 1.0, 0.5);
-        add_pulses(&r, x, n, 3, 10, 300, 0.5);
+        add_pulses(&r, x, n, 3, 10, 300, 0.5, 12);
         float *yr = malloc(tot * sizeof(float)), *yg = malloc(tot * sizeof(float));
         int32_t *wr = malloc(tot * sizeof(int32_t)), *wg = malloc(tot * sizeof(int32_t));
         c.backend = TR_BACKEND_CPU;

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "boxcar_test_configs.h"
+#include "boxcar_test_signals.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -185,27 +186,6 @@ static void compare(const tr_boxcar_plan *plan, const float *x, size_t n, uint32
     }
 }
 
-static float *noise(tu_rng *r, size_t n, double mean, double sigma)
-{
-    float *x = malloc(n * sizeof(float));
-    for (size_t i = 0; i < n; i++)
-        x[i] = (float)(mean + sigma * tu_gauss(r));
-    return x;
-}
-
-static void add_pulses(tu_rng *r, float *x, size_t n, uint32_t C, int count,
-                       uint32_t maxw, double sigma)
-{
-    for (int k = 0; k < count; k++) {
-        const uint32_t c = (uint32_t)tu_range(r, 0, C - 1);
-        const uint32_t w = (uint32_t)tu_range(r, 1, maxw);
-        const size_t at = (size_t)tu_range(r, 0, (long)(n - 1));
-        const double amp = sigma * tu_range(r, 3, 30) / sqrt((double)w);
-        for (size_t j = at; j < at + w && j < n; j++)
-            x[j * C + c] += (float)amp;
-    }
-}
-
 static void add_nonfinite(tu_rng *r, float *x, size_t n, uint32_t C, int count)
 {
     for (int k = 0; k < count; k++) {
@@ -255,7 +235,7 @@ static void test_variants(void)
             const size_t n = (size_t)tu_range(&r, 3000, 20000);
             const size_t tot = (n + L) * C;
             float *x = noise(&r, n * C, mean, sigma);
-            add_pulses(&r, x, n, C, 30, tr_boxcar_plan_lend(plan), sigma);
+            add_pulses(&r, x, n, C, 30, tr_boxcar_plan_lend(plan), sigma, 30);
             add_nonfinite(&r, x, n, C, 7);
             float *yr = malloc(tot * sizeof(float)), *yg = malloc(tot * sizeof(float)),
                   *y1 = malloc(tot * sizeof(float));
@@ -335,7 +315,7 @@ static void test_device(void)
                 const uint32_t C = c.nchan;
                 const size_t n = 12000;
                 float *x = noise(&r, n * C, 1.0, 0.5);
-                add_pulses(&r, x, n, C, 10, 500, 0.5);
+                add_pulses(&r, x, n, C, 10, 500, 0.5, 30);
                 add_nonfinite(&r, x, n, C, 5);
                 tr_error err;
                 tr_boxcar *q = tr_boxcar_create(&c, &err);
@@ -573,7 +553,7 @@ static void test_host_path(void)
             const uint32_t C = c.nchan, L = tr_boxcar_plan_latency(plan);
             const size_t n = cases[k].n, tot = (n + L) * C;
             float *x = noise(&r, n * C, mean, sigma);
-            add_pulses(&r, x, n, C, 40, tr_boxcar_plan_lend(plan), sigma);
+            add_pulses(&r, x, n, C, 40, tr_boxcar_plan_lend(plan), sigma, 30);
             add_nonfinite(&r, x, n, C, 9);
             float *yr = malloc(tot * sizeof(float)), *yg = malloc(tot * sizeof(float)),
                   *y1 = malloc(tot * sizeof(float));

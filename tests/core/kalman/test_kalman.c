@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "common/test_util.h"
+#include "kalman_test_models.h"
 
 #include "kalman/kalman_internal.h"
 #include <transient/kalman.h>
@@ -22,38 +23,6 @@
 static double tol_of(double ref)
 {
     return 1e-3 * (fabs(ref) > 1.0 ? fabs(ref) : 1.0);
-}
-
-/* Random stable AR(p), roots of radius <= rmax (x_t = sum a_i x_{t-i} + w_t). */
-static void random_ar(tu_rng *g, uint32_t p, double rmax, double *a)
-{
-    double c[40] = {1.0};
-    uint32_t deg = 0;
-    while (deg < p) {
-        const double rad = rmax * (0.2 + 0.8 * tu_uniform(g));
-        double t[40] = {0};
-        if (p - deg >= 2 && tu_uniform(g) < 0.6) {
-            const double th = 3.14159 * tu_uniform(g);
-            const double s1 = -2.0 * rad * cos(th), s2 = rad * rad;
-            for (uint32_t i = 0; i <= deg; i++) {
-                t[i] += c[i];
-                t[i + 1] += s1 * c[i];
-                t[i + 2] += s2 * c[i];
-            }
-            deg += 2;
-        } else {
-            const double root = (tu_uniform(g) < 0.5 ? -1.0 : 1.0) * rad;
-            for (uint32_t i = 0; i <= deg; i++) {
-                t[i] += c[i];
-                t[i + 1] -= root * c[i];
-            }
-            deg += 1;
-        }
-        for (uint32_t i = 0; i <= deg; i++)
-            c[i] = t[i];
-    }
-    for (uint32_t i = 0; i < p; i++)
-        a[i] = -c[i + 1];
 }
 
 /* Simulate the model: AR noise + white measurement noise, and target bursts

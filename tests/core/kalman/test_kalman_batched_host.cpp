@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "common/test_util.h"
+#include "kalman_test_models.h"
 
 #include "kalman/kalman_internal.h"
 
@@ -393,26 +394,14 @@ struct Batched {
     }
 };
 
-void random_ar(tu_rng *g, uint32_t p, double rmax, double *a)
-{
-    double c[16] = {1.0};
-    for (uint32_t deg = 0; deg < p; deg++) {
-        const double root = (tu_uniform(g) < 0.5 ? -1.0 : 1.0) * rmax * tu_uniform(g);
-        for (uint32_t i = deg + 1; i >= 1; i--)
-            c[i] -= root * c[i - 1];
-    }
-    for (uint32_t i = 0; i < p; i++)
-        a[i] = -c[i + 1];
-}
-
 void trial(tu_rng *g, int id)
 {
     const uint32_t Q = (uint32_t)tu_range(g, 1, 6);
     const uint32_t M =
         id < 8 ? (uint32_t)tu_range(g, 3, 300) : (uint32_t)tu_range(g, 600, 1500);
     double an[8], ax[8];
-    random_ar(g, Q, 0.9, an);
-    random_ar(g, Q, 0.95, ax);
+    random_ar_real(g, Q, 0.9, an);
+    random_ar_real(g, Q, 0.95, ax);
     tr_kalman_design d = tr_kalman_design_default();
     d.M = M;
     d.noise_order = d.target_order = Q;

@@ -22,6 +22,7 @@
 
 #include "bench_device.h"
 #include "common/test_util.h"
+#include "kalman_test_models.h"
 
 #include "kalman/kalman_internal.h"
 #include <transient/kalman.h>
@@ -39,19 +40,6 @@ static size_t all_compared, all_by_oracle;
 static double tol_of(double ref)
 {
     return 1e-3 * (fabs(ref) > 1.0 ? fabs(ref) : 1.0);
-}
-
-/* Random stable AR(p): product of first-order sections with |root| <= rmax. */
-static void random_ar(tu_rng *g, uint32_t p, double rmax, double *a)
-{
-    double c[16] = {1.0};
-    for (uint32_t deg = 0; deg < p; deg++) {
-        const double root = (tu_uniform(g) < 0.5 ? -1.0 : 1.0) * rmax * tu_uniform(g);
-        for (uint32_t i = deg + 1; i >= 1; i--)
-            c[i] -= root * c[i - 1];
-    }
-    for (uint32_t i = 0; i < p; i++)
-        a[i] = -c[i + 1];
 }
 
 typedef struct {
@@ -290,8 +278,8 @@ static void trial(tu_rng *g, int id, uint32_t M, uint32_t Q, size_t len, int bur
     memset(&s, 0, sizeof s);
     s.M = M;
     s.Q = Q;
-    random_ar(g, Q, 0.9, s.an);
-    random_ar(g, Q, 0.95, s.ax);
+    random_ar_real(g, Q, 0.9, s.an);
+    random_ar_real(g, Q, 0.95, s.ax);
     s.sn = 0.5 + tu_uniform(g);
     s.R = tu_uniform(g) < 0.3 ? 0.0 : 0.2 * tu_uniform(g);
     /* bursts whose LLR stays inside the literal reference's double range */
@@ -422,8 +410,8 @@ static void test_device_path(tu_rng *g)
     memset(&s, 0, sizeof s);
     s.M = 300;
     s.Q = 4;
-    random_ar(g, 4, 0.9, s.an);
-    random_ar(g, 4, 0.9, s.ax);
+    random_ar_real(g, 4, 0.9, s.an);
+    random_ar_real(g, 4, 0.9, s.ax);
     s.sn = 1.0;
     s.sx = 0.3;
     s.R = 0.1;

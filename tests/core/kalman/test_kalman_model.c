@@ -14,47 +14,12 @@
 #include <stdlib.h>
 
 #include "common/test_util.h"
+#include "kalman_test_models.h"
 
 #include <transient/kalman.h>
 
 #define LB 300 /* unobserved noise burn-in */
 #define L0 250 /* observed noise-only past before the onset */
-
-/* Random stable AR(p) from roots of radius <= rmax: coefficients a with
- * x_t = sum a_i x_{t-i} + w_t. */
-static void random_ar(tu_rng *g, uint32_t p, double rmax, double *a)
-{
-    double c[16] = {1.0}; /* polynomial 1 + c1 z^-1 + ... (product of root factors) */
-    uint32_t deg = 0;
-    while (deg < p) {
-        const double rad = rmax * (0.2 + 0.8 * tu_uniform(g));
-        if (p - deg >= 2 && tu_uniform(g) < 0.6) {
-            const double th = 3.14159 * tu_uniform(g);
-            const double s1 = -2.0 * rad * cos(th), s2 = rad * rad; /* z^2 + s1 z + s2 */
-            double t[16] = {0};
-            for (uint32_t i = 0; i <= deg; i++) {
-                t[i] += c[i];
-                t[i + 1] += s1 * c[i];
-                t[i + 2] += s2 * c[i];
-            }
-            deg += 2;
-            for (uint32_t i = 0; i <= deg; i++)
-                c[i] = t[i];
-        } else {
-            const double root = (tu_uniform(g) < 0.5 ? -1.0 : 1.0) * rad;
-            double t[16] = {0};
-            for (uint32_t i = 0; i <= deg; i++) {
-                t[i] += c[i];
-                t[i + 1] -= root * c[i];
-            }
-            deg += 1;
-            for (uint32_t i = 0; i <= deg; i++)
-                c[i] = t[i];
-        }
-    }
-    for (uint32_t i = 0; i < p; i++)
-        a[i] = -c[i + 1];
-}
 
 /* Cholesky of the leading P x P block of G (ld = ldg) into L; 0 on failure. */
 static int cholesky(const double *G, size_t ldg, size_t P, double *L)

@@ -15,6 +15,7 @@
 
 #include "spiir/spiir_variants.h"
 #include "common/test_util.h"
+#include "spiir_test_compare.h"
 
 #define SKIP 77
 
@@ -114,18 +115,6 @@ static int run_object(const tr_spiir_bank *b, const variant_t *v, int cplx,
     tr_spiir_destroy(q);
     tr_spiir_cpu_select(NULL);
     return rc;
-}
-
-/* ||a - b|| / ||b|| over all values. */
-static double rel_rms(const float *a, const float *b, size_t n)
-{
-    double num = 0.0, den = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        const double d = (double)a[i] - (double)b[i];
-        num += d * d;
-        den += (double)b[i] * (double)b[i];
-    }
-    return den > 0.0 ? sqrt(num / den) : sqrt(num);
 }
 
 static int all_finite(const float *a, size_t n)
