@@ -211,6 +211,14 @@ NO_BENCH = {
     "2026-11-22-h100-gpu-tests-merged": "GPU tests of the merged tree (ctest log only)",
 }
 
+# Folders that compare two builds of the same benchmarks run in alternation
+# (scripts/gpu_compare.sh): shown as their B/A table (compare.jsonl of
+# scripts/bench_compare.py), not file by file.
+COMPARISONS = {
+    "2026-11-26-h100-layout": "main before the restructuring of the tree (A, 915373b) "
+                              "against the restructured tree (B, bb2d967), three rounds",
+}
+
 # The GNU Radio end-to-end results: every *.jsonl of this folder is final
 # (earlier runs are in SOURCES). Files named in FLOWGRAPH_FURTHER are further
 # runs (file -> (tag, what)): shown and judged like the others, their target
@@ -317,6 +325,7 @@ class Data:
         self.unclassified = []   # (folder, file)
         self.flowgraph = []      # list of (file, Run)
         self.flowgraph_files = []
+        self.comparisons = {}    # folder -> compare.jsonl rows
         self.folders = sorted(d for d in os.listdir(results)
                               if os.path.isdir(os.path.join(results, d)))
         known = {(s.folder, s.file) for s in SOURCES}
@@ -334,6 +343,10 @@ class Data:
             files = sorted(os.path.relpath(p, os.path.join(results, folder))
                            for p in glob.glob(os.path.join(results, folder, "**", "*.jsonl"),
                                               recursive=True))
+            if folder in COMPARISONS:
+                self.comparisons[folder] = read_jsonl(os.path.join(results, folder,
+                                                                   "compare.jsonl"))
+                continue
             if folder == FLOWGRAPH_FOLDER:
                 for f in files:
                     runs = split_runs(read_jsonl(os.path.join(results, folder, f)))
@@ -1433,6 +1446,15 @@ def build(data):
     for folder, why in sorted(NO_BENCH.items()):
         if folder in data.folders:
             w("(%s: %s, no benchmark lines.)" % (src_link(folder), why), "")
+    for folder, rows in sorted(data.comparisons.items()):
+        w("## Two builds compared: %s" % src_link(folder), "",
+          "%s: median rate of each build, B/A, and each build's spread over its rounds "
+          "((max - min) / median), the run-to-run noise B/A is judged against." %
+          COMPARISONS[folder], "")
+        w(table(["benchmark", "case", "A", "B", "B/A", "spread A", "spread B"],
+                [[r["bench"], r["case"], "%.3g" % r["a_median"], "%.3g" % r["b_median"],
+                  "%.3f" % r["b_over_a"], "%.1f %%" % (100 * r["a_spread"]),
+                  "%.1f %%" % (100 * r["b_spread"])] for r in rows]), "")
     w("## Targets", "",
       "From issues 3 (boxcar), 4 (SPIIR), 5 (Kalman) and 6 (GNU Radio end to end); measured = "
       "the final run's figure. For issue 6 every flow graph run of the final code is listed "
