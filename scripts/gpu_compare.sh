@@ -16,11 +16,12 @@
 #   command.txt                     every command line
 #   compare.txt, compare.jsonl      the table (scripts/bench_compare.py)
 #   nvidia-smi.txt                  the GPU
+# TR_COMPARE_ONLY="edges kalman" limits the run to the cases named.
 # Exit status: 1 when a benchmark failed (its own checks included).
 set -uo pipefail
 
 if [ $# -lt 3 ]; then
-    sed -n '2,20p' "$0"
+    sed -n '2,21p' "$0"
     exit 2
 fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -63,6 +64,9 @@ for r in $(seq "$first" $((first + rounds - 1))); do
     for c in "${CASES[@]}"; do
         name=${c%%|*}
         args=${c#*|}
+        if [ -n "${TR_COMPARE_ONLY:-}" ] && [[ " $TR_COMPARE_ONLY " != *" $name "* ]]; then
+            continue
+        fi
         for build in A B; do
             prog=$A
             [ "$build" = B ] && prog=$B

@@ -7,7 +7,7 @@
  * path for M <= 256, the block scan with the quiet path above), the
  * LLR's float hi/lo window and k slices), against the reference on random
  * models, chunkings, block lengths, run-time N_s / alpha changes and missing
- * samples. It checks the algebra of cuda/kalman/kalman_cuda.cu on every CI run (no
+ * samples. It checks the algebra of cuda/kalman/kalman_kernels.cuh on every CI run (no
  * GPU needed); the kernels themselves run in the gpu tests.
  *
  * Paper: N. Nossenson and A. J. Jaffe, "CUDA Implementation of an Optimal
