@@ -144,7 +144,7 @@ def main():
     args = ap.parse_args()
     root = os.path.abspath(args.root)
 
-    edges = {}  # (src, dst) -> [(file, line, name)]
+    edges = {}  # (src, dst) -> [("file:line", included file)]
     problems = []
     for rel in source_files(root):
         src = folder_of(rel)
