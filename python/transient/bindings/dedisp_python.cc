@@ -99,8 +99,7 @@ class filterbank
     py::array_t<float> read(size_t n)
     {
         const tr_filterbank_header *h = get();
-        const uint64_t left = h->nsamples - tr_filterbank_position(f_.get());
-        if (n > left) n = static_cast<size_t>(left);
+        n = available(n);
         py::array_t<float> x(
             {static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(h->nchans)});
         size_t got = 0;
@@ -116,8 +115,7 @@ class filterbank
     py::array_t<uint8_t> read_raw(size_t n)
     {
         const tr_filterbank_header *h = get();
-        const uint64_t left = h->nsamples - tr_filterbank_position(f_.get());
-        if (n > left) n = static_cast<size_t>(left);
+        n = available(n);
         py::array_t<uint8_t> raw(
             {static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(h->spectrum_bytes)});
         size_t got = 0;
@@ -136,6 +134,12 @@ class filterbank
     void close() { f_.reset(); }
 
   private:
+    /* At most n, and no more than the spectra left. */
+    size_t available(size_t n) const
+    {
+        const uint64_t left = get()->nsamples - tr_filterbank_position(f_.get());
+        return n > left ? static_cast<size_t>(left) : n;
+    }
     const tr_filterbank_header *get() const
     {
         if (!f_) throw py::value_error("filterbank: the file is closed");
