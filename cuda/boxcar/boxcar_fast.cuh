@@ -26,9 +26,15 @@
  * window in registers, so one shared-memory load serves up to 8 boxcars.
  * Stages of stride >= 16 have fewer starts than lanes: there up to 32 lanes
  * share the widths of one start (at least 4 each) and a butterfly keeps the
- * first best (tr_cuda_boxcar_set_split). Shared arrays are padded by one word
- * per 32 (index i + i / 32), so that lanes 8 positions apart hit different
- * banks. Results leave through a per-warp staging area as coalesced stores.
+ * first best (tr_cuda_boxcar_set_split). Sliding-window stages of stride 1,
+ * 2, 4 or 8 with 8, 16 or 32 widths (every stage of a BoxDIT plan with 8, 16
+ * or 32 widths per iteration, AstroAccelerate's list included) run a path
+ * specialised on (stride, widths): fully unrolled, each end loaded once by
+ * an immediate offset from one base. Shared arrays are padded by one word per
+ * 8 (index i + i / 8): lanes 8 positions apart are 9 words apart (different
+ * banks), and for u a multiple of 8 the index of u + k is that of u plus that
+ * of k, a constant. Results leave through a per-warp staging area as
+ * coalesced stores.
  */
 #ifndef TRANSIENT_CUDA_BOXCAR_FAST_CUH
 #define TRANSIENT_CUDA_BOXCAR_FAST_CUH
@@ -47,11 +53,23 @@ constexpr int kMeanBack = 1024;  /* samples before the tile in the offset estima
 constexpr int kMeanAhead = 1024; /* samples at the tile's start, at most */
 constexpr int kTileMax = 8192;
 
-/* Entries to allocate for n entries in the skewed layout (a multiple of 4). */
-__host__ __device__ inline int skew_len(int n)
+/* Entries to allocate for n entries in the padded layout (a multiple of 4). */
+__host__ __device__ constexpr int skew_len(int n)
 {
-    return (n + (n >> 5) + 1 + 3) & ~3;
+    return (n + (n >> 3) + 1 + 3) & ~3;
 }
+
+/* Shared-memory index of entry i: one padding word after every 8, so that
+ * threads that own 8 consecutive positions (or 4, or 2 entries) reach 32
+ * different banks, and sk(u + k) = sk(u) + sk(k) for u a multiple of 8. */
+__host__ __device__ constexpr int sk(int i)
+{
+    return i + (i >> 3);
+}
+
+/* Stride and width count of the specialised window stages (fstage::fix):
+ * code 1 + 3 log2(stride) + log2(widths / 8), strides 1..8, widths 8, 16, 32. */
+constexpr int kFixCodes = 12;
 
 struct fstage {
     int st;     /* stride in samples (a power of two) */
@@ -65,6 +83,8 @@ struct fstage {
     int wsp;    /* ws in entries */
     int window; /* ws == st: sliding-window evaluation */
     int grp;    /* stride >= kQ: lanes that share the widths of one start (1 = none) */
+    int fix;    /* 0, or the specialised window path (kFixCodes) */
+    int basep;  /* fix: padded index of the first width - stride (a multiple of 8) */
 };
 
 struct fplan {
@@ -98,14 +118,6 @@ struct fast_args {
     int tabn;          /* window tables */
     unsigned long long *count;
 };
-
-/* Shared-memory index of entry i: one padding word after every 32, so that
- * threads that own 8 consecutive positions (or 4, or 2 entries) reach 32
- * different banks. */
-__device__ __forceinline__ int sk(int i)
-{
-    return i + (i >> 5);
-}
 
 /* Four consecutive samples g .. g + 3 (g a multiple of 4): one 16-byte load
  * when they all lie in the history or all in the new block (and s.vec says
@@ -278,6 +290,85 @@ __device__ __forceinline__ void eval_stage_s(const fstage &s, const float *P, in
     }
 }
 
+/* A window stage of stride S and NW widths, first width base + S with base a
+ * multiple of 8, on the fine array: the kQ / S starts u0 + j S of this
+ * thread (u0 a multiple of 8) and their ends u0 + base + (j + m + 1) S in a
+ * sliding window of registers, one load per width, all at immediate offsets
+ * from two bases. Same order and arithmetic as eval_stage. */
+template <int kQ, int S, int NW, bool kClip>
+__device__ __forceinline__ void eval_fixed(const fstage &s, const float *__restrict__ P,
+                                           const float2 *__restrict__ C, int u0,
+                                           int64_t lim, float (&best)[kQ], int (&bw)[kQ])
+{
+    constexpr int NJ = kQ / S;
+    const float *ps = P + sk(u0);
+    const float *pe = ps + s.basep;
+    const float2 *cw = C + s.widx;
+    float s0[NJ], e[NJ];
+#pragma unroll
+    for (int j = 0; j < NJ; j++) {
+        s0[j] = ps[sk(j * S)];
+        e[j] = pe[sk((j + 1) * S)];
+    }
+#pragma unroll
+    for (int m = 0; m < NW; m++) {
+        const float2 cf = cw[m];
+        const int L = s.w0 + m * S;
+#pragma unroll
+        for (int j = 0; j < NJ; j++) {
+            const float snr = __fmaf_rn(__fsub_rn(e[j], s0[j]), cf.x, cf.y);
+            bool up = snr > best[j * S];
+            if constexpr (kClip) up = up && (int64_t)(u0 + j * S) + L <= lim;
+            if (up) {
+                best[j * S] = snr;
+                bw[j * S] = L;
+            }
+        }
+        if (m + 1 < NW) {
+#pragma unroll
+            for (int j = 0; j + 1 < NJ; j++)
+                e[j] = e[j + 1];
+            e[NJ - 1] = pe[sk((NJ + m + 1) * S)];
+        }
+    }
+}
+
+template <int kQ, int S, bool kClip>
+__device__ __forceinline__ void eval_fixed_w(int lgw, const fstage &s, const float *P,
+                                             const float2 *C, int u0, int64_t lim,
+                                             float (&best)[kQ], int (&bw)[kQ])
+{
+    if (lgw == 0)
+        eval_fixed<kQ, S, 8, kClip>(s, P, C, u0, lim, best, bw);
+    else if (lgw == 1)
+        eval_fixed<kQ, S, 16, kClip>(s, P, C, u0, lim, best, bw);
+    else
+        eval_fixed<kQ, S, 32, kClip>(s, P, C, u0, lim, best, bw);
+}
+
+/* The specialised path of code s.fix (1 .. kFixCodes). */
+template <int kQ, bool kClip>
+__device__ __forceinline__ void eval_fixed_s(const fstage &s, const float *P,
+                                             const float2 *C, int u0, int64_t lim,
+                                             float (&best)[kQ], int (&bw)[kQ])
+{
+    const int lgs = (s.fix - 1) / 3, lgw = (s.fix - 1) % 3;
+    switch (lgs) {
+    case 0:
+        eval_fixed_w<kQ, 1, kClip>(lgw, s, P, C, u0, lim, best, bw);
+        break;
+    case 1:
+        eval_fixed_w<kQ, 2, kClip>(lgw, s, P, C, u0, lim, best, bw);
+        break;
+    case 2:
+        eval_fixed_w<kQ, 4, kClip>(lgw, s, P, C, u0, lim, best, bw);
+        break;
+    default:
+        eval_fixed_w<kQ, 8, kClip>(lgw, s, P, C, u0, lim, best, bw);
+        break;
+    }
+}
+
 /*
  * FAST kernel: one block per (tile of T positions, channel). Phases: (1) the
  * span [t0, t0 + T + latency) into shared memory, 16-byte loads, the far part
@@ -424,6 +515,10 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
         if (u0 < T) {
             for (int i = 0; i < pl.n; i++) {
                 const fstage &st = pl.s[i];
+                if (st.fix) {
+                    eval_fixed_s<kQ, kClip>(st, Qp, C, u0, lim, best, bw);
+                    continue;
+                }
                 const float *P = st.coarse ? Pc : Qp;
                 const int plast = st.coarse ? a.nc - 1 : a.M;
                 if (st.window)
