@@ -50,7 +50,7 @@ def main(raw, out):
                     fast[r["algorithm"]] = r
         bench = {r["config"]: r for r in lines(os.path.join(raw, f"bench_{tag}.jsonl"))
                  if r.get("type") == "result" and r.get("variant") == "cuda-fast"}
-        aa = {r["case"]: r for r in lines(os.path.join(raw, f"aa_{tag}.jsonl"))}
+        aa = {r["case"]: r for r in lines(os.path.join(raw, f"aa_{tag}.jsonl")) if "case" in r}
         bw = env.get("copy_bw", 0.0)
         for ours, theirs in CASES:
             k = fast.get(ours, {})

@@ -333,38 +333,48 @@ __device__ __forceinline__ void eval_fixed(const fstage &s, const float *__restr
     }
 }
 
-template <int kQ, int S, bool kClip>
-__device__ __forceinline__ void eval_fixed_w(int lgw, const fstage &s, const float *P,
-                                             const float2 *C, int u0, int64_t lim,
-                                             float (&best)[kQ], int (&bw)[kQ])
-{
-    if (lgw == 0)
-        eval_fixed<kQ, S, 8, kClip>(s, P, C, u0, lim, best, bw);
-    else if (lgw == 1)
-        eval_fixed<kQ, S, 16, kClip>(s, P, C, u0, lim, best, bw);
-    else
-        eval_fixed<kQ, S, 32, kClip>(s, P, C, u0, lim, best, bw);
-}
-
 /* The specialised path of code s.fix (1 .. kFixCodes). */
 template <int kQ, bool kClip>
 __device__ __forceinline__ void eval_fixed_s(const fstage &s, const float *P,
                                              const float2 *C, int u0, int64_t lim,
                                              float (&best)[kQ], int (&bw)[kQ])
 {
-    const int lgs = (s.fix - 1) / 3, lgw = (s.fix - 1) % 3;
-    switch (lgs) {
-    case 0:
-        eval_fixed_w<kQ, 1, kClip>(lgw, s, P, C, u0, lim, best, bw);
-        break;
+    switch (s.fix) {
     case 1:
-        eval_fixed_w<kQ, 2, kClip>(lgw, s, P, C, u0, lim, best, bw);
+        eval_fixed<kQ, 1, 8, kClip>(s, P, C, u0, lim, best, bw);
         break;
     case 2:
-        eval_fixed_w<kQ, 4, kClip>(lgw, s, P, C, u0, lim, best, bw);
+        eval_fixed<kQ, 1, 16, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 3:
+        eval_fixed<kQ, 1, 32, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 4:
+        eval_fixed<kQ, 2, 8, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 5:
+        eval_fixed<kQ, 2, 16, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 6:
+        eval_fixed<kQ, 2, 32, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 7:
+        eval_fixed<kQ, 4, 8, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 8:
+        eval_fixed<kQ, 4, 16, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 9:
+        eval_fixed<kQ, 4, 32, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 10:
+        eval_fixed<kQ, 8, 8, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 11:
+        eval_fixed<kQ, 8, 16, kClip>(s, P, C, u0, lim, best, bw);
         break;
     default:
-        eval_fixed_w<kQ, 8, kClip>(lgw, s, P, C, u0, lim, best, bw);
+        eval_fixed<kQ, 8, 32, kClip>(s, P, C, u0, lim, best, bw);
         break;
     }
 }
@@ -399,13 +409,18 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
     const int64_t cnt_lo = max(t0 + a.lat, s.pos);
     const int64_t cnt_hi = min(t0 + a.lat + T, s.end);
     unsigned cnt = 0;
-    /* 1. Fine items: one sample each, four per thread and step. */
-    for (int j = 4 * tid; j < F; j += 4 * NT) {
-        const float4 v = load4(s, c, t0 + j, cnt_lo, cnt_hi, cnt);
-        Qp[sk(1 + j)] = v.x;
-        if (j + 1 < F) Qp[sk(2 + j)] = v.y;
-        if (j + 2 < F) Qp[sk(3 + j)] = v.z;
-        if (j + 3 < F) Qp[sk(4 + j)] = v.w;
+    /* 1. Fine items: one sample each, eight per thread and step (lanes 8
+     * items apart store to different banks). */
+    for (int j = 8 * tid; j < F; j += 8 * NT) {
+#pragma unroll
+        for (int h = 0; h < 8; h += 4) {
+            if (j + h >= F) break;
+            const float4 v = load4(s, c, t0 + j + h, cnt_lo, cnt_hi, cnt);
+            Qp[sk(1 + j + h)] = v.x;
+            if (j + h + 1 < F) Qp[sk(2 + j + h)] = v.y;
+            if (j + h + 2 < F) Qp[sk(3 + j + h)] = v.z;
+            if (j + h + 3 < F) Qp[sk(4 + j + h)] = v.w;
+        }
     }
     /* 2. Coarse items: sums of R samples ((x0 + x1) + (x2 + x3) per thread, then
      * over R / 4 lanes by shuffles; whole warps iterate, Ecoarse % 128 == 0). */
@@ -449,7 +464,11 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
     const float m = s_m;
     /* 4. Prefix sums of x - m (items outside [0, end) stay 0). */
     {
-        const int ch = (a.M + NT - 1) / NT;
+        /* items per thread: 8 x an odd number, so that the threads' runs
+         * start 9 x odd words apart (different banks) */
+        int ch = (a.M + NT - 1) / NT;
+        ch = (ch + 7) & ~7;
+        if ((ch & 8) == 0) ch += 8;
         const int j0 = min(tid * ch, a.M), j1 = min(j0 + ch, a.M);
         /* whole span inside [0, end): every item holds len samples */
         const bool inside = t0 >= 0 && t0 + F + a.Ecoarse <= s.end;

@@ -85,12 +85,12 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
         f.w0p = f.w0 / sc;
         f.wsp = f.ws / sc;
         f.window = s.nwidths > 1 && s.width_step == s.stride;
-        /* lanes per start for strides >= 2 kq: at least one width each,
+        /* lanes per start for strides >= 2 kq: at least 2 widths each,
          * within a warp, only when whole warps take part (T >= 32 kq) */
         f.grp = 1;
         if (q->split && f.st >= 2 * q->kq && T >= 32 * q->kq) {
             f.grp = std::min(f.st / q->kq, 32);
-            while (f.grp > 1 && f.nw < f.grp)
+            while (f.grp > 1 && f.nw < 2 * f.grp)
                 f.grp /= 2;
         }
         /* the specialised window path: strides 1..8, 8/16/32 widths, fine
