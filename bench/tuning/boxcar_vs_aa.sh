@@ -6,11 +6,12 @@
 # AstroAccelerate harness (AA=folder holding the peer's run.sh and
 # bench_aa_spd.cu) at the same sizes, optionally Nsight Compute on one FAST
 # launch per case (TR_PROFILE=1, cases TR_PROFILE_CASES) and compute-sanitizer
-# (TR_SANITIZE=1); then the side-by-side table (bench/tuning/boxcar_vs_aa.py).
+# (TR_SANITIZE=1), per-instruction counts of the first case (TR_PROFILE_SASS=1);
+# then the side-by-side table (bench/tuning/boxcar_vs_aa.py).
 #   AA=/path/to/astroaccelerate OUT=dir bench/tuning/boxcar_vs_aa.sh
 # Results in $OUT (default bench/results/boxcar-vs-aa-latest/): env.txt,
 # table.md, table.json, and raw.tar.gz (build/ctest logs, kernels_*.jsonl,
-# bench_*.jsonl, aa_*/ folders, ncu.txt, sanitizer.log).
+# bench_*.jsonl, aa_*/ folders, ncu.txt, ncu_sass.txt, sanitizer.log).
 set -uo pipefail
 
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -63,6 +64,14 @@ if [ "$built" -eq 0 ] && [ "${TR_PROFILE:-0}" = 1 ] && command -v ncu >/dev/null
             -k regex:fast_kernel --launch-skip 1 --launch-count 1 \
             "$KB" 256 131072 1 "$case" 8192 1 8
     done
+    # executions per SASS instruction of the first case (TR_PROFILE_SASS=1)
+    if [ "${TR_PROFILE_SASS:-0}" = 1 ]; then
+        set -- ${TR_PROFILE_CASES:-"BD-32"}
+        step "ncu SASS $1" 120 "$RAW/ncu_sass.txt" ncu --clock-control none \
+            --section SourceCounters --section InstructionStats --page source \
+            --print-source sass -k regex:fast_kernel --launch-skip 1 --launch-count 1 \
+            "$KB" 256 131072 1 "$1" 8192 1 8
+    fi
 fi
 if [ "$built" -eq 0 ] && [ "${TR_SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck; do
