@@ -24,6 +24,8 @@ AA=${AA:?AA must name the AstroAccelerate harness folder}
 gpu_init "$RESULTS"
 mkdir -p "$RAW"
 env_header date host gpu:index,name,driver_version,memory.total,clocks.max.sm nvcc cmake source
+# a copy without .git names its commit in TR_COMMIT
+[ -z "${TR_COMMIT:-}" ] || echo "commit: $TR_COMMIT" | tee -a "$ENV_TXT"
 
 build_core "$RAW/build.log" 120 240 60 transient test_boxcar test_boxcar_gpu \
     transient-bench boxcar_kernels
