@@ -70,6 +70,9 @@ __host__ __device__ constexpr int sk(int i)
 /* Stride and width count of the specialised window stages (fstage::fix):
  * code 1 + 3 log2(stride) + log2(widths / 8), strides 1..8, widths 8, 16, 32. */
 constexpr int kFixCodes = 12;
+/* Widths and lanes of the specialised lane-shared stages (fstage::sfix):
+ * (8, 2), (8, 4), (16, 2), (16, 4), (16, 8), (32, 2), (32, 4), (32, 8), (32, 16). */
+constexpr int kSplitCodes = 9;
 
 struct fstage {
     int st;     /* stride in samples (a power of two) */
@@ -85,6 +88,7 @@ struct fstage {
     int grp;    /* stride >= kQ: lanes that share the widths of one start (1 = none) */
     int fix;    /* 0, or the specialised window path (kFixCodes) */
     int basep;  /* fix: padded index of the first width - stride (a multiple of 8) */
+    int sfix;   /* 0, or the specialised lane-shared path (kSplitCodes) */
 };
 
 struct fplan {
@@ -153,6 +157,99 @@ __device__ __forceinline__ float4 load4(const source &s, int c, int64_t g, int64
 constexpr int kQ = 8;  /* positions per thread (default; 16 selectable) */
 constexpr int kMC = 8; /* widths per window step */
 
+/* Lane-shared widths of a stage of stride >= 2 kQ: the grp lanes that own
+ * positions uo, uo + kQ, .. share the widths of the start uo (width m to lane
+ * m % grp), then a butterfly keeps the best (the smaller width on ties: the
+ * first in order) and the owner merges it into its running best (strict >).
+ * NWc, Gc: the widths and lanes when known at compile time (the loop is then
+ * unrolled), 0 = read them from the stage. */
+template <int kQ, int NWc, int Gc, bool kClip>
+__device__ __forceinline__ void eval_split(const fstage &s, const float *__restrict__ P,
+                                           const float2 *__restrict__ C, int u0,
+                                           int64_t lim, float (&best)[kQ], int (&bw)[kQ])
+{
+    const int g = Gc ? Gc : s.grp;
+    const int sub = (u0 & (s.st - 1)) / kQ;
+    const int uo = u0 - sub * kQ;
+    float b = -INFINITY;
+    int bl = 0;
+    if (sub < g) {
+        const int e0 = uo >> s.lsc;
+        const float s0v = P[sk(e0)];
+        const int base = e0 + s.w0p;
+        auto width = [&](int m) {
+            const float2 cf = C[s.widx + m];
+            const int L = s.w0 + m * s.ws;
+            const float snr =
+                __fmaf_rn(__fsub_rn(P[sk(base + m * s.wsp)], s0v), cf.x, cf.y);
+            bool up = snr > b;
+            if constexpr (kClip) up = up && (int64_t)uo + L <= lim;
+            if (up) {
+                b = snr;
+                bl = L;
+            }
+        };
+        if constexpr (NWc > 0) {
+#pragma unroll
+            for (int k = 0; k < NWc / Gc; k++)
+                width(sub + k * Gc);
+        } else {
+            for (int m = sub; m < s.nw; m += g)
+                width(m);
+        }
+    }
+#pragma unroll
+    for (int off = 1; off < g; off <<= 1) {
+        const float ob = __shfl_xor_sync(0xffffffffu, b, off);
+        const int ol = __shfl_xor_sync(0xffffffffu, bl, off);
+        if (ob > b || (ob == b && ol < bl)) {
+            b = ob;
+            bl = ol;
+        }
+    }
+    if (sub == 0 && b > best[0]) {
+        best[0] = b;
+        bw[0] = bl;
+    }
+}
+
+/* The specialised lane-shared path of code s.sfix (1 .. kSplitCodes). */
+template <int kQ, bool kClip>
+__device__ __forceinline__ void eval_split_s(const fstage &s, const float *P,
+                                             const float2 *C, int u0, int64_t lim,
+                                             float (&best)[kQ], int (&bw)[kQ])
+{
+    switch (s.sfix) {
+    case 1:
+        eval_split<kQ, 8, 2, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 2:
+        eval_split<kQ, 8, 4, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 3:
+        eval_split<kQ, 16, 2, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 4:
+        eval_split<kQ, 16, 4, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 5:
+        eval_split<kQ, 16, 8, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 6:
+        eval_split<kQ, 32, 2, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 7:
+        eval_split<kQ, 32, 4, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    case 8:
+        eval_split<kQ, 32, 8, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    default:
+        eval_split<kQ, 32, 16, kClip>(s, P, C, u0, lim, best, bw);
+        break;
+    }
+}
+
 template <int kQ, int S, bool kWin, bool kClip>
 __device__ __forceinline__ void eval_stage(const fstage &s, const float *__restrict__ P,
                                            int plast, const float2 *__restrict__ C,
@@ -162,44 +259,7 @@ __device__ __forceinline__ void eval_stage(const fstage &s, const float *__restr
     constexpr int NJ = kQ / S;
     if constexpr (S == kQ) {
         if (s.grp > 1) {
-            /* The grp lanes that own positions uo, uo + kQ, .. share the widths
-             * of the start uo (width m to lane m % grp), then a butterfly
-             * keeps the best (the smaller width on ties: the first in order)
-             * and the owner merges it into its running best (strict >). */
-            const int g = s.grp;
-            const int sub = (u0 & (s.st - 1)) / kQ;
-            const int uo = u0 - sub * kQ;
-            float b = -INFINITY;
-            int bl = 0;
-            if (sub < g) {
-                const int e0 = uo >> s.lsc;
-                const float s0v = P[sk(e0)];
-                const int base = e0 + s.w0p;
-                for (int m = sub; m < s.nw; m += g) {
-                    const float2 cf = C[s.widx + m];
-                    const int L = s.w0 + m * s.ws;
-                    const float snr =
-                        __fmaf_rn(__fsub_rn(P[sk(base + m * s.wsp)], s0v), cf.x, cf.y);
-                    bool up = snr > b;
-                    if constexpr (kClip) up = up && (int64_t)uo + L <= lim;
-                    if (up) {
-                        b = snr;
-                        bl = L;
-                    }
-                }
-            }
-            for (int off = 1; off < g; off <<= 1) {
-                const float ob = __shfl_xor_sync(0xffffffffu, b, off);
-                const int ol = __shfl_xor_sync(0xffffffffu, bl, off);
-                if (ob > b || (ob == b && ol < bl)) {
-                    b = ob;
-                    bl = ol;
-                }
-            }
-            if (sub == 0 && b > best[0]) {
-                best[0] = b;
-                bw[0] = bl;
-            }
+            eval_split<kQ, 0, 0, kClip>(s, P, C, u0, lim, best, bw);
             return;
         }
         if ((u0 & (s.st - 1)) != 0) return; /* not a start of this stage */
@@ -539,6 +599,10 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
                     continue;
                 }
                 const float *P = st.coarse ? Pc : Qp;
+                if (st.sfix) {
+                    eval_split_s<kQ, kClip>(st, P, C, u0, lim, best, bw);
+                    continue;
+                }
                 const int plast = st.coarse ? a.nc - 1 : a.M;
                 if (st.window)
                     eval_stage_s<kQ, true, kClip>(st, P, plast, C, u0, lim, best, bw);
