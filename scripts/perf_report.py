@@ -101,21 +101,13 @@ SOURCES = [
       "first run of the flow graph benchmark (1 s per case); it found the Kalman block's lost "
       "tail, fixed before the run above"),
     # boxcar search
-    S("2026-11-26-h100-boxcar-vs-aa", "kernels_256x131072.jsonl", FINAL,
-      "FAST with the specialised stages (commit cc86487) through the CUDA context beside "
-      "AstroAccelerate's SPDT in the same run; the README's table",
-      labels=["256 x 131072"]),
-    S("2026-11-26-h100-boxcar-vs-aa", "kernels_1024x262144.jsonl", FINAL,
-      "the same at 1024 x 262144", labels=["1024 x 262144"]),
-    S("2026-11-26-h100-boxcar-vs-aa", "bench_256x131072.jsonl", FINAL,
-      "transient-bench on the same build (the search object)", labels=["256 x 131072"]),
-    S("2026-11-26-h100-boxcar-vs-aa", "bench_1024x262144.jsonl", FINAL,
-      "transient-bench on the same build", labels=["1024 x 262144"]),
-    S("2026-11-26-h100-boxcar-vs-aa", "aa_256x131072.jsonl", FINAL,
-      "AstroAccelerate's SPDT (../shared/peers/astroaccelerate) in the same run",
-      labels=["256 x 131072"]),
-    S("2026-11-26-h100-boxcar-vs-aa", "aa_1024x262144.jsonl", FINAL,
-      "AstroAccelerate's SPDT in the same run", labels=["1024 x 262144"]),
+    # FAST (commit cc86487) beside AstroAccelerate's SPDT, one run; the README's table
+    *[S("2026-11-26-h100-boxcar-vs-aa", "%s_%s.jsonl" % (kind, tag), FINAL, what + ", " + label,
+        labels=[label])
+      for kind, what in (("kernels", "FAST through the CUDA context, data on the device"),
+                         ("bench", "FAST through transient-bench (the search object)"),
+                         ("aa", "AstroAccelerate's SPDT (../shared/peers/astroaccelerate)"))
+      for tag, label in (("256x131072", "256 x 131072"), ("1024x262144", "1024 x 262144"))],
     S("2026-11-22-h100-boxcar-fast", "final/kernels.jsonl", FINAL,
       "the committed FAST kernel (commit e2f99d1) against PAPER through the CUDA context, "
       "data on the device; the README's result table",

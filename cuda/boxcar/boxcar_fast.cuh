@@ -45,6 +45,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace boxcar_cuda
 {
@@ -70,9 +71,25 @@ __host__ __device__ constexpr int sk(int i)
 /* Stride and width count of the specialised window stages (fstage::fix):
  * code 1 + 3 log2(stride) + log2(widths / 8), strides 1..8, widths 8, 16, 32. */
 constexpr int kFixCodes = 12;
-/* Widths and lanes of the specialised lane-shared stages (fstage::sfix):
- * (8, 2), (8, 4), (16, 2), (16, 4), (16, 8), (32, 2), (32, 4), (32, 8), (32, 16). */
+/* Widths and lanes of the specialised lane-shared stages: code k + 1
+ * (fstage::sfix) is kSplitShape[k]. */
 constexpr int kSplitCodes = 9;
+constexpr int kSplitShape[kSplitCodes][2] = {{8, 2},  {8, 4},  {16, 2}, {16, 4}, {16, 8},
+                                             {32, 2}, {32, 4}, {32, 8}, {32, 16}};
+
+/* f(std::integral_constant<int, c>) for the run-time code c in 1 .. N. */
+template <int N, class F> __device__ __forceinline__ void dispatch(int c, F &&f)
+{
+    if constexpr (N > 1) {
+        if (c == N) {
+            f(std::integral_constant<int, N>{});
+            return;
+        }
+        dispatch<N - 1>(c, f);
+    } else {
+        f(std::integral_constant<int, 1>{});
+    }
+}
 
 struct fstage {
     int st;     /* stride in samples (a power of two) */
@@ -219,35 +236,11 @@ __device__ __forceinline__ void eval_split_s(const fstage &s, const float *P,
                                              const float2 *C, int u0, int64_t lim,
                                              float (&best)[kQ], int (&bw)[kQ])
 {
-    switch (s.sfix) {
-    case 1:
-        eval_split<kQ, 8, 2, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 2:
-        eval_split<kQ, 8, 4, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 3:
-        eval_split<kQ, 16, 2, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 4:
-        eval_split<kQ, 16, 4, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 5:
-        eval_split<kQ, 16, 8, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 6:
-        eval_split<kQ, 32, 2, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 7:
-        eval_split<kQ, 32, 4, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 8:
-        eval_split<kQ, 32, 8, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    default:
-        eval_split<kQ, 32, 16, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    }
+    dispatch<kSplitCodes>(s.sfix, [&](auto code) {
+        constexpr int k = decltype(code)::value - 1;
+        eval_split<kQ, kSplitShape[k][0], kSplitShape[k][1], kClip>(s, P, C, u0, lim,
+                                                                    best, bw);
+    });
 }
 
 template <int kQ, int S, bool kWin, bool kClip>
@@ -399,44 +392,10 @@ __device__ __forceinline__ void eval_fixed_s(const fstage &s, const float *P,
                                              const float2 *C, int u0, int64_t lim,
                                              float (&best)[kQ], int (&bw)[kQ])
 {
-    switch (s.fix) {
-    case 1:
-        eval_fixed<kQ, 1, 8, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 2:
-        eval_fixed<kQ, 1, 16, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 3:
-        eval_fixed<kQ, 1, 32, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 4:
-        eval_fixed<kQ, 2, 8, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 5:
-        eval_fixed<kQ, 2, 16, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 6:
-        eval_fixed<kQ, 2, 32, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 7:
-        eval_fixed<kQ, 4, 8, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 8:
-        eval_fixed<kQ, 4, 16, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 9:
-        eval_fixed<kQ, 4, 32, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 10:
-        eval_fixed<kQ, 8, 8, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    case 11:
-        eval_fixed<kQ, 8, 16, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    default:
-        eval_fixed<kQ, 8, 32, kClip>(s, P, C, u0, lim, best, bw);
-        break;
-    }
+    dispatch<kFixCodes>(s.fix, [&](auto code) {
+        constexpr int k = decltype(code)::value - 1;
+        eval_fixed<kQ, 1 << (k / 3), 8 << (k % 3), kClip>(s, P, C, u0, lim, best, bw);
+    });
 }
 
 /*

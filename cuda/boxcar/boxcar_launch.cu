@@ -96,11 +96,9 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
         /* the specialised lane-shared path: 8/16/32 widths, 2..16 lanes */
         f.sfix = 0;
         if (f.grp > 1 && (f.nw == 8 || f.nw == 16 || f.nw == 32)) {
-            static const int kSplit[kSplitCodes][2] = {{8, 2},  {8, 4},  {16, 2},
-                                                       {16, 4}, {16, 8}, {32, 2},
-                                                       {32, 4}, {32, 8}, {32, 16}};
             for (int k = 0; k < kSplitCodes; k++)
-                if (kSplit[k][0] == f.nw && kSplit[k][1] == f.grp) f.sfix = 1 + k;
+                if (kSplitShape[k][0] == f.nw && kSplitShape[k][1] == f.grp)
+                    f.sfix = 1 + k;
         }
         /* the specialised window path: strides 1..8, 8/16/32 widths, fine
          * array, first width - stride a multiple of 8 */
