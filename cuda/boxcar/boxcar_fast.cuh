@@ -25,8 +25,9 @@
  * stride (BoxDIT, ideal) the ends of the starts and 8 widths form a sliding
  * window in registers, so one shared-memory load serves up to 8 boxcars.
  * Stages of stride >= 16 have fewer starts than lanes: there up to 32 lanes
- * share the widths of one start (at least 4 each) and a butterfly keeps the
- * first best (tr_cuda_boxcar_set_split). Sliding-window stages of stride 1,
+ * share the widths of one start (at least 2 each; unrolled for 8, 16 or 32
+ * widths on 2..16 lanes) and a butterfly keeps the first best
+ * (tr_cuda_boxcar_set_split). Sliding-window stages of stride 1,
  * 2, 4 or 8 with 8, 16 or 32 widths (every stage of a BoxDIT plan with 8, 16
  * or 32 widths per iteration, AstroAccelerate's list included) run a path
  * specialised on (stride, widths): fully unrolled, each end loaded once by
