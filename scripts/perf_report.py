@@ -102,6 +102,13 @@ SOURCES = [
       "first run of the flow graph benchmark (1 s per case); it found the Kalman block's lost "
       "tail, fixed before the run above"),
     # boxcar search
+    # FAST (commit cc86487) beside AstroAccelerate's SPDT, one run; the README's table
+    *[S("2026-11-26-h100-boxcar-vs-aa", "%s_%s.jsonl" % (kind, tag), FINAL, what + ", " + label,
+        labels=[label])
+      for kind, what in (("kernels", "FAST through the CUDA context, data on the device"),
+                         ("bench", "FAST through transient-bench (the search object)"),
+                         ("aa", "AstroAccelerate's SPDT (../shared/peers/astroaccelerate)"))
+      for tag, label in (("256x131072", "256 x 131072"), ("1024x262144", "1024 x 262144"))],
     S("2026-11-22-h100-boxcar-fast", "final/kernels.jsonl", FINAL,
       "the committed FAST kernel (commit e2f99d1) against PAPER through the CUDA context, "
       "data on the device; the README's result table",
@@ -874,6 +881,38 @@ class Report:
         self.w(table(["run", "config", "variant", "where", "data", "samples/s", "bytes ceiling",
                       "ops ceiling", "of ceiling", "baseline (same run)", "speedup",
                       "SKA real time"], rows), "")
+        V = "2026-11-26-h100-boxcar-vs-aa"
+        self.w("### Against AstroAccelerate's SPDT (same run)", "",
+               "%s: FAST with the specialised stages (default configuration) and "
+               "AstroAccelerate's BoxDIT kernels (SPDT, per-width statistics precomputed) on the "
+               "same data sizes in one run. SPDT writes per-iteration planes (S/N and width of "
+               "the best boxcar of each iteration); FAST writes the best over all iterations. "
+               "Ceilings: 12 bytes per sample (FAST), about 32 (SPDT), over the measured device "
+               "copy bandwidth. %s" % (src_link(V), env_caption(self.data.runs(
+                   V, "kernels_256x131072.jsonl")[0].env)), "")
+        rows = []
+        for tag, label in (("256x131072", "256 x 131072"), ("1024x262144", "1024 x 262144")):
+            run = self.data.run(V, "kernels_%s.jsonl" % tag, label)
+            aa = {d["case"]: d for d in self.data.run(V, "aa_%s.jsonl" % tag, label).rows
+                  if "case" in d}
+            bench = {d["config"]: d for d in results(
+                self.data.run(V, "bench_%s.jsonl" % tag, label), variant="cuda-fast")}
+            bw = run.env["copy_bw"]
+            for alg, peer in (("BD-AA", "aa_default"), ("BD-32", "bd32"), ("BD-16", "bd16"),
+                              ("BD-8", "bd8"), ("IG(1)", None)):
+                f = one(run, variant="fast", algorithm=alg, tile=8192, split=1, positions=8)
+                a = aa.get("%s/spdt" % peer) if peer else None
+                a_sps = a["samples_per_s"] if a else None
+                rows.append([label, alg, "%.1f" % f["boxcars_per_sample"], num(a_sps) if a else "—",
+                             "**%s**" % num(f["samples_per_s"]),
+                             times(f["samples_per_s"] / a_sps) if a else "—",
+                             num(bench[alg]["samples_per_s"]),
+                             times(bench[alg]["samples_per_s"] / a_sps) if a else "—",
+                             pct(f["samples_per_s"] / (bw / 12.0)),
+                             pct(a_sps / (bw / 32.0)) if a else "—"])
+        self.w(table(["data", "algorithm", "boxcars/sample", "AA SPDT", "FAST kernel",
+                      "FAST / AA", "FAST transient-bench", "/ AA", "FAST of ceiling",
+                      "AA of ceiling"], rows), "")
         C = "2026-11-22-host-boxcar-cpu"
         self.w("### CPU, one core", "")
         rows = []

@@ -50,6 +50,15 @@ static tr_boxcar_config bd(uint32_t b)
     return c;
 }
 
+/* AstroAccelerate's list (32, 16, 16, 16, 8, ...: the default configuration) */
+static tr_boxcar_config aa(void)
+{
+    tr_boxcar_config c = tr_boxcar_config_default();
+    c.algorithm = TR_BOXCAR_BOXDIT;
+    c.max_width = 8192;
+    return c;
+}
+
 static tr_boxcar_config ig(uint32_t d)
 {
     tr_boxcar_config c = tr_boxcar_config_default();
@@ -128,8 +137,8 @@ int main(int argc, char **argv)
     float *ya = malloc(tot * 4), *yb = malloc(tot * 4);
     int32_t *wa = malloc(tot * 4), *wb = malloc(tot * 4);
 
-    setup su[] = {{"BD-32", bd(32)}, {"BD-16", bd(16)}, {"BD-8", bd(8)},
-                  {"IG(1)", ig(1)},  {"IG(2)", ig(2)},  {"IG(3)", ig(3)}};
+    setup su[] = {{"BD-AA", aa()},  {"BD-32", bd(32)}, {"BD-16", bd(16)}, {"BD-8", bd(8)},
+                  {"IG(1)", ig(1)}, {"IG(2)", ig(2)},  {"IG(3)", ig(3)}};
     const uint32_t tiles[] = {2048, 4096, 8192};
     for (size_t k = 0; k < sizeof su / sizeof su[0]; k++) {
         tr_error err;

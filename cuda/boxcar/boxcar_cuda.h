@@ -159,7 +159,7 @@ tr_status tr_cuda_boxcar_set_tile(tr_cuda_boxcar *ctx, uint32_t tile, tr_error *
 tr_status tr_cuda_boxcar_set_skew(tr_cuda_boxcar *ctx, int on, tr_error *err);
 
 /* Benchmark knob of the FAST kernel: 1 (default) = stages whose stride is at
- * least 16 spread the widths of each start over up to 32 lanes (at least 4
+ * least 16 spread the widths of each start over up to 32 lanes (at least 2
  * widths per lane), 0 = the owning lane evaluates them all. The S/N values
  * are the same bits either way; the width on exact ties too (first in
  * order). */

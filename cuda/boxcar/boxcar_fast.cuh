@@ -25,10 +25,17 @@
  * stride (BoxDIT, ideal) the ends of the starts and 8 widths form a sliding
  * window in registers, so one shared-memory load serves up to 8 boxcars.
  * Stages of stride >= 16 have fewer starts than lanes: there up to 32 lanes
- * share the widths of one start (at least 4 each) and a butterfly keeps the
- * first best (tr_cuda_boxcar_set_split). Shared arrays are padded by one word
- * per 32 (index i + i / 32), so that lanes 8 positions apart hit different
- * banks. Results leave through a per-warp staging area as coalesced stores.
+ * share the widths of one start (at least 2 each; unrolled for 8, 16 or 32
+ * widths on 2..16 lanes) and a butterfly keeps the first best
+ * (tr_cuda_boxcar_set_split). Sliding-window stages of stride 1,
+ * 2, 4 or 8 with 8, 16 or 32 widths (every stage of a BoxDIT plan with 8, 16
+ * or 32 widths per iteration, AstroAccelerate's list included) run a path
+ * specialised on (stride, widths): fully unrolled, each end loaded once by
+ * an immediate offset from one base. Shared arrays are padded by one word per
+ * 8 (index i + i / 8): lanes 8 positions apart are 9 words apart (different
+ * banks), and for u a multiple of 8 the index of u + k is that of u plus that
+ * of k, a constant. Results leave through a per-warp staging area as
+ * coalesced stores.
  */
 #ifndef TRANSIENT_CUDA_BOXCAR_FAST_CUH
 #define TRANSIENT_CUDA_BOXCAR_FAST_CUH
@@ -39,6 +46,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace boxcar_cuda
 {
@@ -47,10 +55,41 @@ constexpr int kMeanBack = 1024;  /* samples before the tile in the offset estima
 constexpr int kMeanAhead = 1024; /* samples at the tile's start, at most */
 constexpr int kTileMax = 8192;
 
-/* Entries to allocate for n entries in the skewed layout (a multiple of 4). */
-__host__ __device__ inline int skew_len(int n)
+/* Entries to allocate for n entries in the padded layout (a multiple of 4). */
+__host__ __device__ constexpr int skew_len(int n)
 {
-    return (n + (n >> 5) + 1 + 3) & ~3;
+    return (n + (n >> 3) + 1 + 3) & ~3;
+}
+
+/* Shared-memory index of entry i: one padding word after every 8, so that
+ * threads that own 8 consecutive positions (or 4, or 2 entries) reach 32
+ * different banks, and sk(u + k) = sk(u) + sk(k) for u a multiple of 8. */
+__host__ __device__ constexpr int sk(int i)
+{
+    return i + (i >> 3);
+}
+
+/* Stride and width count of the specialised window stages (fstage::fix):
+ * code 1 + 3 log2(stride) + log2(widths / 8), strides 1..8, widths 8, 16, 32. */
+constexpr int kFixCodes = 12;
+/* Widths and lanes of the specialised lane-shared stages: code k + 1
+ * (fstage::sfix) is kSplitShape[k]. */
+constexpr int kSplitCodes = 9;
+constexpr int kSplitShape[kSplitCodes][2] = {{8, 2},  {8, 4},  {16, 2}, {16, 4}, {16, 8},
+                                             {32, 2}, {32, 4}, {32, 8}, {32, 16}};
+
+/* f(std::integral_constant<int, c>) for the run-time code c in 1 .. N. */
+template <int N, class F> __device__ __forceinline__ void dispatch(int c, F &&f)
+{
+    if constexpr (N > 1) {
+        if (c == N) {
+            f(std::integral_constant<int, N>{});
+            return;
+        }
+        dispatch<N - 1>(c, f);
+    } else {
+        f(std::integral_constant<int, 1>{});
+    }
 }
 
 struct fstage {
@@ -65,6 +104,9 @@ struct fstage {
     int wsp;    /* ws in entries */
     int window; /* ws == st: sliding-window evaluation */
     int grp;    /* stride >= kQ: lanes that share the widths of one start (1 = none) */
+    int fix;    /* 0, or the specialised window path (kFixCodes) */
+    int basep;  /* fix: padded index of the first width - stride (a multiple of 8) */
+    int sfix;   /* 0, or the specialised lane-shared path (kSplitCodes) */
 };
 
 struct fplan {
@@ -98,14 +140,6 @@ struct fast_args {
     int tabn;          /* window tables */
     unsigned long long *count;
 };
-
-/* Shared-memory index of entry i: one padding word after every 32, so that
- * threads that own 8 consecutive positions (or 4, or 2 entries) reach 32
- * different banks. */
-__device__ __forceinline__ int sk(int i)
-{
-    return i + (i >> 5);
-}
 
 /* Four consecutive samples g .. g + 3 (g a multiple of 4): one 16-byte load
  * when they all lie in the history or all in the new block (and s.vec says
@@ -141,6 +175,75 @@ __device__ __forceinline__ float4 load4(const source &s, int c, int64_t g, int64
 constexpr int kQ = 8;  /* positions per thread (default; 16 selectable) */
 constexpr int kMC = 8; /* widths per window step */
 
+/* Lane-shared widths of a stage of stride >= 2 kQ: the grp lanes that own
+ * positions uo, uo + kQ, .. share the widths of the start uo (width m to lane
+ * m % grp), then a butterfly keeps the best (the smaller width on ties: the
+ * first in order) and the owner merges it into its running best (strict >).
+ * NWc, Gc: the widths and lanes when known at compile time (the loop is then
+ * unrolled), 0 = read them from the stage. */
+template <int kQ, int NWc, int Gc, bool kClip>
+__device__ __forceinline__ void eval_split(const fstage &s, const float *__restrict__ P,
+                                           const float2 *__restrict__ C, int u0,
+                                           int64_t lim, float (&best)[kQ], int (&bw)[kQ])
+{
+    const int g = Gc ? Gc : s.grp;
+    const int sub = (u0 & (s.st - 1)) / kQ;
+    const int uo = u0 - sub * kQ;
+    float b = -INFINITY;
+    int bl = 0;
+    if (sub < g) {
+        const int e0 = uo >> s.lsc;
+        const float s0v = P[sk(e0)];
+        const int base = e0 + s.w0p;
+        auto width = [&](int m) {
+            const float2 cf = C[s.widx + m];
+            const int L = s.w0 + m * s.ws;
+            const float snr =
+                __fmaf_rn(__fsub_rn(P[sk(base + m * s.wsp)], s0v), cf.x, cf.y);
+            bool up = snr > b;
+            if constexpr (kClip) up = up && (int64_t)uo + L <= lim;
+            if (up) {
+                b = snr;
+                bl = L;
+            }
+        };
+        if constexpr (NWc > 0) {
+#pragma unroll
+            for (int k = 0; k < NWc / Gc; k++)
+                width(sub + k * Gc);
+        } else {
+            for (int m = sub; m < s.nw; m += g)
+                width(m);
+        }
+    }
+#pragma unroll
+    for (int off = 1; off < g; off <<= 1) {
+        const float ob = __shfl_xor_sync(0xffffffffu, b, off);
+        const int ol = __shfl_xor_sync(0xffffffffu, bl, off);
+        if (ob > b || (ob == b && ol < bl)) {
+            b = ob;
+            bl = ol;
+        }
+    }
+    if (sub == 0 && b > best[0]) {
+        best[0] = b;
+        bw[0] = bl;
+    }
+}
+
+/* The specialised lane-shared path of code s.sfix (1 .. kSplitCodes). */
+template <int kQ, bool kClip>
+__device__ __forceinline__ void eval_split_s(const fstage &s, const float *P,
+                                             const float2 *C, int u0, int64_t lim,
+                                             float (&best)[kQ], int (&bw)[kQ])
+{
+    dispatch<kSplitCodes>(s.sfix, [&](auto code) {
+        constexpr int k = decltype(code)::value - 1;
+        eval_split<kQ, kSplitShape[k][0], kSplitShape[k][1], kClip>(s, P, C, u0, lim,
+                                                                    best, bw);
+    });
+}
+
 template <int kQ, int S, bool kWin, bool kClip>
 __device__ __forceinline__ void eval_stage(const fstage &s, const float *__restrict__ P,
                                            int plast, const float2 *__restrict__ C,
@@ -150,44 +253,7 @@ __device__ __forceinline__ void eval_stage(const fstage &s, const float *__restr
     constexpr int NJ = kQ / S;
     if constexpr (S == kQ) {
         if (s.grp > 1) {
-            /* The grp lanes that own positions uo, uo + kQ, .. share the widths
-             * of the start uo (width m to lane m % grp), then a butterfly
-             * keeps the best (the smaller width on ties: the first in order)
-             * and the owner merges it into its running best (strict >). */
-            const int g = s.grp;
-            const int sub = (u0 & (s.st - 1)) / kQ;
-            const int uo = u0 - sub * kQ;
-            float b = -INFINITY;
-            int bl = 0;
-            if (sub < g) {
-                const int e0 = uo >> s.lsc;
-                const float s0v = P[sk(e0)];
-                const int base = e0 + s.w0p;
-                for (int m = sub; m < s.nw; m += g) {
-                    const float2 cf = C[s.widx + m];
-                    const int L = s.w0 + m * s.ws;
-                    const float snr =
-                        __fmaf_rn(__fsub_rn(P[sk(base + m * s.wsp)], s0v), cf.x, cf.y);
-                    bool up = snr > b;
-                    if constexpr (kClip) up = up && (int64_t)uo + L <= lim;
-                    if (up) {
-                        b = snr;
-                        bl = L;
-                    }
-                }
-            }
-            for (int off = 1; off < g; off <<= 1) {
-                const float ob = __shfl_xor_sync(0xffffffffu, b, off);
-                const int ol = __shfl_xor_sync(0xffffffffu, bl, off);
-                if (ob > b || (ob == b && ol < bl)) {
-                    b = ob;
-                    bl = ol;
-                }
-            }
-            if (sub == 0 && b > best[0]) {
-                best[0] = b;
-                bw[0] = bl;
-            }
+            eval_split<kQ, 0, 0, kClip>(s, P, C, u0, lim, best, bw);
             return;
         }
         if ((u0 & (s.st - 1)) != 0) return; /* not a start of this stage */
@@ -278,6 +344,61 @@ __device__ __forceinline__ void eval_stage_s(const fstage &s, const float *P, in
     }
 }
 
+/* A window stage of stride S and NW widths, first width base + S with base a
+ * multiple of 8, on the fine array: the kQ / S starts u0 + j S of this
+ * thread (u0 a multiple of 8) and their ends u0 + base + (j + m + 1) S in a
+ * sliding window of registers, one load per width, all at immediate offsets
+ * from two bases. Same order and arithmetic as eval_stage. */
+template <int kQ, int S, int NW, bool kClip>
+__device__ __forceinline__ void eval_fixed(const fstage &s, const float *__restrict__ P,
+                                           const float2 *__restrict__ C, int u0,
+                                           int64_t lim, float (&best)[kQ], int (&bw)[kQ])
+{
+    constexpr int NJ = kQ / S;
+    const float *ps = P + sk(u0);
+    const float *pe = ps + s.basep;
+    const float2 *cw = C + s.widx;
+    float s0[NJ], e[NJ];
+#pragma unroll
+    for (int j = 0; j < NJ; j++) {
+        s0[j] = ps[sk(j * S)];
+        e[j] = pe[sk((j + 1) * S)];
+    }
+#pragma unroll
+    for (int m = 0; m < NW; m++) {
+        const float2 cf = cw[m];
+        const int L = s.w0 + m * S;
+#pragma unroll
+        for (int j = 0; j < NJ; j++) {
+            const float snr = __fmaf_rn(__fsub_rn(e[j], s0[j]), cf.x, cf.y);
+            bool up = snr > best[j * S];
+            if constexpr (kClip) up = up && (int64_t)(u0 + j * S) + L <= lim;
+            if (up) {
+                best[j * S] = snr;
+                bw[j * S] = L;
+            }
+        }
+        if (m + 1 < NW) {
+#pragma unroll
+            for (int j = 0; j + 1 < NJ; j++)
+                e[j] = e[j + 1];
+            e[NJ - 1] = pe[sk((NJ + m + 1) * S)];
+        }
+    }
+}
+
+/* The specialised path of code s.fix (1 .. kFixCodes). */
+template <int kQ, bool kClip>
+__device__ __forceinline__ void eval_fixed_s(const fstage &s, const float *P,
+                                             const float2 *C, int u0, int64_t lim,
+                                             float (&best)[kQ], int (&bw)[kQ])
+{
+    dispatch<kFixCodes>(s.fix, [&](auto code) {
+        constexpr int k = decltype(code)::value - 1;
+        eval_fixed<kQ, 1 << (k / 3), 8 << (k % 3), kClip>(s, P, C, u0, lim, best, bw);
+    });
+}
+
 /*
  * FAST kernel: one block per (tile of T positions, channel). Phases: (1) the
  * span [t0, t0 + T + latency) into shared memory, 16-byte loads, the far part
@@ -308,13 +429,18 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
     const int64_t cnt_lo = max(t0 + a.lat, s.pos);
     const int64_t cnt_hi = min(t0 + a.lat + T, s.end);
     unsigned cnt = 0;
-    /* 1. Fine items: one sample each, four per thread and step. */
-    for (int j = 4 * tid; j < F; j += 4 * NT) {
-        const float4 v = load4(s, c, t0 + j, cnt_lo, cnt_hi, cnt);
-        Qp[sk(1 + j)] = v.x;
-        if (j + 1 < F) Qp[sk(2 + j)] = v.y;
-        if (j + 2 < F) Qp[sk(3 + j)] = v.z;
-        if (j + 3 < F) Qp[sk(4 + j)] = v.w;
+    /* 1. Fine items: one sample each, eight per thread and step (lanes 8
+     * items apart store to different banks). */
+    for (int j = 8 * tid; j < F; j += 8 * NT) {
+#pragma unroll
+        for (int h = 0; h < 8; h += 4) {
+            if (j + h >= F) break;
+            const float4 v = load4(s, c, t0 + j + h, cnt_lo, cnt_hi, cnt);
+            Qp[sk(1 + j + h)] = v.x;
+            if (j + h + 1 < F) Qp[sk(2 + j + h)] = v.y;
+            if (j + h + 2 < F) Qp[sk(3 + j + h)] = v.z;
+            if (j + h + 3 < F) Qp[sk(4 + j + h)] = v.w;
+        }
     }
     /* 2. Coarse items: sums of R samples ((x0 + x1) + (x2 + x3) per thread, then
      * over R / 4 lanes by shuffles; whole warps iterate, Ecoarse % 128 == 0). */
@@ -358,7 +484,11 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
     const float m = s_m;
     /* 4. Prefix sums of x - m (items outside [0, end) stay 0). */
     {
-        const int ch = (a.M + NT - 1) / NT;
+        /* items per thread: 8 x an odd number, so that the threads' runs
+         * start 9 x odd words apart (different banks) */
+        int ch = (a.M + NT - 1) / NT;
+        ch = (ch + 7) & ~7;
+        if ((ch & 8) == 0) ch += 8;
         const int j0 = min(tid * ch, a.M), j1 = min(j0 + ch, a.M);
         /* whole span inside [0, end): every item holds len samples */
         const bool inside = t0 >= 0 && t0 + F + a.Ecoarse <= s.end;
@@ -424,7 +554,15 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
         if (u0 < T) {
             for (int i = 0; i < pl.n; i++) {
                 const fstage &st = pl.s[i];
+                if (st.fix) {
+                    eval_fixed_s<kQ, kClip>(st, Qp, C, u0, lim, best, bw);
+                    continue;
+                }
                 const float *P = st.coarse ? Pc : Qp;
+                if (st.sfix) {
+                    eval_split_s<kQ, kClip>(st, P, C, u0, lim, best, bw);
+                    continue;
+                }
                 const int plast = st.coarse ? a.nc - 1 : a.M;
                 if (st.window)
                     eval_stage_s<kQ, true, kClip>(st, P, plast, C, u0, lim, best, bw);

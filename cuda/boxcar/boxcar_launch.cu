@@ -85,13 +85,33 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
         f.w0p = f.w0 / sc;
         f.wsp = f.ws / sc;
         f.window = s.nwidths > 1 && s.width_step == s.stride;
-        /* lanes per start for strides >= 2 kq: at least 4 widths each, within
-         * a warp, only when whole warps take part (T >= 32 kq) */
+        /* lanes per start for strides >= 2 kq: at least 2 widths each,
+         * within a warp, only when whole warps take part (T >= 32 kq) */
         f.grp = 1;
         if (q->split && f.st >= 2 * q->kq && T >= 32 * q->kq) {
             f.grp = std::min(f.st / q->kq, 32);
-            while (f.grp > 1 && f.nw < 4 * f.grp)
+            while (f.grp > 1 && f.nw < 2 * f.grp)
                 f.grp /= 2;
+        }
+        /* the specialised lane-shared path: 8/16/32 widths, 2..16 lanes */
+        f.sfix = 0;
+        if (f.grp > 1 && (f.nw == 8 || f.nw == 16 || f.nw == 32)) {
+            for (int k = 0; k < kSplitCodes; k++)
+                if (kSplitShape[k][0] == f.nw && kSplitShape[k][1] == f.grp)
+                    f.sfix = 1 + k;
+        }
+        /* the specialised window path: strides 1..8, 8/16/32 widths, fine
+         * array, first width - stride a multiple of 8 */
+        f.fix = 0;
+        f.basep = 0;
+        const int lgw = f.nw == 8 ? 0 : (f.nw == 16 ? 1 : (f.nw == 32 ? 2 : -1));
+        if (f.window && !f.coarse && f.st <= 8 && lgw >= 0 && f.w0 >= f.st &&
+            (f.w0 - f.st) % 8 == 0) {
+            int lgs = 0;
+            while ((1 << lgs) < f.st)
+                lgs++;
+            f.fix = 1 + 3 * lgs + lgw;
+            f.basep = sk(f.w0 - f.st);
         }
         widx += s.nwidths;
     }
