@@ -85,6 +85,8 @@ tr_candidates_config tr_candidates_config_default(void)
     c.link_width = 0.0;
     c.start_position = 0;
     c.max_span = 0;
+    c.backend = TR_BACKEND_CPU;
+    c.device = 0;
     return c;
 }
 
