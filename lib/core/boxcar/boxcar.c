@@ -611,6 +611,10 @@ uint32_t tr_boxcar_nchan(const tr_boxcar *q)
 {
     return q ? q->cfg.nchan : 0;
 }
+tr_boxcar_layout tr_boxcar_device_layout(const tr_boxcar *q)
+{
+    return q ? q->cfg.device_layout : TR_BOXCAR_TIME_MAJOR;
+}
 uint64_t tr_boxcar_position(const tr_boxcar *q)
 {
     return q ? q->position : 0;

@@ -7,6 +7,8 @@
 #include <transient/boxcar_norm.h>
 #include <transient/candidates.h>
 
+#include "boxcar/candidates_internal.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,4 +68,37 @@ tr_status tr_boxcar_candidates_process(tr_candidates *c, const struct tr_boxcar 
     }
     return tr_candidates_process(c, snr + run * nchan, width ? width + run * nchan : NULL,
                                  n - run);
+}
+
+tr_status tr_boxcar_candidates_process_device(tr_candidates *c, const struct tr_boxcar *q,
+                                              uint64_t position, const float *d_snr,
+                                              const int32_t *d_width, size_t n)
+{
+    if (!c || !q) return TR_ERR_INVALID;
+    const int cm = tr_boxcar_device_layout(q) == TR_BOXCAR_CHANNEL_MAJOR;
+    const tr_boxcar_norm *norm = tr_boxcar_get_norm(q);
+    const uint32_t W = tr_boxcar_norm_window(norm);
+    const uint32_t nchan = tr_boxcar_nchan(q);
+    if (W == 0 || n == 0)
+        return tr_candidates_process_device_part(c, d_snr, d_width, (int64_t)n, 0, n, cm,
+                                                 NULL);
+    uint8_t *skip = malloc(nchan);
+    if (!skip) return TR_ERR_NOMEM;
+    /* Per statistics window piece: the warming-up channels yield no peaks. */
+    tr_status st = TR_OK;
+    for (size_t k = 0; k < n && st == TR_OK;) {
+        const uint64_t p = position + k;
+        const uint64_t left = W - p % W;
+        const size_t len = (size_t)(n - k < left ? n - k : left);
+        int all = 1;
+        for (uint32_t ch = 0; ch < nchan; ch++) {
+            skip[ch] = tr_boxcar_norm_ready(norm, p, ch) ? 0 : 1;
+            if (skip[ch]) all = 0;
+        }
+        st = tr_candidates_process_device_part(c, d_snr, d_width, (int64_t)n, (int64_t)k,
+                                               len, cm, all ? NULL : skip);
+        k += len;
+    }
+    free(skip);
+    return st;
 }

@@ -255,6 +255,7 @@ const tr_boxcar_norm *tr_boxcar_get_norm(const tr_boxcar *q);
 uint32_t tr_boxcar_latency(const tr_boxcar *q); /* L_end - 1 */
 uint32_t tr_boxcar_lend(const tr_boxcar *q);    /* L_end */
 uint32_t tr_boxcar_nchan(const tr_boxcar *q);
+tr_boxcar_layout tr_boxcar_device_layout(const tr_boxcar *q); /* cfg.device_layout */
 uint64_t tr_boxcar_position(const tr_boxcar *q);  /* samples per channel consumed */
 uint64_t tr_boxcar_nonfinite(const tr_boxcar *q); /* non-finite samples replaced */
 int tr_boxcar_flushed(const tr_boxcar *q);        /* 1 after flush, until reset */

@@ -89,7 +89,7 @@ typedef struct {
     uint32_t link_chan; /* largest channel distance of friends (default 1) */
     double link_width;  /* largest width ratio of friends, >= 1; 0 = any (default 0) */
     int64_t start_position; /* position of the first input value (default 0) */
-    uint64_t max_span; /* close events spanning more samples; 0 = never (default 0) */
+    uint64_t max_span;  /* close events spanning more samples; 0 = never (default 0) */
     tr_backend backend; /* CPU (default), CUDA, or AUTO (CUDA when a GPU is usable) */
     int device;         /* CUDA device index (default 0) */
 } tr_candidates_config;
@@ -193,11 +193,11 @@ tr_status tr_boxcar_candidates_process_device(tr_candidates *c, const struct tr_
                                               const int32_t *d_width, size_t n);
 
 tr_backend tr_candidates_backend(const tr_candidates *q); /* CPU or CUDA */
-size_t tr_candidates_pending(const tr_candidates *q);   /* queued, not yet read */
-size_t tr_candidates_open(const tr_candidates *q);      /* events still growing */
-int64_t tr_candidates_position(const tr_candidates *q); /* next input position */
-uint64_t tr_candidates_peaks(const tr_candidates *q);   /* peaks seen */
-uint64_t tr_candidates_emitted(const tr_candidates *q); /* events closed so far */
+size_t tr_candidates_pending(const tr_candidates *q);     /* queued, not yet read */
+size_t tr_candidates_open(const tr_candidates *q);        /* events still growing */
+int64_t tr_candidates_position(const tr_candidates *q);   /* next input position */
+uint64_t tr_candidates_peaks(const tr_candidates *q);     /* peaks seen */
+uint64_t tr_candidates_emitted(const tr_candidates *q);   /* events closed so far */
 const char *tr_candidates_last_error(const tr_candidates *q);
 
 #ifdef __cplusplus
