@@ -92,7 +92,7 @@ tr_status tr_boxcar_candidates_process_device(tr_candidates *c, const struct tr_
         const size_t len = (size_t)(n - k < left ? n - k : left);
         int all = 1;
         for (uint32_t ch = 0; ch < nchan; ch++) {
-            skip[ch] = tr_boxcar_norm_ready(norm, p, ch) ? 0 : 1;
+            skip[ch] = tr_boxcar_ready(q, p, ch) ? 0 : 1;
             if (skip[ch]) all = 0;
         }
         st = tr_candidates_process_device_part(c, d_snr, d_width, (int64_t)n, (int64_t)k,

@@ -35,6 +35,14 @@ tr_status tr_candidates_process_device_part(tr_candidates *q, const float *d_snr
                                             int64_t k0, size_t n, int channel_major,
                                             const uint8_t *skip);
 
+/*
+ * 1 when the boxcar search's statistics for position p of channel c were
+ * measured (not warm-up): those of its normalisation object, or those
+ * measured on the device for a stream of tr_boxcar_process_device.
+ */
+struct tr_boxcar;
+int tr_boxcar_ready(const struct tr_boxcar *q, uint64_t p, uint32_t c);
+
 #ifdef __cplusplus
 }
 #endif
