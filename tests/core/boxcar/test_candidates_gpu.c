@@ -14,11 +14,15 @@
  *     and one call, threshold changes between calls, host pointers and
  *     device pointers (tr_candidates_process_device, both layouts), flush,
  *     reset, a dense stream that makes every device buffer grow.
- *  2. The search on the device (tr_boxcar_process_device, FIXED, both
- *     layouts) with tr_boxcar_candidates_process_device: the same events as
- *     the CPU clustering of the same S/N downloaded, in random pieces; and a
- *     strong pulse found at the same start and width as by the CPU search and
- *     clustering, S/N within TR_BOXCAR_FAST_TOL.
+ *  2. The search on the device (tr_boxcar_process_device; FIXED, and WHITE
+ *     and LEVELS measured on the device; both layouts; 1 and 64 channels;
+ *     NaN/Inf; random pieces) with tr_boxcar_candidates_process_device: S/N
+ *     within twice TR_BOXCAR_FAST_TOL of the CPU search of the same samples
+ *     (each is within it of the reference), flush included, the same
+ *     non-finite count; the same events as the CPU clustering of the same
+ *     S/N downloaded (warm-up masked alike); the two strong pulses found over
+ *     the same samples as by the CPU search and clustering, S/N within the
+ *     tolerance.
  *  3. A CPU object refuses device pointers (TR_ERR_UNSUPPORTED).
  */
 #include <transient/boxcar.h>
@@ -184,134 +188,169 @@ static void test_backends(void)
 static void test_search(void)
 {
     const uint32_t chans[] = {1, 64};
-    for (int li = 0; li < 2; li++)
-        for (size_t cc = 0; cc < 2; cc++) {
-            const uint32_t C = chans[cc];
-            const size_t n = 60000;
-            tu_rng r = {500 + cc + 10 * li};
-            float *x = malloc(n * C * sizeof *x), *buf = malloc(n * C * sizeof *buf);
-            float *ys = malloc(n * C * sizeof *ys);
-            int32_t *ws = malloc(n * C * sizeof *ws);
-            for (size_t i = 0; i < n * C; i++)
-                x[i] = (float)tu_gauss(&r);
-            for (size_t i = 0; i < n * C; i += 997)
-                x[i] = i % 2 ? NAN : INFINITY;
-            /* strong pulses: width 40 at 20000, width 3 at 45000 */
-            for (uint32_t c = 0; c < C; c++) {
-                for (size_t k = 20000; k < 20040; k++)
-                    x[k * C + c] += 3.0f;
-                for (size_t k = 45000; k < 45003; k++)
-                    x[k * C + c] += 12.0f;
-            }
-            tr_boxcar_config bc = tr_boxcar_config_default();
-            bc.nchan = C;
-            bc.max_width = 256;
-            bc.norm.mode = TR_BOXCAR_NORM_FIXED;
-            bc.device_layout = li ? TR_BOXCAR_CHANNEL_MAJOR : TR_BOXCAR_TIME_MAJOR;
-            tr_error err;
-            bc.backend = TR_BACKEND_CUDA;
-            tr_boxcar *g = tr_boxcar_create(&bc, &err);
-            bc.backend = TR_BACKEND_CPU;
-            tr_boxcar *h = tr_boxcar_create(&bc, &err);
-            tr_candidates_config cfg = tr_candidates_config_default();
-            cfg.nchan = C;
-            cfg.threshold = 7.0f;
-            cfg.start_position = -(int64_t)tr_boxcar_latency(h);
-            tr_candidates *href = tr_candidates_create(&cfg, &err); /* CPU search */
-            tr_candidates *same = tr_candidates_create(&cfg, &err); /* GPU S/N on CPU */
-            cfg.backend = TR_BACKEND_CUDA;
-            tr_candidates *dev = tr_candidates_create(&cfg, &err);
-            void *dx = NULL, *dy = NULL, *dw = NULL;
-            if (!g || !h || !href || !same || !dev ||
-                tr_bench_dev_alloc(0, n * C * 4, &dx) != TR_OK ||
-                tr_bench_dev_alloc(0, n * C * 4, &dy) != TR_OK ||
-                tr_bench_dev_alloc(0, n * C * 4, &dw) != TR_OK) {
-                CHECK(0, "search setup: %s", err.message);
-                goto done;
-            }
-            size_t done_ = 0, call = 0;
-            evlist got = {NULL, 0};
-            while (done_ < n) {
-                size_t m = (size_t)tu_range(&r, 1, 9000);
-                if (m > n - done_) m = n - done_;
-                const uint64_t pos = tr_boxcar_position(g);
-                const int64_t p0 = (int64_t)pos - (int64_t)tr_boxcar_latency(g);
-                /* host search + host clustering */
-                CHECK(tr_boxcar_process(h, x + done_ * C, m, ys, ws) == TR_OK,
-                      "cpu search");
-                CHECK(tr_boxcar_candidates_process(href, h, (uint64_t)(p0 < 0 ? 0 : p0),
-                                                   ys, ws, m) == TR_OK,
-                      "cpu clustering");
-                /* device search + device clustering */
-                for (size_t k = 0; k < m; k++)
-                    for (uint32_t c = 0; c < C; c++)
-                        buf[li ? c * m + k : k * C + c] = x[(done_ + k) * C + c];
-                CHECK(tr_bench_dev_upload(dx, buf, m * C * 4) == TR_OK, "upload");
-                CHECK(tr_boxcar_process_device(g, dx, m, dy, dw) == TR_OK,
-                      "device search: %s", tr_boxcar_last_error(g));
-                CHECK(tr_boxcar_candidates_process_device(
-                          dev, g, (uint64_t)(p0 < 0 ? 0 : p0), dy, dw, m) == TR_OK,
-                      "device clustering: %s", tr_candidates_last_error(dev));
-                /* the device S/N clustered on the CPU: the same events */
-                CHECK(tr_bench_dev_download(buf, dy, m * C * 4) == TR_OK &&
-                          tr_bench_dev_download(ws, dw, m * C * 4) == TR_OK,
-                      "download");
-                for (size_t k = 0; k < m; k++)
-                    for (uint32_t c = 0; c < C; c++)
-                        ys[k * C + c] = buf[li ? c * m + k : k * C + c];
-                int32_t *wt = malloc(m * C * sizeof *wt);
-                for (size_t k = 0; k < m; k++)
-                    for (uint32_t c = 0; c < C; c++)
-                        wt[k * C + c] = ws[li ? c * m + k : k * C + c];
-                CHECK(tr_candidates_process(same, ys, wt, m) == TR_OK, "cpu of gpu");
-                free(wt);
-                compare("search", call++, same, dev, &got);
-                done_ += m;
-            }
-            tr_candidates_flush(same);
-            tr_candidates_flush(dev);
-            tr_candidates_flush(href);
-            compare("search flush", call, same, dev, &got);
-            /* the strong events of the CPU search: one GPU event over the same
-             * samples with the S/N within the tolerance */
-            {
-                tr_candidate *a;
-                const size_t na = read_all(href, &a);
-                size_t strong = 0;
-                for (size_t i = 0; i < na; i++) {
-                    if (a[i].snr < 15.0f) continue;
-                    strong++;
-                    size_t match = 0;
-                    for (size_t j = 0; j < got.n; j++) {
-                        const tr_candidate *b = &got.v[j];
-                        if (b->first >= a[i].end || a[i].first >= b->end) continue;
-                        const double tol = TR_BOXCAR_FAST_TOL(tr_boxcar_lend(h)) *
-                                           (1.0 + fabs(a[i].snr));
-                        CHECK(fabs(a[i].snr - b->snr) <= tol, "pulse S/N %g vs %g",
-                              a[i].snr, b->snr);
-                        match++;
-                    }
-                    CHECK(match == 1, "event at %lld: %zu GPU events over it",
-                          (long long)a[i].start, match);
+    const tr_boxcar_norm_mode modes[] = {TR_BOXCAR_NORM_FIXED, TR_BOXCAR_NORM_WHITE,
+                                         TR_BOXCAR_NORM_LEVELS};
+    for (int mi = 0; mi < 3; mi++)
+        for (int li = 0; li < 2; li++)
+            for (size_t cc = 0; cc < 2; cc++) {
+                const uint32_t C = chans[cc];
+                const size_t n = 70000;
+                tu_rng r = {500 + cc + 10 * li + 100 * mi};
+                float *x = malloc(n * C * sizeof *x), *buf = malloc(n * C * sizeof *buf);
+                float *ys = malloc(n * C * sizeof *ys), *yc = malloc(n * C * sizeof *yc);
+                int32_t *wc = malloc(n * C * sizeof *wc);
+                int32_t *ws = malloc(n * C * sizeof *ws);
+                for (size_t i = 0; i < n * C; i++)
+                    x[i] = (float)tu_gauss(&r);
+                for (size_t i = 0; i < n * C; i += 997)
+                    x[i] = i % 2 ? NAN : INFINITY;
+                /* strong pulses: width 40 at 20000, width 3 at 45000 */
+                for (uint32_t c = 0; c < C; c++) {
+                    for (size_t k = 20000; k < 20040; k++)
+                        x[k * C + c] += 3.0f;
+                    for (size_t k = 45000; k < 45003; k++)
+                        x[k * C + c] += 12.0f;
                 }
-                CHECK(strong == 2, "the two pulses found (%zu strong events)", strong);
-                free(a);
+                tr_boxcar_config bc = tr_boxcar_config_default();
+                bc.nchan = C;
+                bc.max_width = 256;
+                bc.norm.mode = modes[mi];
+                bc.device_layout = li ? TR_BOXCAR_CHANNEL_MAJOR : TR_BOXCAR_TIME_MAJOR;
+                tr_error err;
+                bc.backend = TR_BACKEND_CUDA;
+                tr_boxcar *g = tr_boxcar_create(&bc, &err);
+                bc.backend = TR_BACKEND_CPU;
+                tr_boxcar *h = tr_boxcar_create(&bc, &err);
+                tr_candidates_config cfg = tr_candidates_config_default();
+                cfg.nchan = C;
+                cfg.threshold = 7.0f;
+                cfg.start_position = -(int64_t)tr_boxcar_latency(h);
+                tr_candidates *href = tr_candidates_create(&cfg, &err); /* CPU search */
+                tr_candidates *same =
+                    tr_candidates_create(&cfg, &err); /* GPU S/N on CPU */
+                cfg.backend = TR_BACKEND_CUDA;
+                tr_candidates *dev = tr_candidates_create(&cfg, &err);
+                void *dx = NULL, *dy = NULL, *dw = NULL;
+                if (!g || !h || !href || !same || !dev ||
+                    tr_bench_dev_alloc(0, n * C * 4, &dx) != TR_OK ||
+                    tr_bench_dev_alloc(0, n * C * 4, &dy) != TR_OK ||
+                    tr_bench_dev_alloc(0, n * C * 4, &dw) != TR_OK) {
+                    CHECK(0, "search setup: %s", err.message);
+                    goto done;
+                }
+                size_t done_ = 0, call = 0;
+                evlist got = {NULL, 0};
+                while (done_ < n) {
+                    size_t m = (size_t)tu_range(&r, 1, 9000);
+                    if (m > n - done_) m = n - done_;
+                    const uint64_t pos = tr_boxcar_position(g);
+                    const int64_t p0 = (int64_t)pos - (int64_t)tr_boxcar_latency(g);
+                    /* host search + host clustering */
+                    CHECK(tr_boxcar_process(h, x + done_ * C, m, ys, ws) == TR_OK,
+                          "cpu search");
+                    CHECK(tr_boxcar_candidates_process(
+                              href, h, (uint64_t)(p0 < 0 ? 0 : p0), ys, ws, m) == TR_OK,
+                          "cpu clustering");
+                    /* device search + device clustering */
+                    for (size_t k = 0; k < m; k++)
+                        for (uint32_t c = 0; c < C; c++)
+                            buf[li ? c * m + k : k * C + c] = x[(done_ + k) * C + c];
+                    CHECK(tr_bench_dev_upload(dx, buf, m * C * 4) == TR_OK, "upload");
+                    CHECK(tr_boxcar_process_device(g, dx, m, dy, dw) == TR_OK,
+                          "device search: %s", tr_boxcar_last_error(g));
+                    CHECK(tr_boxcar_candidates_process_device(
+                              dev, g, (uint64_t)(p0 < 0 ? 0 : p0), dy, dw, m) == TR_OK,
+                          "device clustering: %s", tr_candidates_last_error(dev));
+                    /* the device S/N clustered on the CPU: the same events */
+                    CHECK(tr_bench_dev_download(buf, dy, m * C * 4) == TR_OK &&
+                              tr_bench_dev_download(ws, dw, m * C * 4) == TR_OK,
+                          "download");
+                    const double tol = 2.0 * TR_BOXCAR_FAST_TOL(tr_boxcar_lend(h));
+                    size_t bad = 0;
+                    for (size_t k = 0; k < m; k++)
+                        for (uint32_t c = 0; c < C; c++) {
+                            ys[k * C + c] = buf[li ? c * m + k : k * C + c];
+                            bad += !(fabs(ys[k * C + c] - yc[k * C + c]) <=
+                                     tol * (1.0 + fabs(yc[k * C + c])));
+                        }
+                    CHECK(bad == 0, "mode %d: %zu device S/N values off the CPU's",
+                          (int)modes[mi], bad);
+                    int32_t *wt = malloc(m * C * sizeof *wt);
+                    for (size_t k = 0; k < m; k++)
+                        for (uint32_t c = 0; c < C; c++)
+                            wt[k * C + c] = ws[li ? c * m + k : k * C + c];
+                    CHECK(tr_boxcar_candidates_process(
+                              same, h, (uint64_t)(p0 < 0 ? 0 : p0), ys, wt, m) == TR_OK,
+                          "cpu of gpu");
+                    free(wt);
+                    compare("search", call++, same, dev, &got);
+                    done_ += m;
+                }
+                CHECK(tr_boxcar_nonfinite(g) == tr_boxcar_nonfinite(h),
+                      "non-finite counts");
+                {
+                    /* flush of the device stream: host buffers, the same S/N */
+                    const size_t L = tr_boxcar_latency(h);
+                    CHECK(tr_boxcar_flush(h, yc, wc) == TR_OK &&
+                              tr_boxcar_flush(g, ys, ws) == TR_OK,
+                          "flush: %s", tr_boxcar_last_error(g));
+                    const double tol = 2.0 * TR_BOXCAR_FAST_TOL(tr_boxcar_lend(h));
+                    size_t bad = 0;
+                    for (size_t i = 0; i < L * C; i++)
+                        bad += !(fabs(ys[i] - yc[i]) <= tol * (1.0 + fabs(yc[i])));
+                    CHECK(bad == 0, "flush: %zu S/N values off", bad);
+                    if (modes[mi] != TR_BOXCAR_NORM_FIXED)
+                        CHECK(tr_boxcar_process(g, x, 1, ys, ws) == TR_ERR_STATE ||
+                                  tr_boxcar_flushed(g),
+                              "host samples after device statistics");
+                }
+                tr_candidates_flush(same);
+                tr_candidates_flush(dev);
+                tr_candidates_flush(href);
+                compare("search flush", call, same, dev, &got);
+                /* the strong events of the CPU search: one GPU event over the same
+                 * samples with the S/N within the tolerance */
+                {
+                    tr_candidate *a;
+                    const size_t na = read_all(href, &a);
+                    size_t strong = 0;
+                    for (size_t i = 0; i < na; i++) {
+                        if (a[i].snr < 15.0f) continue;
+                        strong++;
+                        size_t match = 0;
+                        for (size_t j = 0; j < got.n; j++) {
+                            const tr_candidate *b = &got.v[j];
+                            if (b->first >= a[i].end || a[i].first >= b->end) continue;
+                            const double tol = TR_BOXCAR_FAST_TOL(tr_boxcar_lend(h)) *
+                                               (1.0 + fabs(a[i].snr));
+                            CHECK(fabs(a[i].snr - b->snr) <= tol, "pulse S/N %g vs %g",
+                                  a[i].snr, b->snr);
+                            match++;
+                        }
+                        CHECK(match == 1, "event at %lld: %zu GPU events over it",
+                              (long long)a[i].start, match);
+                    }
+                    CHECK(strong == 2, "the two pulses found (%zu strong events)",
+                          strong);
+                    free(a);
+                }
+                free(got.v);
+            done:
+                tr_bench_dev_free(dx);
+                tr_bench_dev_free(dy);
+                tr_bench_dev_free(dw);
+                tr_boxcar_destroy(g);
+                tr_boxcar_destroy(h);
+                tr_candidates_destroy(href);
+                tr_candidates_destroy(same);
+                tr_candidates_destroy(dev);
+                free(x);
+                free(buf);
+                free(ys);
+                free(ws);
+                free(yc);
+                free(wc);
             }
-            free(got.v);
-        done:
-            tr_bench_dev_free(dx);
-            tr_bench_dev_free(dy);
-            tr_bench_dev_free(dw);
-            tr_boxcar_destroy(g);
-            tr_boxcar_destroy(h);
-            tr_candidates_destroy(href);
-            tr_candidates_destroy(same);
-            tr_candidates_destroy(dev);
-            free(x);
-            free(buf);
-            free(ys);
-            free(ws);
-        }
 }
 
 static void test_cpu_refuses(void)
