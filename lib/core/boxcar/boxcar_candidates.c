@@ -2,6 +2,8 @@
  * The boxcar search output given to the clustering with the warm-up masked:
  * values of a channel whose statistics were not measured yet (the warm-up
  * S/N uses init_sigma, not the data's noise) must never become events.
+ * Readiness comes from the search (tr_boxcar_ready): its normalisation
+ * object, or the statistics measured on the device for a device stream.
  */
 #include <transient/boxcar.h>
 #include <transient/boxcar_norm.h>
@@ -15,7 +17,7 @@
 
 /* Gives len positions that hold at least one warming-up channel, with the
  * S/N of those channels at -inf (below every finite threshold). */
-static tr_status process_masked(tr_candidates *c, const tr_boxcar_norm *norm, uint64_t p,
+static tr_status process_masked(tr_candidates *c, const struct tr_boxcar *q, uint64_t p,
                                 uint32_t nchan, const float *snr, const int32_t *width,
                                 size_t len)
 {
@@ -24,7 +26,7 @@ static tr_status process_masked(tr_candidates *c, const tr_boxcar_norm *norm, ui
     if (!masked) return TR_ERR_NOMEM;
     memcpy(masked, snr, nvals * sizeof *masked);
     for (uint32_t ch = 0; ch < nchan; ch++) {
-        if (tr_boxcar_norm_ready(norm, p, ch)) continue;
+        if (tr_boxcar_ready(q, p, ch)) continue;
         for (size_t j = 0; j < len; j++)
             masked[j * nchan + ch] = -INFINITY;
     }
@@ -54,12 +56,12 @@ tr_status tr_boxcar_candidates_process(tr_candidates *c, const struct tr_boxcar 
         const size_t len = (size_t)(n - k < left ? n - k : left);
         int ready = 1;
         for (uint32_t ch = 0; ch < nchan && ready; ch++)
-            ready = tr_boxcar_norm_ready(norm, p, ch);
+            ready = tr_boxcar_ready(q, p, ch);
         if (!ready) {
             tr_status st = tr_candidates_process(
                 c, snr + run * nchan, width ? width + run * nchan : NULL, k - run);
             if (st != TR_OK) return st;
-            st = process_masked(c, norm, p, nchan, snr + k * nchan,
+            st = process_masked(c, q, p, nchan, snr + k * nchan,
                                 width ? width + k * nchan : NULL, len);
             if (st != TR_OK) return st;
             run = k + len;
