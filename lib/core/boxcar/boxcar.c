@@ -32,6 +32,7 @@
  * Baseline removal runs on the host only (TR_ERR_UNSUPPORTED here).
  */
 #include <transient/boxcar.h>
+#include <transient/candidates.h>
 
 #include "boxcar/boxcar_variants.h"
 #include "common/core_util.h"
@@ -39,6 +40,7 @@
 #ifdef TR_HAVE_CUDA
 #include "boxcar/boxcar_cuda.h"
 #include "boxcar/norm_cuda.h"
+#include "boxcar/stage_cuda.h"
 #endif
 
 #include <math.h>
@@ -76,6 +78,7 @@ struct tr_boxcar {
     uint64_t wlo, whi; /* windows the CUDA context holds (multiwin) */
     int have_wins;
     void *dnorm;      /* tr_cuda_norm: statistics of device samples, or NULL */
+    void *stage;      /* tr_cuda_stage: device buffers of tr_boxcar_search_candidates */
     int dnorm_active; /* this stream's statistics are measured on the device */
     tr_error err;
 };
@@ -235,6 +238,7 @@ void tr_boxcar_destroy(tr_boxcar *q)
 #ifdef TR_HAVE_CUDA
     if (q->cuda) tr_cuda_boxcar_destroy((tr_cuda_boxcar *)q->cuda);
     if (q->dnorm) tr_cuda_norm_destroy((tr_cuda_norm *)q->dnorm);
+    tr_cuda_stage_destroy((tr_cuda_stage *)q->stage);
 #endif
     tr_boxcar_ref_destroy(q->ref);
     tr_boxcar_cpu_destroy(q->fast);
@@ -596,11 +600,9 @@ tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width)
     return TR_OK;
 }
 
-tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, float *d_snr,
-                                   int32_t *d_width)
+/* The checks of the device path (TR_OK when it can take samples). */
+static tr_status device_check(tr_boxcar *q)
 {
-    tr_status s = check_io(q, d_x, n, d_snr);
-    if (s != TR_OK) return s;
     if (!q->cuda)
         return tr_fail(
             &q->err, TR_ERR_UNSUPPORTED,
@@ -615,33 +617,98 @@ tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, flo
         return tr_fail(&q->err, TR_ERR_STATE,
                        "boxcar: this stream's statistics are measured on the host "
                        "(tr_boxcar_process); reset before giving device samples");
-    if (n == 0) return TR_OK;
+    return TR_OK;
+}
+
 #ifdef TR_HAVE_CUDA
+/* n device samples in `layout` searched into d_snr, d_width (device_check
+ * passed, n > 0). */
+static tr_status device_run(tr_boxcar *q, const float *d_x, size_t n,
+                            tr_boxcar_layout layout, float *d_snr, int32_t *d_width)
+{
     tr_cuda_boxcar *ctx = (tr_cuda_boxcar *)q->cuda;
+    tr_status s;
     if (q->cfg.norm.mode == TR_BOXCAR_NORM_FIXED) {
         /* FIXED: one table for every position; fill = the fixed input means. */
         s = cuda_tables(q, 0, 1);
         if (s != TR_OK) return s;
-        s = tr_cuda_boxcar_run(ctx, d_x, n, q->cfg.device_layout, 1, d_snr, d_width,
-                               &q->dev_nonfinite, &q->err);
+        s = tr_cuda_boxcar_run(ctx, d_x, n, layout, 1, d_snr, d_width, &q->dev_nonfinite,
+                               &q->err);
     } else {
         /* measured on the device: cleaned samples and per-window tables */
         const float *clean = NULL;
         if ((s = dnorm_start(q)) != TR_OK) return s;
-        s = tr_cuda_norm_process((tr_cuda_norm *)q->dnorm, d_x, n, q->cfg.device_layout,
-                                 &clean, &q->dev_nonfinite, &q->err);
+        s = tr_cuda_norm_process((tr_cuda_norm *)q->dnorm, d_x, n, layout, &clean,
+                                 &q->dev_nonfinite, &q->err);
         if (s != TR_OK) return s;
         q->dnorm_active = 1;
         const int64_t first =
             (int64_t)q->position - (int64_t)tr_boxcar_plan_latency(&q->plan);
         if ((s = dnorm_tables(q, first, first + (int64_t)n - 1)) != TR_OK) return s;
-        s = tr_cuda_boxcar_run(ctx, clean, n, q->cfg.device_layout, 1, d_snr, d_width,
-                               NULL, &q->err);
+        s = tr_cuda_boxcar_run(ctx, clean, n, layout, 1, d_snr, d_width, NULL, &q->err);
     }
     if (s == TR_OK) q->position += n;
     return s;
+}
+#endif
+
+tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, float *d_snr,
+                                   int32_t *d_width)
+{
+    tr_status s = check_io(q, d_x, n, d_snr);
+    if (s != TR_OK) return s;
+    if ((s = device_check(q)) != TR_OK || n == 0) return s;
+#ifdef TR_HAVE_CUDA
+    return device_run(q, d_x, n, q->cfg.device_layout, d_snr, d_width);
 #else
     (void)d_width;
+    return TR_ERR_UNSUPPORTED;
+#endif
+}
+
+tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const float *x,
+                                      size_t n)
+{
+    if (!c) return TR_ERR_INVALID;
+    tr_status s = check_io(q, x, n, x);
+    if (s != TR_OK) return s;
+    if ((s = device_check(q)) != TR_OK || n == 0) return s;
+    if (tr_candidates_backend(c) != TR_BACKEND_CUDA)
+        return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
+                       "boxcar: tr_boxcar_search_candidates needs candidates on the CUDA "
+                       "backend");
+#ifdef TR_HAVE_CUDA
+    const uint32_t C = q->cfg.nchan;
+    if (!q->stage) {
+        tr_cuda_stage *st = NULL;
+        if ((s = tr_cuda_stage_create(q->cfg.device, q->piece * C, &st, &q->err)) !=
+            TR_OK)
+            return s;
+        q->stage = st;
+    }
+    tr_cuda_stage *st = (tr_cuda_stage *)q->stage;
+    float *d_y = tr_cuda_stage_snr(st);
+    int32_t *d_w = tr_cuda_stage_width(st);
+    const uint64_t lat = tr_boxcar_plan_latency(&q->plan);
+    for (size_t done = 0; done < n;) {
+        const size_t m = n - done < q->piece ? n - done : q->piece;
+        const uint64_t pos = q->position;
+        if ((s = tr_cuda_stage_upload(st, x + done * C, m * C, &q->err)) != TR_OK ||
+            (s = device_run(q, tr_cuda_stage_x(st), m, TR_BOXCAR_TIME_MAJOR, d_y, d_w)) !=
+                TR_OK)
+            return s;
+        /* outputs k are positions pos - lat + k; those below 0 are skipped */
+        const size_t neg = pos >= lat ? 0 : (size_t)(lat - pos < m ? lat - pos : m);
+        if (m > neg) {
+            s = tr_boxcar_cluster_device(c, q, pos + neg - lat, d_y, d_w, (int64_t)m,
+                                         (int64_t)neg, m - neg, 0);
+            if (s != TR_OK)
+                return tr_fail(&q->err, s, "boxcar: %s", tr_candidates_last_error(c));
+        }
+        done += m;
+    }
+    return TR_OK;
+#else
     return TR_ERR_UNSUPPORTED;
 #endif
 }

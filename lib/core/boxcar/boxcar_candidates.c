@@ -72,18 +72,18 @@ tr_status tr_boxcar_candidates_process(tr_candidates *c, const struct tr_boxcar 
                                  n - run);
 }
 
-tr_status tr_boxcar_candidates_process_device(tr_candidates *c, const struct tr_boxcar *q,
-                                              uint64_t position, const float *d_snr,
-                                              const int32_t *d_width, size_t n)
+tr_status tr_boxcar_cluster_device(tr_candidates *c, const struct tr_boxcar *q,
+                                   uint64_t position, const float *d_snr,
+                                   const int32_t *d_width, int64_t ld, int64_t k0,
+                                   size_t n, int channel_major)
 {
     if (!c || !q) return TR_ERR_INVALID;
-    const int cm = tr_boxcar_device_layout(q) == TR_BOXCAR_CHANNEL_MAJOR;
     const tr_boxcar_norm *norm = tr_boxcar_get_norm(q);
     const uint32_t W = tr_boxcar_norm_window(norm);
     const uint32_t nchan = tr_boxcar_nchan(q);
     if (W == 0 || n == 0)
-        return tr_candidates_process_device_part(c, d_snr, d_width, (int64_t)n, 0, n, cm,
-                                                 NULL);
+        return tr_candidates_process_device_part(c, d_snr, d_width, ld, k0, n,
+                                                 channel_major, NULL);
     uint8_t *skip = malloc(nchan);
     if (!skip) return TR_ERR_NOMEM;
     /* Per statistics window piece: the warming-up channels yield no peaks. */
@@ -97,10 +97,19 @@ tr_status tr_boxcar_candidates_process_device(tr_candidates *c, const struct tr_
             skip[ch] = tr_boxcar_ready(q, p, ch) ? 0 : 1;
             if (skip[ch]) all = 0;
         }
-        st = tr_candidates_process_device_part(c, d_snr, d_width, (int64_t)n, (int64_t)k,
-                                               len, cm, all ? NULL : skip);
+        st = tr_candidates_process_device_part(c, d_snr, d_width, ld, k0 + (int64_t)k,
+                                               len, channel_major, all ? NULL : skip);
         k += len;
     }
     free(skip);
     return st;
+}
+
+tr_status tr_boxcar_candidates_process_device(tr_candidates *c, const struct tr_boxcar *q,
+                                              uint64_t position, const float *d_snr,
+                                              const int32_t *d_width, size_t n)
+{
+    if (!c || !q) return TR_ERR_INVALID;
+    const int cm = tr_boxcar_device_layout(q) == TR_BOXCAR_CHANNEL_MAJOR;
+    return tr_boxcar_cluster_device(c, q, position, d_snr, d_width, (int64_t)n, 0, n, cm);
 }

@@ -43,6 +43,14 @@ tr_status tr_candidates_process_device_part(tr_candidates *q, const float *d_snr
 struct tr_boxcar;
 int tr_boxcar_ready(const struct tr_boxcar *q, uint64_t p, uint32_t c);
 
+/* tr_boxcar_candidates_process_device for positions k0 .. k0 + n - 1 of a
+ * device buffer (ld positions per channel when channel-major); `position` is
+ * the search position of k0. */
+tr_status tr_boxcar_cluster_device(tr_candidates *c, const struct tr_boxcar *q,
+                                   uint64_t position, const float *d_snr,
+                                   const int32_t *d_width, int64_t ld, int64_t k0,
+                                   size_t n, int channel_major);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,7 +22,9 @@
  *     non-finite count; the same events as the CPU clustering of the same
  *     S/N downloaded (warm-up masked alike); the two strong pulses found over
  *     the same samples as by the CPU search and clustering, S/N within the
- *     tolerance.
+ *     tolerance. tr_boxcar_search_candidates (host samples, S/N kept on the
+ *     device) gives, call by call, the events of the CPU clustering of the
+ *     device S/N of positions >= 0.
  *  3. A CPU object refuses device pointers (TR_ERR_UNSUPPORTED).
  */
 #include <transient/boxcar.h>
@@ -230,8 +232,17 @@ static void test_search(void)
                     tr_candidates_create(&cfg, &err); /* GPU S/N on CPU */
                 cfg.backend = TR_BACKEND_CUDA;
                 tr_candidates *dev = tr_candidates_create(&cfg, &err);
+                /* host samples searched and clustered on the device (time-major):
+                 * against the CPU clustering of the downloaded S/N, positions >= 0 */
+                cfg.start_position = 0;
+                tr_candidates *hc = tr_candidates_create(&cfg, &err);
+                cfg.backend = TR_BACKEND_CPU;
+                tr_candidates *hc_ref = tr_candidates_create(&cfg, &err);
+                bc.backend = TR_BACKEND_CUDA;
+                bc.device_layout = TR_BOXCAR_TIME_MAJOR;
+                tr_boxcar *ga = tr_boxcar_create(&bc, &err);
                 void *dx = NULL, *dy = NULL, *dw = NULL;
-                if (!g || !h || !href || !same || !dev ||
+                if (!g || !h || !href || !same || !dev || !hc || !hc_ref || !ga ||
                     tr_bench_dev_alloc(0, n * C * 4, &dx) != TR_OK ||
                     tr_bench_dev_alloc(0, n * C * 4, &dy) != TR_OK ||
                     tr_bench_dev_alloc(0, n * C * 4, &dw) != TR_OK) {
@@ -282,6 +293,19 @@ static void test_search(void)
                     CHECK(tr_boxcar_candidates_process(
                               same, h, (uint64_t)(p0 < 0 ? 0 : p0), ys, wt, m) == TR_OK,
                           "cpu of gpu");
+                    if (li == 0) {
+                        const size_t neg = p0 >= 0             ? 0
+                                           : (size_t)(-p0) < m ? (size_t)(-p0)
+                                                               : m;
+                        CHECK(tr_boxcar_search_candidates(hc, ga, x + done_ * C, m) ==
+                                  TR_OK,
+                              "search_candidates: %s", tr_boxcar_last_error(ga));
+                        CHECK(tr_boxcar_candidates_process(
+                                  hc_ref, h, (uint64_t)(p0 + (int64_t)neg), ys + neg * C,
+                                  wt + neg * C, m - neg) == TR_OK,
+                              "cpu of gpu, positions >= 0");
+                        compare("search_candidates", call, hc_ref, hc, NULL);
+                    }
                     free(wt);
                     compare("search", call++, same, dev, &got);
                     done_ += m;
@@ -340,6 +364,9 @@ static void test_search(void)
                 tr_candidates_destroy(href);
                 tr_candidates_destroy(same);
                 tr_candidates_destroy(dev);
+                tr_candidates_destroy(hc);
+                tr_candidates_destroy(hc_ref);
+                tr_boxcar_destroy(ga);
                 free(x);
                 free(buf);
                 free(ys);

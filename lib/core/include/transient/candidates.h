@@ -192,6 +192,19 @@ tr_status tr_boxcar_candidates_process_device(tr_candidates *c, const struct tr_
                                               uint64_t position, const float *d_snr,
                                               const int32_t *d_width, size_t n);
 
+/*
+ * Host samples searched and clustered on the device (q and c on the CUDA
+ * backend): x[k * nchan + c], n per channel, is copied to the device in
+ * pieces, each searched there with tr_boxcar_process_device (time-major;
+ * FIXED, or WHITE/LEVELS measured on the device) and clustered there; the
+ * S/N and widths never come back, only the closed events
+ * (tr_candidates_read). Output positions below 0 (the first latency of the
+ * stream) are not given to the clustering: create c with start_position 0.
+ * q's stream is then a device stream (see tr_boxcar_process_device).
+ */
+tr_status tr_boxcar_search_candidates(tr_candidates *c, struct tr_boxcar *q,
+                                      const float *x, size_t n);
+
 tr_backend tr_candidates_backend(const tr_candidates *q); /* CPU or CUDA */
 size_t tr_candidates_pending(const tr_candidates *q);     /* queued, not yet read */
 size_t tr_candidates_open(const tr_candidates *q);        /* events still growing */
