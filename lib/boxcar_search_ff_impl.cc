@@ -525,6 +525,16 @@ template <class T> void boxcar_search_impl<T>::flush_all()
     take_outputs(nl, pos);
 }
 
+// End of the stream: the search's last positions and every open event.
+template <class T> void boxcar_search_impl<T>::finish_stream()
+{
+    flush_all();
+    const tr_status st = tr_candidates_flush(d_cands);
+    if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
+    read_events();
+    d_flushed = true;
+}
+
 template <class T> void boxcar_search_impl<T>::restart_search()
 {
     d_restart_pending = false;
@@ -658,11 +668,7 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
             run_core(in, take, nullptr, nullptr);
         }
         if (finished && take == ninput) {
-            flush_all();
-            const tr_status st = tr_candidates_flush(d_cands);
-            if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
-            read_events();
-            d_flushed = true;
+            finish_stream();
         }
     }
     publish_batch();
@@ -709,11 +715,7 @@ int boxcar_search_impl<T>::work_no_output(int ninput_items, const T *in)
         take = finished || ninput == 0 ? ninput : ninput - 1;
         if (take > 0) run_core(in, take, nullptr, nullptr);
         if (finished) {
-            flush_all();
-            const tr_status st = tr_candidates_flush(d_cands);
-            if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
-            read_events();
-            d_flushed = true;
+            finish_stream();
         }
     }
     publish_batch();

@@ -108,6 +108,7 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     void cluster(const float *snr, const int32_t *width, size_t n);
     void read_events();
     void flush_all();
+    void finish_stream();
     void publish_batch();
     bool has_output() const; // some output connected (else candidates only)
     int work_no_output(int ninput_items, const T *in);
