@@ -19,7 +19,9 @@
  * TR_BOXCAR_CUDA_PERWINDOW=1) as the baseline, the present one with pageable
  * and page-locked buffers (tr_boxcar_host_alloc), with and without widths;
  * ceiling = the measured page-locked host-to-device bandwidth / 4 bytes per
- * sample.
+ * sample. Then, with FIXED and WHITE, host samples to candidates only
+ * (tr_boxcar_search_candidates, page-locked input: the S/N stay on the GPU and
+ * are clustered there; mode "host-to-candidates"), against the same ceiling.
  *
  * Configurations (--configs, comma separated): bd32, bd16, bd8 (constant
  * BoxDIT lists), aa (AstroAccelerate's 32,16,16,16,8), ig1, ig2, ig3 (IGRID
@@ -716,6 +718,74 @@ done:
  * bandwidth over 4 bytes per sample (the input); the device-to-host bound of
  * the outputs (8 or 4 bytes per sample) is printed beside it. The outputs of
  * the first call of every case must equal the baseline's bit for bit. */
+/* Host samples to candidates only (tr_boxcar_search_candidates: the S/N stay
+ * on the device and are clustered there), page-locked input, calls of
+ * `batch` samples for 0.4 s; rate against the H2D ceiling. */
+static void bx_host_candidates(const bx_options *o, const bx_config *bc, int white,
+                               const float *tm, double h2d)
+{
+    tr_boxcar_config c = bc->cfg;
+    c.nchan = o->nchan;
+    c.backend = TR_BACKEND_CUDA;
+    c.device = o->device;
+    c.batch = o->batch ? o->batch : o->samples;
+    c.norm.mode = white ? TR_BOXCAR_NORM_WHITE : TR_BOXCAR_NORM_FIXED;
+    tr_candidates_config cc = tr_candidates_config_default();
+    cc.nchan = o->nchan;
+    cc.threshold = 7.0f;
+    cc.backend = TR_BACKEND_CUDA;
+    cc.device = o->device;
+    tr_error err;
+    tr_boxcar *q = tr_boxcar_create(&c, &err);
+    tr_candidates *cd = q ? tr_candidates_create(&cc, &err) : NULL;
+    const uint32_t C = o->nchan;
+    const size_t n = o->samples, b = c.batch < n ? c.batch : n, tot = (size_t)C * n;
+    float *x = q ? tr_boxcar_host_alloc(q, tot * sizeof(float)) : NULL;
+    tr_candidate ev[256];
+    size_t done_s = 0, events = 0, off = 0;
+    double t0 = 0.0, t = 0.0;
+    if (!q || !cd || !x) {
+        bx_fail("host candidates", x || !cd ? err.message : "no page-locked memory");
+        goto done;
+    }
+    memcpy(x, tm, tot * sizeof(float));
+    t0 = t = bx_now();
+    while (t - t0 < 0.4) {
+        const size_t m = n - off < b ? n - off : b;
+        if (tr_boxcar_search_candidates(cd, q, x + off * C, m) != TR_OK) {
+            bx_fail("host candidates", tr_boxcar_last_error(q));
+            goto done;
+        }
+        for (size_t k; (k = tr_candidates_read(cd, ev, 256)) > 0;)
+            events += k;
+        done_s += m;
+        off = (off + m) % n;
+        t = bx_now();
+    }
+    {
+        const double sps = (double)done_s * C / (t - t0), ceil = h2d / 4.0;
+        if (o->json)
+            printf("{\"type\":\"result\",\"detector\":\"boxcar\",\"config\":\"%s\","
+                   "\"variant\":\"cuda-fast\",\"backend\":\"cuda\","
+                   "\"mode\":\"host-to-candidates\",\"norm\":\"%s\",\"nchan\":%u,"
+                   "\"batch\":%zu,\"samples\":%zu,\"seconds\":%.6g,"
+                   "\"samples_per_s\":%.6g,\"events\":%zu,\"ceiling\":\"h2d\","
+                   "\"ceiling_samples_per_s\":%.6g,\"ratio\":%.4f,\"ok\":true}\n",
+                   bc->name, white ? "white" : "fixed", C, b, done_s * C, t - t0, sps,
+                   events, ceil, sps / ceil);
+        else
+            printf("%-7s host-to-candidates %-5s %4u x batch %-8zu %10.4g samples/s  "
+                   "%5.1f%% of H2D  %zu events\n",
+                   bc->name, white ? "white" : "fixed", C, b, sps, 100.0 * sps / ceil,
+                   events);
+        fflush(stdout);
+    }
+done:
+    if (x) tr_boxcar_host_free(q, x);
+    tr_candidates_destroy(cd);
+    tr_boxcar_destroy(q);
+}
+
 static void bx_host_path(const bx_options *o, const bx_config *bc, const float *tm,
                          double h2d, double d2h)
 {
@@ -793,6 +863,8 @@ static void bx_host_path(const bx_options *o, const bx_config *bc, const float *
             fflush(stdout);
         }
     }
+    for (int white = 0; white < 2; white++)
+        bx_host_candidates(o, bc, white, tm, h2d);
 out:
     free(ya);
     free(yb);
