@@ -19,7 +19,9 @@
  * TR_BOXCAR_CUDA_PERWINDOW=1) as the baseline, the present one with pageable
  * and page-locked buffers (tr_boxcar_host_alloc), with and without widths;
  * ceiling = the measured page-locked host-to-device bandwidth / 4 bytes per
- * sample.
+ * sample. Then, with FIXED and WHITE, host samples to candidates only
+ * (tr_boxcar_search_candidates, page-locked input: the S/N stay on the GPU and
+ * are clustered there; mode "host-to-candidates"), against the same ceiling.
  *
  * Configurations (--configs, comma separated): bd32, bd16, bd8 (constant
  * BoxDIT lists), aa (AstroAccelerate's 32,16,16,16,8), ig1, ig2, ig3 (IGRID
@@ -32,6 +34,12 @@
  * rate counts the ref-samples positions it searched. Every other variant's
  * outputs on that part are compared with it (S/N within TR_BOXCAR_FAST_TOL,
  * widths equal except at near ties).
+ *
+ * --device-chain: with cuda-fast, also the whole device chain on the same
+ * device samples, timed with CUDA events: the search followed by the
+ * candidates on the device (tr_boxcar_candidates_process_device, threshold 7),
+ * with FIXED statistics and with WHITE statistics measured on the device
+ * (window 16384); the rate beside that of the search alone.
  *
  * Host timings use the wall clock, or with --clock cpu the CPU time of the
  * timing thread (for a shared host where other processes take turns on the
@@ -59,6 +67,7 @@
 #include "transient_bench.h"
 
 #include <transient/boxcar.h>
+#include <transient/candidates.h>
 
 #include <math.h>
 #include <stdint.h>
@@ -76,7 +85,7 @@ typedef struct {
     int json;
     uint32_t nchan, ref_nchan, max_width;
     size_t samples, ref_samples, batch;
-    int repeat, device, cuda_host, host_path;
+    int repeat, device, cuda_host, host_path, device_chain;
     uint64_t seed;
     tr_boxcar_layout layout;
     int want[V_N];
@@ -311,7 +320,7 @@ static void bx_print(const bx_options *o, const bx_config *bc, const tr_boxcar_p
                tr_boxcar_plan_depth(plan), tr_boxcar_plan_layers(plan), bc->cfg.max_width,
                tr_boxcar_plan_lend(plan), tr_boxcar_plan_stages(plan), bps, r->variant,
                r->backend, r->mode,
-               strcmp(r->mode, "device")              ? "time-major"
+               strncmp(r->mode, "device", 6)          ? "time-major"
                : o->layout == TR_BOXCAR_CHANNEL_MAJOR ? "channel-major"
                                                       : "time-major",
                r->nchan, r->samples, r->seconds, r->sps, r->sps / BX_SKA_RATE,
@@ -425,15 +434,79 @@ static int bx_time_device(tr_boxcar *q, const bx_options *o, const float *d_x, s
 
 static void bx_usage(FILE *f)
 {
-    fprintf(f, "usage: transient-bench --detector boxcar [--nchan C] [--samples N]\n"
-               "         [--max-width W] [--configs bd32,bd16,bd8,aa,ig1,ig2,ig3,ideal]\n"
-               "         [--variants reference,cpu-fast,cuda-fast,cuda-paper]\n"
-               "         [--repeat R] [--ref-nchan C] [--ref-samples N]\n"
-               "         [--layout channel|time] [--batch B] [--device D] [--seed S]\n"
-               "         [--cuda-host] [--host-path] [--clock wall|cpu] [--json]\n");
+    fprintf(f,
+            "usage: transient-bench --detector boxcar [--nchan C] [--samples N]\n"
+            "         [--max-width W] [--configs bd32,bd16,bd8,aa,ig1,ig2,ig3,ideal]\n"
+            "         [--variants reference,cpu-fast,cuda-fast,cuda-paper]\n"
+            "         [--repeat R] [--ref-nchan C] [--ref-samples N]\n"
+            "         [--layout channel|time] [--batch B] [--device D] [--seed S]\n"
+            "         [--cuda-host] [--host-path] [--device-chain] [--clock wall|cpu]\n"
+            "         [--json]\n");
 }
 
 /* One configuration: every wanted variant. */
+/* The device chain (--device-chain): search + candidates on the device with
+ * FIXED and with WHITE measured on the device; rate beside the search alone. */
+static void bx_device_chain(const bx_options *o, const bx_config *bc,
+                            const tr_boxcar_plan *plan, const float *d_x, float *d_y,
+                            int32_t *d_w, double search_sps, double dev_ops,
+                            double dev_bw)
+{
+    const size_t n = o->samples, tot = (size_t)o->nchan * n;
+    for (int white = 0; white < 2; white++) {
+        bx_config c = *bc;
+        c.cfg.norm.mode = white ? TR_BOXCAR_NORM_WHITE : TR_BOXCAR_NORM_FIXED;
+        tr_boxcar *q = bx_open(&c, o->nchan, TR_BACKEND_CUDA, TR_VARIANT_FAST, o);
+        tr_candidates_config cc = tr_candidates_config_default();
+        cc.nchan = o->nchan;
+        cc.threshold = 7.0f;
+        cc.backend = TR_BACKEND_CUDA;
+        cc.device = o->device;
+        cc.start_position = q ? -(int64_t)tr_boxcar_latency(q) : 0;
+        tr_error err;
+        tr_candidates *cd = q ? tr_candidates_create(&cc, &err) : NULL;
+        tr_bench_timer *tm = NULL;
+        if (!q || !cd || tr_bench_timer_create(o->device, &tm) != TR_OK) {
+            bx_fail("device chain", cd || !q ? tr_bench_last_error() : err.message);
+            tr_candidates_destroy(cd);
+            tr_boxcar_destroy(q);
+            return;
+        }
+        double t[BX_MAX_REPEAT];
+        int ok = 1;
+        for (int r = 0; r <= o->repeat && ok; r++) {
+            double sec = 0.0;
+            ok = tr_boxcar_reset(q) == TR_OK && tr_candidates_reset(cd) == TR_OK &&
+                 tr_bench_timer_start(tm) == TR_OK &&
+                 tr_boxcar_process_device(q, d_x, n, d_y, d_w) == TR_OK &&
+                 tr_boxcar_candidates_process_device(cd, q, 0, d_y, d_w, n) == TR_OK &&
+                 tr_bench_timer_stop(tm, &sec) == TR_OK;
+            if (r > 0) t[r - 1] = sec;
+        }
+        if (!ok) {
+            bx_fail("device chain", tr_boxcar_last_error(q));
+        } else {
+            bx_result res = {bench_variant_names[V_CUDA],
+                             "cuda",
+                             white ? "device+white+candidates" : "device+candidates",
+                             o->nchan,
+                             n,
+                             bx_median(t, o->repeat),
+                             0,
+                             -1,
+                             0,
+                             1,
+                             0};
+            res.sps = (double)tot / res.seconds;
+            bx_print(o, bc, plan, &res, dev_ops, dev_bw, "search alone",
+                     search_sps > 0 ? res.sps / search_sps : 0.0);
+        }
+        tr_bench_timer_destroy(tm);
+        tr_candidates_destroy(cd);
+        tr_boxcar_destroy(q);
+    }
+}
+
 static void bx_run_config(const bx_options *o, const bx_config *bc, int have_cuda,
                           const float *cm, const float *tm, const float *rtm,
                           const float *d_x, float *d_y, int32_t *d_w, double host_ops,
@@ -515,6 +588,8 @@ static void bx_run_config(const bx_options *o, const bx_config *bc, int have_cud
             bx_print(o, bc, plan, &r, dev_ops, dev_bw, base ? "cuda-paper" : NULL,
                      base ? r.sps / paper_sps : 1.0);
         }
+        if (v == V_CUDA && o->device_chain && r.sps > 0)
+            bx_device_chain(o, bc, plan, d_x, d_y, d_w, r.sps, dev_ops, dev_bw);
         if (o->cuda_host) {
             bx_result h = {
                 bench_variant_names[v], "cuda", "host-to-host", C, n, 0, 0, -1, 0, 1, 0};
@@ -643,6 +718,74 @@ done:
  * bandwidth over 4 bytes per sample (the input); the device-to-host bound of
  * the outputs (8 or 4 bytes per sample) is printed beside it. The outputs of
  * the first call of every case must equal the baseline's bit for bit. */
+/* Host samples to candidates only (tr_boxcar_search_candidates: the S/N stay
+ * on the device and are clustered there), page-locked input, calls of
+ * `batch` samples for 0.4 s; rate against the H2D ceiling. */
+static void bx_host_candidates(const bx_options *o, const bx_config *bc, int white,
+                               const float *tm, double h2d)
+{
+    tr_boxcar_config c = bc->cfg;
+    c.nchan = o->nchan;
+    c.backend = TR_BACKEND_CUDA;
+    c.device = o->device;
+    c.batch = o->batch ? o->batch : o->samples;
+    c.norm.mode = white ? TR_BOXCAR_NORM_WHITE : TR_BOXCAR_NORM_FIXED;
+    tr_candidates_config cc = tr_candidates_config_default();
+    cc.nchan = o->nchan;
+    cc.threshold = 7.0f;
+    cc.backend = TR_BACKEND_CUDA;
+    cc.device = o->device;
+    tr_error err;
+    tr_boxcar *q = tr_boxcar_create(&c, &err);
+    tr_candidates *cd = q ? tr_candidates_create(&cc, &err) : NULL;
+    const uint32_t C = o->nchan;
+    const size_t n = o->samples, b = c.batch < n ? c.batch : n, tot = (size_t)C * n;
+    float *x = q ? tr_boxcar_host_alloc(q, tot * sizeof(float)) : NULL;
+    tr_candidate ev[256];
+    size_t done_s = 0, events = 0, off = 0;
+    double t0 = 0.0, t = 0.0;
+    if (!q || !cd || !x) {
+        bx_fail("host candidates", x || !cd ? err.message : "no page-locked memory");
+        goto done;
+    }
+    memcpy(x, tm, tot * sizeof(float));
+    t0 = t = bx_now();
+    while (t - t0 < 0.4) {
+        const size_t m = n - off < b ? n - off : b;
+        if (tr_boxcar_search_candidates(cd, q, x + off * C, m) != TR_OK) {
+            bx_fail("host candidates", tr_boxcar_last_error(q));
+            goto done;
+        }
+        for (size_t k; (k = tr_candidates_read(cd, ev, 256)) > 0;)
+            events += k;
+        done_s += m;
+        off = (off + m) % n;
+        t = bx_now();
+    }
+    {
+        const double sps = (double)done_s * C / (t - t0), ceil = h2d / 4.0;
+        if (o->json)
+            printf("{\"type\":\"result\",\"detector\":\"boxcar\",\"config\":\"%s\","
+                   "\"variant\":\"cuda-fast\",\"backend\":\"cuda\","
+                   "\"mode\":\"host-to-candidates\",\"norm\":\"%s\",\"nchan\":%u,"
+                   "\"batch\":%zu,\"samples\":%zu,\"seconds\":%.6g,"
+                   "\"samples_per_s\":%.6g,\"events\":%zu,\"ceiling\":\"h2d\","
+                   "\"ceiling_samples_per_s\":%.6g,\"ratio\":%.4f,\"ok\":true}\n",
+                   bc->name, white ? "white" : "fixed", C, b, done_s * C, t - t0, sps,
+                   events, ceil, sps / ceil);
+        else
+            printf("%-7s host-to-candidates %-5s %4u x batch %-8zu %10.4g samples/s  "
+                   "%5.1f%% of H2D  %zu events\n",
+                   bc->name, white ? "white" : "fixed", C, b, sps, 100.0 * sps / ceil,
+                   events);
+        fflush(stdout);
+    }
+done:
+    if (x) tr_boxcar_host_free(q, x);
+    tr_candidates_destroy(cd);
+    tr_boxcar_destroy(q);
+}
+
 static void bx_host_path(const bx_options *o, const bx_config *bc, const float *tm,
                          double h2d, double d2h)
 {
@@ -720,6 +863,8 @@ static void bx_host_path(const bx_options *o, const bx_config *bc, const float *
             fflush(stdout);
         }
     }
+    for (int white = 0; white < 2; white++)
+        bx_host_candidates(o, bc, white, tm, h2d);
 out:
     free(ya);
     free(yb);
@@ -749,6 +894,8 @@ int boxcar_bench_main(int argc, char **argv)
         size_t z;
         if (!strcmp(a, "--json")) {
             o.json = 1;
+        } else if (!strcmp(a, "--device-chain")) {
+            o.device_chain = 1;
         } else if (!strcmp(a, "--cuda-host")) {
             o.cuda_host = 1;
         } else if (!strcmp(a, "--host-path")) {

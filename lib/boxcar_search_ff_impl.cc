@@ -151,7 +151,7 @@ boxcar_search_impl<T>::boxcar_search_impl(
     int device, size_t batch, bool device_buffers)
     : gr::block(block_name<T>(),
                 gr::io_signature::make(1, 1, sizeof(T) * std::max(nchan, 1u)),
-                gr::io_signature::make(2, 2, sizeof(float) * std::max(nchan, 1u))),
+                gr::io_signature::make(0, 2, sizeof(float) * std::max(nchan, 1u))),
       d_nchan(nchan), d_q(nullptr), d_cands(nullptr), d_backend(TR_BACKEND_CPU),
       d_threshold(threshold), d_latency(0), d_hold(0),
       d_chunk(
@@ -333,7 +333,40 @@ template <class T> bool boxcar_search_impl<T>::start()
         if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
     }
     reset_stream();
+    // Without outputs on the CUDA backend (host input) the S/N and widths stay
+    // on the device and are clustered there: only events come back.
+    const bool dev = !has_output() && d_backend == TR_BACKEND_CUDA && !d_input_on_device;
+    if (dev != d_device_cands) {
+        d_ccfg.backend = dev ? TR_BACKEND_CUDA : TR_BACKEND_CPU;
+        d_ccfg.device = d_cfg.device;
+        d_ccfg.threshold = d_threshold;
+        create_clustering();
+        d_device_cands = dev;
+    }
+    // Without outputs the block is a sink: GNU Radio calls a sink only while
+    // an output multiple of input items is available, so the CUDA batch would
+    // leave the end of a stream unprocessed. Restored in stop().
+    if (!has_output() && this->output_multiple() > 1) {
+        d_saved_multiple = this->output_multiple();
+        this->set_output_multiple(1);
+    }
     return gr::block::start();
+}
+
+template <class T> bool boxcar_search_impl<T>::check_topology(int, int noutputs)
+{
+    if (noutputs == 1) {
+        this->d_logger->error("connect both outputs (S/N and width) or neither (then "
+                              "the candidates come on \"detects\" only)");
+        return false;
+    }
+    return true;
+}
+
+template <class T> bool boxcar_search_impl<T>::has_output() const
+{
+    const block_detail_sptr det = this->detail();
+    return !det || det->noutputs() > 0;
 }
 
 template <class T> bool boxcar_search_impl<T>::stop()
@@ -350,6 +383,10 @@ template <class T> bool boxcar_search_impl<T>::stop()
         d_pins.unpin();
         d_scratch_pins.unpin();
         d_scratch_pinned = false;
+        if (d_saved_multiple > 0) {
+            this->set_output_multiple(d_saved_multiple);
+            d_saved_multiple = 0;
+        }
     }
     return gr::block::stop();
 }
@@ -383,11 +420,12 @@ template <class T> void boxcar_search_impl<T>::take_outputs(size_t n, uint64_t p
         throw std::runtime_error(std::string(block_name<T>()) +
                                  ": search output out of sequence");
     cluster(d_snr.data() + skip * nc, d_width.data() + skip * nc, m);
+    d_ready = first + m;
+    if (!has_output()) return; // candidates only: nothing to hold
     d_fifo_snr.push(d_snr.data() + skip * nc, m);
     volk_32i_s32f_convert_32f(d_fifo_width.reserve(m), d_width.data() + skip * nc, 1.0f,
                               static_cast<unsigned int>(m * nc));
     d_fifo_width.commit(m);
-    d_ready = first + m;
 }
 
 // Gives the n positions d_ready .. d_ready + n - 1 (snr, width) to the
@@ -421,6 +459,16 @@ void boxcar_search_impl<T>::run_core(const T *x, size_t n, float *out_snr,
             xf = x + done * nc;
         }
         const uint64_t pos_in = tr_boxcar_position(d_q);
+        if (d_device_cands) {
+            // No outputs: searched and clustered on the device, events back
+            const tr_status st = tr_boxcar_search_candidates(d_cands, d_q, xf, m);
+            if (st != TR_OK) throw_status<T>(st, tr_boxcar_last_error(d_q));
+            d_fed += m;
+            if (pos_in + m > d_latency) d_ready = d_core_base + pos_in + m - d_latency;
+            read_events();
+            done += m;
+            continue;
+        }
         // Direct: every output of this call is a position >= 0 of the search.
         const bool direct = out_snr && pos_in >= d_latency;
         float *ys = d_snr.data();
@@ -477,6 +525,16 @@ template <class T> void boxcar_search_impl<T>::flush_all()
     take_outputs(nl, pos);
 }
 
+// End of the stream: the search's last positions and every open event.
+template <class T> void boxcar_search_impl<T>::finish_stream()
+{
+    flush_all();
+    const tr_status st = tr_candidates_flush(d_cands);
+    if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
+    read_events();
+    d_flushed = true;
+}
+
 template <class T> void boxcar_search_impl<T>::restart_search()
 {
     d_restart_pending = false;
@@ -508,6 +566,7 @@ template <class T> void boxcar_search_impl<T>::read_events()
                                  pmt::from_long(static_cast<long>(e.members)));
             d_batch.push(dict);
             d_ncands++;
+            if (!has_output()) continue; // no stream to tag
             if (start < d_released) {
                 // Cannot happen: output is released only up to safe_position().
                 this->d_logger->warn("pulse at sample {} closed after its sample was "
@@ -544,6 +603,11 @@ void boxcar_search_impl<T>::forecast(int noutput_items,
     // Released-able positions go out without new input; once the upstream is
     // done, general_work() flushes and drains without new input too.
     const bool done = detail::upstream_done(*this);
+    if (!has_output()) {
+        // Sink: one sample stays until the upstream is done (work_no_output)
+        ninput_items_required[0] = noutput_items + (done ? 0 : 1);
+        return;
+    }
     // Device buffers: any input will do (a single-mapped buffer may hold
     // fewer contiguous items than a batch at its end).
     ninput_items_required[0] =
@@ -558,6 +622,7 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
     gr::thread::scoped_lock guard(this->d_setlock);
 
     const T *in = static_cast<const T *>(input_items[0]);
+    if (output_items.empty()) return work_no_output(ninput_items[0], in);
     float *out_snr = static_cast<float *>(output_items[0]);
     float *out_width = static_cast<float *>(output_items[1]);
     const size_t ninput = static_cast<size_t>(std::max(ninput_items[0], 0));
@@ -603,11 +668,7 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
             run_core(in, take, nullptr, nullptr);
         }
         if (finished && take == ninput) {
-            flush_all();
-            const tr_status st = tr_candidates_flush(d_cands);
-            if (st != TR_OK) throw_status<T>(st, tr_candidates_last_error(d_cands));
-            read_events();
-            d_flushed = true;
+            finish_stream();
         }
     }
     publish_batch();
@@ -632,6 +693,34 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
 
     if (d_flushed && n_out == 0 && fifo_count() == 0) return gr::block::WORK_DONE;
     return static_cast<int>(n_out);
+}
+
+// No outputs connected: every input sample is searched and clustered, the
+// events go out on "detects" (no tags). GNU Radio calls a sink only while
+// input is available, so the last sample stays until the upstream is done and
+// the call that takes it flushes the search and the clustering.
+template <class T>
+int boxcar_search_impl<T>::work_no_output(int ninput_items, const T *in)
+{
+    const size_t ninput = static_cast<size_t>(std::max(ninput_items, 0));
+    if (d_need_base) {
+        d_out_base = this->nitems_read(0); // positions count input samples
+        d_need_base = false;
+    }
+    const bool finished = detail::input_finished(*this, ninput_items);
+    if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, this->d_logger);
+    size_t take = 0;
+    if (!d_flushed) {
+        if (d_restart_pending) restart_search();
+        take = finished || ninput == 0 ? ninput : ninput - 1;
+        if (take > 0) run_core(in, take, nullptr, nullptr);
+        if (finished) {
+            finish_stream();
+        }
+    }
+    publish_batch();
+    this->consume(0, static_cast<int>(take));
+    return d_flushed ? gr::block::WORK_DONE : 0;
 }
 
 /* ---- setters and getters --------------------------------------------- */

@@ -88,6 +88,10 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     const pmt::pmt_t d_key_members;
 
     // Device buffers (device_buffers.h): the device input path, or none.
+    bool d_device_cands =
+        false;                // clustering on the device (no outputs, CUDA, host input)
+    int d_saved_multiple = 0; // output multiple while running without outputs
+
     const bool d_device_buffers;
     std::unique_ptr<detail::boxcar_device_io> d_devio;
     bool d_input_on_device = false; // this run reads device memory
@@ -104,7 +108,10 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     void cluster(const float *snr, const int32_t *width, size_t n);
     void read_events();
     void flush_all();
+    void finish_stream();
     void publish_batch();
+    bool has_output() const; // some output connected (else candidates only)
+    int work_no_output(int ninput_items, const T *in);
     uint64_t safe_position() const;
     void validate_norm(const tr_boxcar_norm_config &norm) const;
     void set_norm(const tr_boxcar_norm_config &norm);
@@ -124,6 +131,7 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     boxcar_search_impl(const boxcar_search_impl &) = delete;
     boxcar_search_impl &operator=(const boxcar_search_impl &) = delete;
 
+    bool check_topology(int ninputs, int noutputs) override;
     bool start() override;
     bool stop() override;
 

@@ -18,6 +18,7 @@
 #include <gnuradio/transient/kalman_detector_ff.h>
 #include <gnuradio/transient/spiir_bank_fc.h>
 #include <transient/boxcar.h>
+#include <transient/candidates.h>
 #include <transient/edges.h>
 #include <transient/kalman.h>
 #include <transient/spiir.h>
@@ -47,6 +48,8 @@ struct det_case {
     bool edge_passthrough = true; // edges: false = output not connected (messages only)
     std::string edge_msg_format = "dicts"; // edges: "detects" as "dicts" or "vectors"
     std::string boxcar_norm = "white";     // boxcar: "white", "levels" or "fixed" (0, 1)
+    bool boxcar_outputs = true; // boxcar: false = S/N and width not connected (candidates
+                                // on "detects" only; CUDA: clustered on the device)
 };
 
 /* ---- deterministic noise ------------------------------------------------ */
@@ -190,7 +193,7 @@ inline gr::block_sptr make_block(const det_case &c, const std::string &backend,
             65536, 0, backend, 0, c.batch, c.edge_msg_format);
     }
     if (c.detector == "boxcar") {
-        out_sizes.assign(2, in_item_bytes(c));
+        out_sizes.assign(c.boxcar_outputs ? 2 : 0, in_item_bytes(c));
         return gr::transient::boxcar_search_ff::make(
             c.nchan, "boxdit", {32, 16, 16, 16, 8}, 1, 0, k_boxcar_max_width,
             k_boxcar_threshold, c.boxcar_norm, 3.0, 16384, 4, 0, "median", 0.0, 1.0, 0, 1,
@@ -266,6 +269,17 @@ class core_runner
             if (!d_boxcar) fail(err.message);
             d_snr.resize(chunk * c.nchan);
             d_width.resize(chunk * c.nchan);
+            if (!c.boxcar_outputs) {
+                // What the block does without outputs: the clustering too, on
+                // the device with the CUDA backend (only events come back)
+                tr_candidates_config cc = tr_candidates_config_default();
+                cc.nchan = c.nchan;
+                cc.threshold = k_boxcar_threshold;
+                cc.backend = tr_boxcar_backend(d_boxcar);
+                d_cands = tr_candidates_create(&cc, &err);
+                if (!d_cands) fail(err.message);
+                d_cand_out.resize(1024);
+            }
         } else if (c.detector == "spiir") {
             tr_spiir_bank *b = tr_spiir_bank_load(c.bank_file.c_str(), &err);
             if (!b) fail(err.message);
@@ -309,6 +323,7 @@ class core_runner
     ~core_runner()
     {
         if (d_edges) tr_edges_destroy(d_edges);
+        if (d_cands) tr_candidates_destroy(d_cands);
         if (d_boxcar) tr_boxcar_destroy(d_boxcar);
         if (d_spiir) tr_spiir_destroy(d_spiir);
         if (d_kalman) tr_kalman_destroy(d_kalman);
@@ -330,9 +345,21 @@ class core_runner
                 done += consumed;
                 found += nout;
             }
+        } else if (d_boxcar && d_cands &&
+                   tr_candidates_backend(d_cands) == TR_BACKEND_CUDA) {
+            if (tr_boxcar_search_candidates(d_cands, d_boxcar, x, n) != TR_OK)
+                fail(tr_boxcar_last_error(d_boxcar));
+            found += read_candidates();
         } else if (d_boxcar) {
+            const uint64_t pos = tr_boxcar_position(d_boxcar);
             if (tr_boxcar_process(d_boxcar, x, n, d_snr.data(), d_width.data()) != TR_OK)
                 fail(tr_boxcar_last_error(d_boxcar));
+            if (d_cands) {
+                if (tr_boxcar_candidates_process(d_cands, d_boxcar, pos, d_snr.data(),
+                                                 d_width.data(), n) != TR_OK)
+                    fail(tr_candidates_last_error(d_cands));
+                found += read_candidates();
+            }
         } else if (d_spiir) {
             if (tr_spiir_process(d_spiir, x, n, d_snr.data()) != TR_OK)
                 fail(tr_spiir_last_error(d_spiir));
@@ -361,6 +388,14 @@ class core_runner
     }
 
   private:
+    size_t read_candidates()
+    {
+        size_t found = 0, k;
+        while ((k = tr_candidates_read(d_cands, d_cand_out.data(), d_cand_out.size())) >
+               0)
+            found += k;
+        return found;
+    }
     [[noreturn]] void fail(const char *what) const
     {
         throw std::runtime_error(d_c.detector + " core: " + (what ? what : "?"));
@@ -368,6 +403,8 @@ class core_runner
     const det_case d_c;
     tr_edges *d_edges = nullptr;
     tr_boxcar *d_boxcar = nullptr;
+    tr_candidates *d_cands = nullptr; // boxcar without outputs
+    std::vector<tr_candidate> d_cand_out;
     tr_spiir *d_spiir = nullptr;
     tr_kalman *d_kalman = nullptr;
     std::vector<tr_edge> d_edge_out;

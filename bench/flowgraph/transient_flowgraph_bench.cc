@@ -12,7 +12,7 @@
  *                             [--boxcar-nchan LIST] [--spiir T,L] [--kalman-M M]
  *                             [--edge-spacing MIN,MAX] [--edge-output MODE]
  *                             [--edge-msg dicts|vectors|both]
- *                             [--boxcar-norm MODE]
+ *                             [--boxcar-norm MODE] [--boxcar-output MODE]
  *                             [--batch N] [--pin on|off|both] [--quick] [--json]
  *
  * LIST is comma separated: detectors edges,boxcar,spiir,kalman (default all),
@@ -29,7 +29,12 @@
  * boxcar, unit white noise with a pulse every 8192
  * samples, BoxDIT 32,16,16,16,8 up to width 256, normalisation "white"
  * (--boxcar-norm; "fixed" uses mean 0, sigma 1), 1 and 64 channels
- * (--boxcar-nchan); spiir, a random bank of T templates of L
+ * (--boxcar-nchan), with the S/N and width outputs into the sink and, after
+ * it, without outputs (candidates on "detects" into a message sink that
+ * counts them; with CUDA the S/N stay on the GPU and are clustered there;
+ * its core line is the search and clustering with the same split:
+ * tr_boxcar_search_candidates on CUDA; field "outputs"; --boxcar-output
+ * snr, none or both, the default); spiir, a random bank of T templates of L
  * filters (default 256 x 64; poles near the unit circle, delays up to 4096)
  * on white noise with an impulse every 16384 samples; kalman, M = 92 (N_s =
  * M / 2), AR(1) noise 0.5 and target 0.9, a burst every 2000 samples.
@@ -112,7 +117,8 @@ struct options {
     std::string edge_output = "both"; // "pass", "none" or "both"
     std::string edge_msg = "dicts";   // without the output: "dicts", "vectors" or "both"
     std::string boxcar_norm = "white";
-    size_t batch = 0; // 0: per detector default
+    std::string boxcar_output = "both"; // "snr", "none" or "both"
+    size_t batch = 0;                   // 0: per detector default
     double seconds = 2.0;
     std::string pin = "on";
     bool quick = false;
@@ -145,7 +151,7 @@ std::vector<std::string> split(const std::string &s)
         "  [--backend cpu,cuda] [--seconds S] [--boxcar-nchan 1,64] [--spiir T,L]\n"
         "  [--kalman-M M] [--edge-spacing MIN,MAX] [--edge-output pass|none|both]\n"
         "  [--edge-msg dicts|vectors|both]\n"
-        "  [--boxcar-norm white|levels|fixed]\n"
+        "  [--boxcar-norm white|levels|fixed] [--boxcar-output snr|none|both]\n"
         "  [--batch N] [--pin on|off|both] [--quick] [--json]\n");
     std::exit(2);
 }
@@ -319,17 +325,18 @@ struct block_result : result {
     uint64_t ring = 0;
     bool replay = false;
     bool stopped = false;    // stopped at the time limit before the source was done
-    int64_t detections = -1; // edges without output: transitions in the messages
+    int64_t detections = -1; // without output: detections in the messages
 };
 
-// Counts the transitions of the "detects" messages it receives on "in".
-class edge_msg_counter : public gr::block
+// Counts the detections of the "detects" messages it receives on "in": edges
+// transitions (dicts or vectors) and boxcar candidates.
+class msg_counter : public gr::block
 {
   public:
-    typedef std::shared_ptr<edge_msg_counter> sptr;
-    static sptr make() { return gnuradio::make_block_sptr<edge_msg_counter>(); }
-    edge_msg_counter()
-        : gr::block("edge_msg_counter", gr::io_signature::make(0, 0, 0),
+    typedef std::shared_ptr<msg_counter> sptr;
+    static sptr make() { return gnuradio::make_block_sptr<msg_counter>(); }
+    msg_counter()
+        : gr::block("msg_counter", gr::io_signature::make(0, 0, 0),
                     gr::io_signature::make(0, 0, 0))
     {
         message_port_register_in(pmt::mp("in"));
@@ -338,6 +345,8 @@ class edge_msg_counter : public gr::block
             if (pmt::is_vector(e)) d_count += pmt::length(e); // msg_format "dicts"
             const pmt::pmt_t s = pmt::dict_ref(m, d_key_sample, pmt::PMT_NIL);
             if (pmt::is_u64vector(s)) d_count += pmt::length(s); // "vectors"
+            const pmt::pmt_t p = pmt::dict_ref(m, d_key_pulses, pmt::PMT_NIL);
+            if (pmt::is_vector(p)) d_count += pmt::length(p); // boxcar candidates
         });
     }
     uint64_t count() const { return d_count.load(); }
@@ -345,6 +354,7 @@ class edge_msg_counter : public gr::block
   private:
     const pmt::pmt_t d_key = pmt::mp("edges");
     const pmt::pmt_t d_key_sample = pmt::mp("sample");
+    const pmt::pmt_t d_key_pulses = pmt::mp("pulses");
     std::atomic<uint64_t> d_count{0};
 };
 
@@ -377,7 +387,7 @@ block_result run_block(const trfg::det_case &c, const std::string &backend,
     if (out_sizes.empty()) {
         // Edges without the output: the block is the end of the stream and
         // reports on "detects"; samples through = samples it consumed.
-        auto msgs = edge_msg_counter::make();
+        auto msgs = msg_counter::make();
         tb->msg_connect(blk, "detects", msgs, "in");
         t0 = now();
         run_bounded(
@@ -476,8 +486,11 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
                  "],\"levels\":\"fixed\",\"low\":" + num(c.edge_levels[0]) +
                  ",\"mid\":" + num(c.edge_levels[1]) +
                  ",\"high\":" + num(c.edge_levels[2]);
+        if (c.detector == "boxcar" && br && br->detections >= 0)
+            s += ",\"detections\":" + std::to_string(br->detections);
         if (c.detector == "boxcar")
-            s += ",\"nchan\":" + std::to_string(c.nchan) +
+            s += ",\"outputs\":" + std::string(c.boxcar_outputs ? "true" : "false") +
+                 ",\"nchan\":" + std::to_string(c.nchan) +
                  ",\"algorithm\":\"boxdit\",\"widths\":[32,16,16,16,8],\"max_width\":" +
                  std::to_string(trfg::k_boxcar_max_width) +
                  ",\"norm\":" + json_str(c.boxcar_norm) +
@@ -556,6 +569,8 @@ int main(int argc, char **argv)
             o.edge_max = std::atof(v[1].c_str());
         } else if (a == "--edge-output")
             o.edge_output = val();
+        else if (a == "--boxcar-output")
+            o.boxcar_output = val();
         else if (a == "--edge-msg")
             o.edge_msg = val();
         else if (a == "--boxcar-norm")
@@ -578,6 +593,9 @@ int main(int argc, char **argv)
     if (!(o.seconds > 0)) usage("--seconds must be > 0");
     if (o.edge_output != "pass" && o.edge_output != "none" && o.edge_output != "both")
         usage("--edge-output: pass, none or both");
+    if (o.boxcar_output != "snr" && o.boxcar_output != "none" &&
+        o.boxcar_output != "both")
+        usage("--boxcar-output: snr, none or both");
     if (o.edge_msg != "dicts" && o.edge_msg != "vectors" && o.edge_msg != "both")
         usage("--edge-msg: dicts, vectors or both");
     if (o.quick) o.seconds = std::min(o.seconds, 0.05);
@@ -721,7 +739,9 @@ int main(int argc, char **argv)
                 } else {
                     pins.push_back(1);
                 }
-                const bool pass_case = c.detector != "edges" || o.edge_output != "none";
+                const bool pass_case =
+                    (c.detector != "edges" || o.edge_output != "none") &&
+                    (c.detector != "boxcar" || o.boxcar_output != "none");
                 for (int pin : pins) {
                     if (!pass_case) break;
                     setenv("GR_TRANSIENT_PIN_BUFFERS", pin ? "1" : "0", 1);
@@ -744,6 +764,19 @@ int main(int argc, char **argv)
                     const block_result br =
                         run_block(cn, backend, pattern, ring, total, 10 * o.seconds + 1);
                     emit(o, env, cn, backend, "block", br, core.rate(), &br,
+                         backend == "cuda" ? 1 : 0);
+                }
+                if (c.detector == "boxcar" && o.boxcar_output != "snr") {
+                    // Without outputs: candidates only (core line with the
+                    // same split of work, then the block)
+                    trfg::det_case cn = c;
+                    cn.boxcar_outputs = false;
+                    const result cc = run_core(cn, be, *pattern, ring, o.seconds);
+                    emit(o, env, cn, backend, "core", cc, cc.rate(), nullptr, 0);
+                    setenv("GR_TRANSIENT_PIN_BUFFERS", "1", 1);
+                    const block_result br =
+                        run_block(cn, backend, pattern, ring, total, 10 * o.seconds + 1);
+                    emit(o, env, cn, backend, "block", br, cc.rate(), &br,
                          backend == "cuda" ? 1 : 0);
                 }
                 unsetenv("GR_TRANSIENT_PIN_BUFFERS");

@@ -120,6 +120,13 @@ tr_status tr_cuda_boxcar_set_norm_windows(tr_cuda_boxcar *ctx, uint64_t first,
                                           uint32_t nwin, uint32_t window, const float *mu,
                                           const float *sigma, tr_error *err);
 
+/* The same with device pointers (e.g. the tables of norm_cuda.h), taken as
+ * they are: sigma > 0 and finite is the caller's promise. */
+tr_status tr_cuda_boxcar_set_norm_windows_device(tr_cuda_boxcar *ctx, uint64_t first,
+                                                 uint32_t nwin, uint32_t window,
+                                                 const float *d_mu, const float *d_sigma,
+                                                 tr_error *err);
+
 /* The tile of the FAST kernel (a power of two): statistics windows that are a
  * multiple of it can take per-window tables; 0 for PAPER. */
 uint32_t tr_cuda_boxcar_table_granule(const tr_cuda_boxcar *ctx);

@@ -241,6 +241,7 @@ template <int NT> struct block_ops {
     struct storage {
         float f[NT];
         unsigned u[NT];
+        double d[NT];
     };
     static float sum(storage &s, float v)
     {
@@ -261,6 +262,17 @@ template <int NT> struct block_ops {
         unsigned r = 0;
         for (int i = 0; i < NT; i++)
             r += s.u[i];
+        __syncthreads();
+        return r;
+    }
+    static double dsum(storage &s, double v)
+    {
+        const int lin = tr_emu::g_cur->lin;
+        s.d[lin] = v;
+        __syncthreads();
+        double r = 0.0;
+        for (int i = 0; i < NT; i++)
+            r += s.d[i];
         __syncthreads();
         return r;
     }

@@ -111,26 +111,12 @@ extern "C" tr_status tr_cuda_boxcar_set_norm_white(tr_cuda_boxcar *q, const doub
     return white_tables(q, mean, sigma, fill, err);
 }
 
-extern "C" tr_status tr_cuda_boxcar_set_norm_windows(tr_cuda_boxcar *q, uint64_t first,
-                                                     uint32_t nwin, uint32_t window,
-                                                     const float *mu, const float *sigma,
-                                                     tr_error *err)
+/* Per-window tables from host or device memory (kind), already checked. */
+static tr_status set_windows(tr_cuda_boxcar *q, uint64_t first, uint32_t nwin,
+                             uint32_t window, const float *mu, const float *sigma,
+                             cudaMemcpyKind kind, tr_error *err)
 {
-    if (!q || !mu || !sigma || nwin < 1)
-        return tr_fail(err, TR_ERR_INVALID,
-                       "boxcar/cuda: set_norm_windows needs mu, sigma and nwin >= 1");
-    if (q->variant != TR_VARIANT_FAST || window == 0 || window % (uint32_t)q->T != 0)
-        return tr_fail(err, TR_ERR_UNSUPPORTED,
-                       "boxcar/cuda: per-window tables need the FAST variant and a "
-                       "window that is a multiple of its tile (%d)",
-                       q->T);
     const size_t nt = (size_t)nwin * q->nchan * q->total;
-    for (size_t k = 0; k < nt; k++)
-        if (!(sigma[k] > 0.0f) || !std::isfinite(sigma[k]) || !std::isfinite(mu[k]))
-            return tr_fail(err, TR_ERR_INVALID,
-                           "boxcar/cuda: normalisation entry %zu: sigma must be > 0 and "
-                           "finite, mu finite",
-                           k);
     TR_CUDA_TRY(cudaSetDevice(q->device), err, "boxcar/cuda: select device", fail);
     if ((int64_t)nwin > q->wcap) {
         const int64_t cap = std::max<int64_t>(nwin, 2 * q->wcap);
@@ -147,11 +133,10 @@ extern "C" tr_status tr_cuda_boxcar_set_norm_windows(tr_cuda_boxcar *q, uint64_t
     }
     /* ordered before the next search on the same stream; the caller's buffers
      * may be reused at return (pageable copies are staged by then) */
-    TR_CUDA_TRY(cudaMemcpyAsync(q->wmu, mu, nt * 4, cudaMemcpyHostToDevice, q->stream),
-                err, "boxcar/cuda: upload mu_L", fail);
-    TR_CUDA_TRY(
-        cudaMemcpyAsync(q->wsig, sigma, nt * 4, cudaMemcpyHostToDevice, q->stream), err,
-        "boxcar/cuda: upload sigma_L", fail);
+    TR_CUDA_TRY(cudaMemcpyAsync(q->wmu, mu, nt * 4, kind, q->stream), err,
+                "boxcar/cuda: upload mu_L", fail);
+    TR_CUDA_TRY(cudaMemcpyAsync(q->wsig, sigma, nt * 4, kind, q->stream), err,
+                "boxcar/cuda: upload sigma_L", fail);
     q->win_mode = 1;
     q->tabW = window;
     q->tab0 = (int64_t)first;
@@ -166,4 +151,47 @@ fail_mem:
     return TR_ERR_NOMEM;
 fail:
     return err ? err->code : TR_ERR_CUDA;
+}
+
+/* What per-window tables need of q (TR_ERR_UNSUPPORTED otherwise). */
+static tr_status check_windows(const tr_cuda_boxcar *q, uint32_t window, tr_error *err)
+{
+    if (q->variant != TR_VARIANT_FAST || window == 0 || window % (uint32_t)q->T != 0)
+        return tr_fail(err, TR_ERR_UNSUPPORTED,
+                       "boxcar/cuda: per-window tables need the FAST variant and a "
+                       "window that is a multiple of its tile (%d)",
+                       q->T);
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_boxcar_set_norm_windows(tr_cuda_boxcar *q, uint64_t first,
+                                                     uint32_t nwin, uint32_t window,
+                                                     const float *mu, const float *sigma,
+                                                     tr_error *err)
+{
+    if (!q || !mu || !sigma || nwin < 1)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar/cuda: set_norm_windows needs mu, sigma and nwin >= 1");
+    if (check_windows(q, window, err) != TR_OK) return TR_ERR_UNSUPPORTED;
+    const size_t nt = (size_t)nwin * q->nchan * q->total;
+    for (size_t k = 0; k < nt; k++)
+        if (!(sigma[k] > 0.0f) || !std::isfinite(sigma[k]) || !std::isfinite(mu[k]))
+            return tr_fail(err, TR_ERR_INVALID,
+                           "boxcar/cuda: normalisation entry %zu: sigma must be > 0 and "
+                           "finite, mu finite",
+                           k);
+    return set_windows(q, first, nwin, window, mu, sigma, cudaMemcpyHostToDevice, err);
+}
+
+extern "C" tr_status
+tr_cuda_boxcar_set_norm_windows_device(tr_cuda_boxcar *q, uint64_t first, uint32_t nwin,
+                                       uint32_t window, const float *d_mu,
+                                       const float *d_sigma, tr_error *err)
+{
+    if (!q || !d_mu || !d_sigma || nwin < 1)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar/cuda: set_norm_windows needs mu, sigma and nwin >= 1");
+    if (check_windows(q, window, err) != TR_OK) return TR_ERR_UNSUPPORTED;
+    return set_windows(q, first, nwin, window, d_mu, d_sigma, cudaMemcpyDeviceToDevice,
+                       err);
 }

@@ -22,10 +22,12 @@ template <int NT> struct block_ops {
     using scan_t = cub::BlockScan<float, NT>;
     using reduce_t = cub::BlockReduce<float, NT>;
     using ureduce_t = cub::BlockReduce<unsigned, NT>;
+    using dreduce_t = cub::BlockReduce<double, NT>;
     union storage {
         typename scan_t::TempStorage scan;
         typename reduce_t::TempStorage reduce;
         typename ureduce_t::TempStorage ureduce;
+        typename dreduce_t::TempStorage dreduce;
     };
     static __device__ __forceinline__ float sum(storage &s, float v)
     {
@@ -34,6 +36,10 @@ template <int NT> struct block_ops {
     static __device__ __forceinline__ unsigned usum(storage &s, unsigned v)
     {
         return ureduce_t(s.ureduce).Sum(v);
+    }
+    static __device__ __forceinline__ double dsum(storage &s, double v)
+    {
+        return dreduce_t(s.dreduce).Sum(v);
     }
     static __device__ __forceinline__ float exclusive_sum(storage &s, float v)
     {

@@ -21,6 +21,11 @@
  * exercised. Exit 77 (skipped) without a usable GPU; `--cpu-only` runs the
  * CPU flow graphs alone (checks that the signals give detections).
  *
+ * Boxcar also runs without its S/N and width outputs (the block as a sink,
+ * the candidates on "detects" only; with CUDA clustered on the device): every
+ * sample consumed, the candidates match the pulse tags of the run with the
+ * outputs on the same backend.
+ *
  * Edges also run without the pass-through output (the block as a sink, the
  * transitions on "detects" only) and with "detects" connected: the messages
  * carry exactly the transitions of the tags, with both backends, for a
@@ -282,6 +287,30 @@ void check_edges_outputs(trfg::det_case c, const std::string &backend,
                 what, backend.c_str(), want.size());
 }
 
+// Pulses of ta without a match in tg: the same channel, start within the
+// width, S/N within 1e-3 (each tg pulse matches once).
+size_t unmatched(const std::vector<gr::tag_t> &ta, const std::vector<gr::tag_t> &tg)
+{
+    size_t bad = 0;
+    std::vector<bool> used(tg.size(), false);
+    for (const auto &t : ta) {
+        const double ch = dnum(t.value, "channel"), w = dnum(t.value, "width"),
+                     s = dnum(t.value, "snr");
+        bool ok = false;
+        for (size_t j = 0; j < tg.size() && !ok; j++) {
+            if (used[j] || dnum(tg[j].value, "channel") != ch) continue;
+            const double d = std::fabs((double)t.offset - (double)tg[j].offset);
+            if (d > std::max(w, dnum(tg[j].value, "width"))) continue;
+            if (std::fabs(dnum(tg[j].value, "snr") - s) >
+                1e-3 * std::max(1.0, std::fabs(s)))
+                continue;
+            used[j] = ok = true;
+        }
+        if (!ok) bad++;
+    }
+    return bad;
+}
+
 void check_boxcar(const trfg::det_case &c, const run_out &a, const run_out &g, uint64_t n)
 {
     const size_t m = n * c.nchan;
@@ -305,26 +334,43 @@ void check_boxcar(const trfg::det_case &c, const run_out &a, const run_out &g, u
     CHECK(ta.size() >= 10, "boxcar/%u: only %zu pulses found", c.nchan, ta.size());
     CHECK(ta.size() == tg.size(), "boxcar/%u: %zu pulses on the CPU, %zu on CUDA",
           c.nchan, ta.size(), tg.size());
-    // Match by channel and start within the width.
-    size_t bad = 0;
-    std::vector<bool> used(tg.size(), false);
-    for (const auto &t : ta) {
-        const double ch = dnum(t.value, "channel"), w = dnum(t.value, "width"),
-                     s = dnum(t.value, "snr");
-        bool ok = false;
-        for (size_t j = 0; j < tg.size() && !ok; j++) {
-            if (used[j] || dnum(tg[j].value, "channel") != ch) continue;
-            const double d = std::fabs((double)t.offset - (double)tg[j].offset);
-            if (d > std::max(w, dnum(tg[j].value, "width"))) continue;
-            if (std::fabs(dnum(tg[j].value, "snr") - s) >
-                1e-3 * std::max(1.0, std::fabs(s)))
-                continue;
-            used[j] = ok = true;
-        }
-        if (!ok) bad++;
-    }
+    const size_t bad = unmatched(ta, tg);
     CHECK(bad == 0, "boxcar/%u: %zu pulses without a match", c.nchan, bad);
     std::printf("boxcar/%u: %zu pulses, equal\n", c.nchan, ta.size());
+}
+
+// Without the S/N and width outputs: every sample consumed, and the
+// candidates on "detects" match the pulse tags of the run with the outputs on
+// the same backend (with CUDA they were clustered on the device).
+void check_boxcar_outputs(trfg::det_case c, const std::string &backend,
+                          std::shared_ptr<const std::vector<float>> x, uint64_t n,
+                          const run_out &ref)
+{
+    c.boxcar_outputs = false;
+    const run_out none = run(c, backend, x, n, true);
+    CHECK(none.consumed == n,
+          "boxcar/%u %s: %llu of %llu samples consumed without outputs", c.nchan,
+          backend.c_str(), (unsigned long long)none.consumed, (unsigned long long)n);
+    std::vector<gr::tag_t> got;
+    for (const pmt::pmt_t &m : none.msgs) {
+        const pmt::pmt_t v = pmt::dict_ref(m, pmt::mp("pulses"), pmt::PMT_NIL);
+        if (!pmt::is_vector(v)) continue;
+        for (size_t i = 0; i < pmt::length(v); i++) {
+            gr::tag_t t;
+            t.value = pmt::vector_ref(v, i);
+            t.offset = (uint64_t)dnum(t.value, "start");
+            got.push_back(t);
+        }
+    }
+    const auto want = det_tags(ref, "pulse");
+    CHECK(got.size() == want.size(),
+          "boxcar/%u %s: %zu candidates without outputs, %zu tags", c.nchan,
+          backend.c_str(), got.size(), want.size());
+    const size_t bad = unmatched(want, got);
+    CHECK(bad == 0, "boxcar/%u %s: %zu tags without a candidate", c.nchan,
+          backend.c_str(), bad);
+    std::printf("boxcar/%u %s: %zu candidates without outputs, equal to the tags\n",
+                c.nchan, backend.c_str(), got.size());
 }
 
 void check_spiir(const trfg::det_case &c, const run_out &a, const run_out &g, uint64_t n)
@@ -471,7 +517,11 @@ int main(int argc, char **argv)
                 check_edges_outputs(c, "cpu", x, s.n, a, what);
                 if (!cpu_only) check_edges_outputs(c, "cuda", x, s.n, a, what);
             }
-            if (c.detector == "boxcar") check_boxcar(c, a, g, s.n);
+            if (c.detector == "boxcar") {
+                check_boxcar(c, a, g, s.n);
+                check_boxcar_outputs(c, "cpu", x, s.n, a);
+                if (!cpu_only) check_boxcar_outputs(c, "cuda", x, s.n, g);
+            }
             if (c.detector == "spiir") check_spiir(c, a, g, s.n);
             if (c.detector == "kalman") check_kalman(c, a, g, s.n);
         } catch (const std::exception &e) {

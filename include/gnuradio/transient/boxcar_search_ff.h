@@ -56,6 +56,12 @@ namespace transient
  * stream the last samples are evaluated with the boxcars that fit inside the data and
  * released: the outputs have exactly as many items as the input. Input stream tags
  * propagate unchanged (item k to item k).
+ * Both outputs are optional: connect both or neither (one alone is refused
+ * when the flow graph starts). With neither the block is the end of the
+ * stream: it searches every input sample and reports the candidates on
+ * "detects" only (no tags); with the CUDA backend the S/N and widths then stay
+ * on the GPU (WHITE and LEVELS statistics measured there too) and are
+ * clustered there, so that only the candidates come back.
  *
  * Candidates: S/N values at or above \p threshold ("peaks") are clustered by
  * friends-of-friends across time, width and channel into events

@@ -23,17 +23,24 @@
  *    window boundary is cut there (flush: run once per window, each time
  *    keeping the positions of that window).
  * All three give the same bits.
- * Device path (tr_boxcar_process_device): the samples never reach the host, so
- * the normalisation cannot measure them: it needs norm.mode FIXED without
- * baseline removal; non-finite samples are replaced on the device by the
- * fixed mean of their channel and counted.
+ * Device path (tr_boxcar_process_device): the samples never reach the host.
+ * FIXED: non-finite samples are replaced on the device by the fixed mean of
+ * their channel and counted. WHITE and LEVELS: the statistics are measured on
+ * the device (cuda/boxcar/norm_cuda.h, created at the first device call), the
+ * search takes its per-window tables from there; such a stream stays on the
+ * device until reset (host calls are TR_ERR_STATE), flush included.
+ * Baseline removal runs on the host only (TR_ERR_UNSUPPORTED here).
  */
 #include <transient/boxcar.h>
+#include <transient/candidates.h>
 
 #include "boxcar/boxcar_variants.h"
 #include "common/core_util.h"
+#include "boxcar/candidates_internal.h"
 #ifdef TR_HAVE_CUDA
 #include "boxcar/boxcar_cuda.h"
+#include "boxcar/norm_cuda.h"
+#include "boxcar/stage_cuda.h"
 #endif
 
 #include <math.h>
@@ -70,6 +77,9 @@ struct tr_boxcar {
     size_t wcap;       /* windows they hold */
     uint64_t wlo, whi; /* windows the CUDA context holds (multiwin) */
     int have_wins;
+    void *dnorm;      /* tr_cuda_norm: statistics of device samples, or NULL */
+    void *stage;      /* tr_cuda_stage: device buffers of tr_boxcar_search_candidates */
+    int dnorm_active; /* this stream's statistics are measured on the device */
     tr_error err;
 };
 
@@ -227,6 +237,8 @@ void tr_boxcar_destroy(tr_boxcar *q)
     if (!q) return;
 #ifdef TR_HAVE_CUDA
     if (q->cuda) tr_cuda_boxcar_destroy((tr_cuda_boxcar *)q->cuda);
+    if (q->dnorm) tr_cuda_norm_destroy((tr_cuda_norm *)q->dnorm);
+    tr_cuda_stage_destroy((tr_cuda_stage *)q->stage);
 #endif
     tr_boxcar_ref_destroy(q->ref);
     tr_boxcar_cpu_destroy(q->fast);
@@ -265,6 +277,9 @@ tr_status tr_boxcar_reset(tr_boxcar *q)
     if (s != TR_OK)
         return tr_fail(&q->err, s, "boxcar: %s", tr_boxcar_norm_last_error(q->norm));
 #ifdef TR_HAVE_CUDA
+    q->dnorm_active = 0;
+    if (q->dnorm && (s = tr_cuda_norm_reset((tr_cuda_norm *)q->dnorm, &q->err)) != TR_OK)
+        return s;
     if (q->cuda) return tr_cuda_boxcar_reset((tr_cuda_boxcar *)q->cuda, &q->err);
 #endif
     if (q->ref) tr_boxcar_ref_reset(q->ref);
@@ -371,6 +386,56 @@ static tr_status cuda_window_tables(tr_boxcar *q, int64_t first, int64_t last)
 }
 
 /* Run cleaned host samples [0, m) (time-major) whose outputs start at `first`. */
+/* The device normalisation, created at the first device call that needs it. */
+static tr_status dnorm_start(tr_boxcar *q)
+{
+    if (q->dnorm) return TR_OK;
+    const tr_boxcar_norm_config *nc = &q->cfg.norm;
+    const uint32_t g = tr_cuda_boxcar_table_granule((const tr_cuda_boxcar *)q->cuda);
+    if (g == 0 || nc->window % g != 0)
+        return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
+                       "boxcar: device samples with measured statistics need the FAST "
+                       "variant and a window that is a multiple of %u (got %u)",
+                       g, nc->window);
+    double f = nc->reject_sigma > 0.0 && nc->reject_correct
+                   ? tr_boxcar_norm_clip_factor(nc->reject_sigma)
+                   : 1.0;
+    if (!(f > 0.0)) f = 1.0;
+    tr_cuda_norm_setup su;
+    su.nchan = q->cfg.nchan;
+    su.window = nc->window;
+    su.history = nc->history;
+    su.nlev = tr_boxcar_norm_levels(q->norm);
+    su.reject_sigma = nc->reject_sigma;
+    su.reject_max_iter = nc->reject_max_iter;
+    su.clip_factor = f;
+    su.init_mean = nc->init_mean;
+    su.init_sigma = nc->init_sigma;
+    su.widths = q->widths;
+    su.total = tr_boxcar_plan_total_widths(&q->plan);
+    su.latency = tr_boxcar_plan_latency(&q->plan);
+    tr_cuda_norm *ctx = NULL;
+    const tr_status s = tr_cuda_norm_create(q->cfg.device, &su, &ctx, &q->err);
+    if (s == TR_OK) q->dnorm = ctx;
+    return s;
+}
+
+/* Device tables of the windows that hold output positions [first, last]
+ * (clamped to >= 0) into the CUDA context. */
+static tr_status dnorm_tables(tr_boxcar *q, int64_t first, int64_t last)
+{
+    const uint64_t W = q->cfg.norm.window;
+    const uint64_t lo = first > 0 ? (uint64_t)first / W : 0;
+    const uint64_t hi = last > 0 ? (uint64_t)last / W : 0;
+    const float *mu = NULL, *sg = NULL;
+    tr_status s = tr_cuda_norm_tables((tr_cuda_norm *)q->dnorm, lo,
+                                      (uint32_t)(hi - lo + 1), &mu, &sg, &q->err);
+    if (s != TR_OK) return s;
+    return tr_cuda_boxcar_set_norm_windows_device((tr_cuda_boxcar *)q->cuda, lo,
+                                                  (uint32_t)(hi - lo + 1), (uint32_t)W,
+                                                  mu, sg, &q->err);
+}
+
 static tr_status cuda_run_host(tr_boxcar *q, const float *y, size_t m, int64_t first,
                                float *snr, int32_t *width)
 {
@@ -426,6 +491,10 @@ tr_status tr_boxcar_process(tr_boxcar *q, const float *x, size_t n, float *snr,
     if (n == 0) return TR_OK;
     const uint32_t C = q->cfg.nchan;
     const int64_t latency = (int64_t)tr_boxcar_plan_latency(&q->plan);
+    if (q->dnorm_active)
+        return tr_fail(&q->err, TR_ERR_STATE,
+                       "boxcar: this stream's statistics are measured on the device "
+                       "(tr_boxcar_process_device); reset before giving host samples");
 #ifdef TR_HAVE_CUDA
     if (q->cuda && q->direct_fixed) {
         /* FIXED: nothing to measure; the GPU replaces non-finite samples by the
@@ -479,6 +548,12 @@ tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width)
     q->flushed = 1;
     if (L == 0) return TR_OK;
 #ifdef TR_HAVE_CUDA
+    if (q->dnorm_active) {
+        const int64_t first = (int64_t)q->position - (int64_t)L;
+        if ((s = dnorm_tables(q, first, first + (int64_t)L - 1)) != TR_OK) return s;
+        return tr_cuda_boxcar_flush((tr_cuda_boxcar *)q->cuda, TR_BOXCAR_TIME_MAJOR, 0,
+                                    snr, width, &q->err);
+    }
     if (q->cuda && q->multiwin) {
         const int64_t first = (int64_t)q->position - (int64_t)L;
         if ((s = cuda_window_tables(q, first, first + (int64_t)L - 1)) != TR_OK) return s;
@@ -525,35 +600,127 @@ tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width)
     return TR_OK;
 }
 
-tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, float *d_snr,
-                                   int32_t *d_width)
+/* The checks of the device path (TR_OK when it can take samples). */
+static tr_status device_check(tr_boxcar *q)
 {
-    tr_status s = check_io(q, d_x, n, d_snr);
-    if (s != TR_OK) return s;
     if (!q->cuda)
         return tr_fail(
             &q->err, TR_ERR_UNSUPPORTED,
             "boxcar: device samples need the CUDA backend (this object runs on "
             "%s)",
             tr_backend_name(q->backend));
-    if (q->cfg.norm.mode != TR_BOXCAR_NORM_FIXED ||
-        q->cfg.norm.baseline != TR_BOXCAR_BASELINE_NONE)
+    if (q->cfg.norm.baseline != TR_BOXCAR_BASELINE_NONE)
         return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
-                       "boxcar: device samples need norm.mode FIXED without baseline "
-                       "removal (the statistics are measured on the host)");
-    if (n == 0) return TR_OK;
+                       "boxcar: device samples need norm.baseline NONE (baseline removal "
+                       "runs on the host)");
+    if (q->cfg.norm.mode != TR_BOXCAR_NORM_FIXED && tr_boxcar_norm_position(q->norm) != 0)
+        return tr_fail(&q->err, TR_ERR_STATE,
+                       "boxcar: this stream's statistics are measured on the host "
+                       "(tr_boxcar_process); reset before giving device samples");
+    return TR_OK;
+}
+
 #ifdef TR_HAVE_CUDA
-    /* FIXED: one table for every position; fill = the fixed input means. */
-    s = cuda_tables(q, 0, 1);
-    if (s != TR_OK) return s;
-    s = tr_cuda_boxcar_run((tr_cuda_boxcar *)q->cuda, d_x, n, q->cfg.device_layout, 1,
-                           d_snr, d_width, &q->dev_nonfinite, &q->err);
+/* n device samples in `layout` searched into d_snr, d_width (device_check
+ * passed, n > 0). */
+static tr_status device_run(tr_boxcar *q, const float *d_x, size_t n,
+                            tr_boxcar_layout layout, float *d_snr, int32_t *d_width)
+{
+    tr_cuda_boxcar *ctx = (tr_cuda_boxcar *)q->cuda;
+    tr_status s;
+    if (q->cfg.norm.mode == TR_BOXCAR_NORM_FIXED) {
+        /* FIXED: one table for every position; fill = the fixed input means. */
+        s = cuda_tables(q, 0, 1);
+        if (s != TR_OK) return s;
+        s = tr_cuda_boxcar_run(ctx, d_x, n, layout, 1, d_snr, d_width, &q->dev_nonfinite,
+                               &q->err);
+    } else {
+        /* measured on the device: cleaned samples and per-window tables */
+        const float *clean = NULL;
+        if ((s = dnorm_start(q)) != TR_OK) return s;
+        s = tr_cuda_norm_process((tr_cuda_norm *)q->dnorm, d_x, n, layout, &clean,
+                                 &q->dev_nonfinite, &q->err);
+        if (s != TR_OK) return s;
+        q->dnorm_active = 1;
+        const int64_t first =
+            (int64_t)q->position - (int64_t)tr_boxcar_plan_latency(&q->plan);
+        if ((s = dnorm_tables(q, first, first + (int64_t)n - 1)) != TR_OK) return s;
+        s = tr_cuda_boxcar_run(ctx, clean, n, layout, 1, d_snr, d_width, NULL, &q->err);
+    }
     if (s == TR_OK) q->position += n;
     return s;
+}
+#endif
+
+tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, float *d_snr,
+                                   int32_t *d_width)
+{
+    tr_status s = check_io(q, d_x, n, d_snr);
+    if (s != TR_OK) return s;
+    if ((s = device_check(q)) != TR_OK || n == 0) return s;
+#ifdef TR_HAVE_CUDA
+    return device_run(q, d_x, n, q->cfg.device_layout, d_snr, d_width);
 #else
     (void)d_width;
     return TR_ERR_UNSUPPORTED;
 #endif
+}
+
+tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const float *x,
+                                      size_t n)
+{
+    if (!c) return TR_ERR_INVALID;
+    tr_status s = check_io(q, x, n, x);
+    if (s != TR_OK) return s;
+    if ((s = device_check(q)) != TR_OK || n == 0) return s;
+    if (tr_candidates_backend(c) != TR_BACKEND_CUDA)
+        return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
+                       "boxcar: tr_boxcar_search_candidates needs candidates on the CUDA "
+                       "backend");
+#ifdef TR_HAVE_CUDA
+    const uint32_t C = q->cfg.nchan;
+    if (!q->stage) {
+        tr_cuda_stage *st = NULL;
+        if ((s = tr_cuda_stage_create(q->cfg.device, q->piece * C, &st, &q->err)) !=
+            TR_OK)
+            return s;
+        q->stage = st;
+    }
+    tr_cuda_stage *st = (tr_cuda_stage *)q->stage;
+    float *d_y = tr_cuda_stage_snr(st);
+    int32_t *d_w = tr_cuda_stage_width(st);
+    const uint64_t lat = tr_boxcar_plan_latency(&q->plan);
+    for (size_t done = 0; done < n;) {
+        const size_t m = n - done < q->piece ? n - done : q->piece;
+        const uint64_t pos = q->position;
+        if ((s = tr_cuda_stage_upload(st, x + done * C, m * C, &q->err)) != TR_OK ||
+            (s = device_run(q, tr_cuda_stage_x(st), m, TR_BOXCAR_TIME_MAJOR, d_y, d_w)) !=
+                TR_OK)
+            return s;
+        /* outputs k are positions pos - lat + k; those below 0 are skipped */
+        const size_t neg = pos >= lat ? 0 : (size_t)(lat - pos < m ? lat - pos : m);
+        if (m > neg) {
+            s = tr_boxcar_cluster_device(c, q, pos + neg - lat, d_y, d_w, (int64_t)m,
+                                         (int64_t)neg, m - neg, 0);
+            if (s != TR_OK)
+                return tr_fail(&q->err, s, "boxcar: %s", tr_candidates_last_error(c));
+        }
+        done += m;
+    }
+    return TR_OK;
+#else
+    return TR_ERR_UNSUPPORTED;
+#endif
+}
+
+int tr_boxcar_ready(const tr_boxcar *q, uint64_t p, uint32_t c)
+{
+    if (!q) return 0;
+#ifdef TR_HAVE_CUDA
+    if (q->dnorm_active)
+        return tr_cuda_norm_ready((const tr_cuda_norm *)q->dnorm, p, c) > 0;
+#endif
+    return tr_boxcar_norm_ready(q->norm, p, c);
 }
 
 void *tr_boxcar_host_alloc(const tr_boxcar *q, size_t bytes)
@@ -610,6 +777,10 @@ uint32_t tr_boxcar_lend(const tr_boxcar *q)
 uint32_t tr_boxcar_nchan(const tr_boxcar *q)
 {
     return q ? q->cfg.nchan : 0;
+}
+tr_boxcar_layout tr_boxcar_device_layout(const tr_boxcar *q)
+{
+    return q ? q->cfg.device_layout : TR_BOXCAR_TIME_MAJOR;
 }
 uint64_t tr_boxcar_position(const tr_boxcar *q)
 {

@@ -2,10 +2,14 @@
  * The boxcar search output given to the clustering with the warm-up masked:
  * values of a channel whose statistics were not measured yet (the warm-up
  * S/N uses init_sigma, not the data's noise) must never become events.
+ * Readiness comes from the search (tr_boxcar_ready): its normalisation
+ * object, or the statistics measured on the device for a device stream.
  */
 #include <transient/boxcar.h>
 #include <transient/boxcar_norm.h>
 #include <transient/candidates.h>
+
+#include "boxcar/candidates_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,7 +17,7 @@
 
 /* Gives len positions that hold at least one warming-up channel, with the
  * S/N of those channels at -inf (below every finite threshold). */
-static tr_status process_masked(tr_candidates *c, const tr_boxcar_norm *norm, uint64_t p,
+static tr_status process_masked(tr_candidates *c, const struct tr_boxcar *q, uint64_t p,
                                 uint32_t nchan, const float *snr, const int32_t *width,
                                 size_t len)
 {
@@ -22,7 +26,7 @@ static tr_status process_masked(tr_candidates *c, const tr_boxcar_norm *norm, ui
     if (!masked) return TR_ERR_NOMEM;
     memcpy(masked, snr, nvals * sizeof *masked);
     for (uint32_t ch = 0; ch < nchan; ch++) {
-        if (tr_boxcar_norm_ready(norm, p, ch)) continue;
+        if (tr_boxcar_ready(q, p, ch)) continue;
         for (size_t j = 0; j < len; j++)
             masked[j * nchan + ch] = -INFINITY;
     }
@@ -52,12 +56,12 @@ tr_status tr_boxcar_candidates_process(tr_candidates *c, const struct tr_boxcar 
         const size_t len = (size_t)(n - k < left ? n - k : left);
         int ready = 1;
         for (uint32_t ch = 0; ch < nchan && ready; ch++)
-            ready = tr_boxcar_norm_ready(norm, p, ch);
+            ready = tr_boxcar_ready(q, p, ch);
         if (!ready) {
             tr_status st = tr_candidates_process(
                 c, snr + run * nchan, width ? width + run * nchan : NULL, k - run);
             if (st != TR_OK) return st;
-            st = process_masked(c, norm, p, nchan, snr + k * nchan,
+            st = process_masked(c, q, p, nchan, snr + k * nchan,
                                 width ? width + k * nchan : NULL, len);
             if (st != TR_OK) return st;
             run = k + len;
@@ -66,4 +70,46 @@ tr_status tr_boxcar_candidates_process(tr_candidates *c, const struct tr_boxcar 
     }
     return tr_candidates_process(c, snr + run * nchan, width ? width + run * nchan : NULL,
                                  n - run);
+}
+
+tr_status tr_boxcar_cluster_device(tr_candidates *c, const struct tr_boxcar *q,
+                                   uint64_t position, const float *d_snr,
+                                   const int32_t *d_width, int64_t ld, int64_t k0,
+                                   size_t n, int channel_major)
+{
+    if (!c || !q) return TR_ERR_INVALID;
+    const tr_boxcar_norm *norm = tr_boxcar_get_norm(q);
+    const uint32_t W = tr_boxcar_norm_window(norm);
+    const uint32_t nchan = tr_boxcar_nchan(q);
+    if (W == 0 || n == 0)
+        return tr_candidates_process_device_part(c, d_snr, d_width, ld, k0, n,
+                                                 channel_major, NULL);
+    uint8_t *skip = malloc(nchan);
+    if (!skip) return TR_ERR_NOMEM;
+    /* Per statistics window piece: the warming-up channels yield no peaks. */
+    tr_status st = TR_OK;
+    for (size_t k = 0; k < n && st == TR_OK;) {
+        const uint64_t p = position + k;
+        const uint64_t left = W - p % W;
+        const size_t len = (size_t)(n - k < left ? n - k : left);
+        int all = 1;
+        for (uint32_t ch = 0; ch < nchan; ch++) {
+            skip[ch] = tr_boxcar_ready(q, p, ch) ? 0 : 1;
+            if (skip[ch]) all = 0;
+        }
+        st = tr_candidates_process_device_part(c, d_snr, d_width, ld, k0 + (int64_t)k,
+                                               len, channel_major, all ? NULL : skip);
+        k += len;
+    }
+    free(skip);
+    return st;
+}
+
+tr_status tr_boxcar_candidates_process_device(tr_candidates *c, const struct tr_boxcar *q,
+                                              uint64_t position, const float *d_snr,
+                                              const int32_t *d_width, size_t n)
+{
+    if (!c || !q) return TR_ERR_INVALID;
+    const int cm = tr_boxcar_device_layout(q) == TR_BOXCAR_CHANNEL_MAJOR;
+    return tr_boxcar_cluster_device(c, q, position, d_snr, d_width, (int64_t)n, 0, n, cm);
 }

@@ -12,6 +12,9 @@
 
 #include "boxcar/candidates_internal.h"
 #include "common/simd.h"
+#ifdef TR_HAVE_CUDA
+#include "boxcar/candidates_cuda.h"
+#endif
 
 #include <math.h>
 #include <stdlib.h>
@@ -64,6 +67,7 @@ struct tr_candidates {
     size_t tmpcap;
     int summary;      /* per-channel summaries instead of entries (see chan_t) */
     const void *kern; /* the scan kernel chosen at create */
+    void *cuda;       /* tr_cuda_cand with the CUDA backend, else NULL */
     tr_error err;
 };
 
@@ -85,6 +89,8 @@ tr_candidates_config tr_candidates_config_default(void)
     c.link_width = 0.0;
     c.start_position = 0;
     c.max_span = 0;
+    c.backend = TR_BACKEND_CPU;
+    c.device = 0;
     return c;
 }
 
@@ -112,6 +118,9 @@ static tr_status check_config(const tr_candidates_config *c, tr_error *err)
 void tr_candidates_destroy(tr_candidates *q)
 {
     if (!q) return;
+#ifdef TR_HAVE_CUDA
+    if (q->cuda) tr_cuda_cand_destroy((tr_cuda_cand *)q->cuda);
+#endif
     if (q->ch)
         for (uint32_t c = 0; c < q->cfg.nchan; c++)
             free(q->ch[c].e);
@@ -137,6 +146,9 @@ tr_status tr_candidates_reset(tr_candidates *q)
     }
     q->qhead = q->qn = 0;
     tr_clear(&q->err);
+#ifdef TR_HAVE_CUDA
+    if (q->cuda) return tr_cuda_cand_reset((tr_cuda_cand *)q->cuda, &q->err);
+#endif
     return TR_OK;
 }
 
@@ -152,6 +164,24 @@ tr_candidates *tr_candidates_create(const tr_candidates_config *cfg, tr_error *e
     q->cfg = *cfg;
     q->kern = current_kernel();
     q->summary = kernel_scans(q->kern) && cfg->link_width == 0.0;
+    tr_placement pl;
+    if (tr_place("candidates", cfg->backend, TR_VARIANT_FAST, cfg->device, 1, &pl, err) !=
+        TR_OK) {
+        tr_candidates_destroy(q);
+        return NULL;
+    }
+#ifdef TR_HAVE_CUDA
+    if (pl.try_cuda) {
+        tr_cuda_cand *ctx = NULL;
+        const tr_status s = tr_cuda_cand_create(cfg->device, cfg, &ctx, err);
+        if (s == TR_OK) {
+            q->cuda = ctx;
+        } else if (pl.need_cuda) {
+            tr_candidates_destroy(q);
+            return NULL;
+        }
+    }
+#endif
     tr_candidates_reset(q);
     tr_clear(err);
     return q;
@@ -248,6 +278,18 @@ static int cmp_event(const void *pa, const void *pb)
     return 0;
 }
 
+/* Append nb closed events to the queue. */
+static tr_status enqueue(tr_candidates *q, const tr_candidate *ev, size_t nb)
+{
+    if (q->qhead > 0 && q->qhead == q->qn) q->qhead = q->qn = 0;
+    if (!grow((void **)&q->queue, &q->qcap, q->qn + nb, sizeof(tr_candidate)))
+        return TR_ERR_NOMEM;
+    memcpy(q->queue + q->qn, ev, nb * sizeof *ev);
+    q->qn += nb;
+    q->emitted += nb;
+    return TR_OK;
+}
+
 /* Close the open events that cannot grow at position p (all when p is
  * INT64_MAX), sorted, into the queue. */
 static tr_status close_events(tr_candidates *q, int64_t p, int all)
@@ -285,13 +327,7 @@ static tr_status close_events(tr_candidates *q, int64_t p, int all)
     q->next_check = next;
     if (nb == 0) return TR_OK;
     qsort(q->tmp, nb, sizeof *q->tmp, cmp_event);
-    if (q->qhead > 0 && q->qhead == q->qn) q->qhead = q->qn = 0;
-    if (!grow((void **)&q->queue, &q->qcap, q->qn + nb, sizeof(tr_candidate)))
-        return TR_ERR_NOMEM;
-    memcpy(q->queue + q->qn, q->tmp, nb * sizeof *q->tmp);
-    q->qn += nb;
-    q->emitted += nb;
-    return TR_OK;
+    return enqueue(q, q->tmp, nb);
 }
 
 static tr_status new_cluster(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, float s,
@@ -566,6 +602,32 @@ static tr_status process_scan(tr_candidates *q, const float *snr, const int32_t 
     return TR_OK;
 }
 
+#ifdef TR_HAVE_CUDA
+/* The CUDA context's events of its last call into the queue. */
+static tr_status cuda_collect(tr_candidates *q, tr_status st)
+{
+    if (st != TR_OK) return st;
+    const tr_candidate *ev = NULL;
+    const size_t nb = tr_cuda_cand_events((const tr_cuda_cand *)q->cuda, &ev);
+    if (nb && enqueue(q, ev, nb) != TR_OK)
+        return tr_fail(&q->err, TR_ERR_NOMEM, "candidates: out of memory");
+    tr_cuda_cand_info info;
+    tr_cuda_cand_get_info((const tr_cuda_cand *)q->cuda, &info);
+    q->position = info.position;
+    q->peaks = info.peaks;
+    return TR_OK;
+}
+
+static tr_status cuda_process(tr_candidates *q, const float *snr, const int32_t *width,
+                              int64_t ld, int64_t k0, size_t n, int channel_major,
+                              int on_device, const uint8_t *skip)
+{
+    return cuda_collect(q, tr_cuda_cand_process((tr_cuda_cand *)q->cuda, snr, width, ld,
+                                                k0, n, channel_major, on_device,
+                                                q->cfg.threshold, skip, &q->err));
+}
+#endif
+
 tr_status tr_candidates_process(tr_candidates *q, const float *snr, const int32_t *width,
                                 size_t n)
 {
@@ -574,6 +636,9 @@ tr_status tr_candidates_process(tr_candidates *q, const float *snr, const int32_
     if (!snr)
         return tr_fail(&q->err, TR_ERR_INVALID, "candidates: snr is NULL with n = %zu",
                        n);
+#ifdef TR_HAVE_CUDA
+    if (q->cuda) return cuda_process(q, snr, width, (int64_t)n, 0, n, 0, 0, NULL);
+#endif
     const scan_fn scan = ((const kernel_t *)q->kern)->scan;
     tr_status st =
         scan ? process_scan(q, snr, width, n, scan) : process_each(q, snr, width, n);
@@ -585,9 +650,54 @@ tr_status tr_candidates_process(tr_candidates *q, const float *snr, const int32_
     return TR_OK;
 }
 
+tr_status tr_candidates_process_device(tr_candidates *q, const float *d_snr,
+                                       const int32_t *d_width, size_t n,
+                                       int channel_major)
+{
+    if (!q) return TR_ERR_INVALID;
+    if (!q->cuda)
+        return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
+                       "candidates: device values need the CUDA backend (this object "
+                       "runs on the CPU)");
+    if (n == 0) return TR_OK;
+    if (!d_snr)
+        return tr_fail(&q->err, TR_ERR_INVALID, "candidates: snr is NULL with n = %zu",
+                       n);
+    return tr_candidates_process_device_part(q, d_snr, d_width, (int64_t)n, 0, n,
+                                             channel_major, NULL);
+}
+
+tr_status tr_candidates_process_device_part(tr_candidates *q, const float *d_snr,
+                                            const int32_t *d_width, int64_t ld,
+                                            int64_t k0, size_t n, int channel_major,
+                                            const uint8_t *skip)
+{
+    if (!q) return TR_ERR_INVALID;
+    if (!q->cuda)
+        return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
+                       "candidates: device values need the CUDA backend (this object "
+                       "runs on the CPU)");
+#ifdef TR_HAVE_CUDA
+    return cuda_process(q, d_snr, d_width, ld, k0, n, channel_major != 0, 1, skip);
+#else
+    (void)d_snr;
+    (void)d_width;
+    (void)ld;
+    (void)k0;
+    (void)n;
+    (void)channel_major;
+    (void)skip;
+    return TR_ERR_UNSUPPORTED;
+#endif
+}
+
 tr_status tr_candidates_flush(tr_candidates *q)
 {
     if (!q) return TR_ERR_INVALID;
+#ifdef TR_HAVE_CUDA
+    if (q->cuda)
+        return cuda_collect(q, tr_cuda_cand_flush((tr_cuda_cand *)q->cuda, &q->err));
+#endif
     tr_status st = close_events(q, q->position, 1);
     if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
     for (uint32_t c = 0; c < q->cfg.nchan; c++) {
@@ -627,6 +737,13 @@ float tr_candidates_threshold(const tr_candidates *q)
 int64_t tr_candidates_closed(const tr_candidates *q)
 {
     if (!q) return 0;
+#ifdef TR_HAVE_CUDA
+    if (q->cuda) {
+        tr_cuda_cand_info info;
+        tr_cuda_cand_get_info((const tr_cuda_cand *)q->cuda, &info);
+        return info.closed;
+    }
+#endif
     int64_t m = q->position;
     for (uint32_t i = 0; i < q->nopen; i++)
         if (q->cl[q->open[i]].ev.first < m) m = q->cl[q->open[i]].ev.first;
@@ -645,7 +762,19 @@ size_t tr_candidates_pending(const tr_candidates *q)
 }
 size_t tr_candidates_open(const tr_candidates *q)
 {
-    return q ? q->nopen : 0;
+    if (!q) return 0;
+#ifdef TR_HAVE_CUDA
+    if (q->cuda) {
+        tr_cuda_cand_info info;
+        tr_cuda_cand_get_info((const tr_cuda_cand *)q->cuda, &info);
+        return info.open;
+    }
+#endif
+    return q->nopen;
+}
+tr_backend tr_candidates_backend(const tr_candidates *q)
+{
+    return q && q->cuda ? TR_BACKEND_CUDA : TR_BACKEND_CPU;
 }
 int64_t tr_candidates_position(const tr_candidates *q)
 {

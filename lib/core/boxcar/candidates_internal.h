@@ -1,6 +1,7 @@
 /*
  * Candidates, internal: the choice of the scan that finds the positions with
- * values at or above the threshold (for tests and benchmarks).
+ * values at or above the threshold (for tests and benchmarks), and the part
+ * of a device buffer given to the CUDA backend (warm-up masking).
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
@@ -8,6 +9,8 @@
  */
 #ifndef TRANSIENT_CANDIDATES_INTERNAL_H
 #define TRANSIENT_CANDIDATES_INTERNAL_H
+
+#include <transient/candidates.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,6 +24,32 @@ int tr_candidates_select(const char *kernel);
 
 /* The kernel in use: "reference", "generic" or "avx2". */
 const char *tr_candidates_kernel(void);
+
+/*
+ * CUDA backend: positions k0 .. k0 + n - 1 of a device buffer, time-major or
+ * channel-major with ld positions per channel; skip: NULL or nchan host
+ * flags (1: the channel yields no peak in these positions).
+ */
+tr_status tr_candidates_process_device_part(tr_candidates *q, const float *d_snr,
+                                            const int32_t *d_width, int64_t ld,
+                                            int64_t k0, size_t n, int channel_major,
+                                            const uint8_t *skip);
+
+/*
+ * 1 when the boxcar search's statistics for position p of channel c were
+ * measured (not warm-up): those of its normalisation object, or those
+ * measured on the device for a stream of tr_boxcar_process_device.
+ */
+struct tr_boxcar;
+int tr_boxcar_ready(const struct tr_boxcar *q, uint64_t p, uint32_t c);
+
+/* tr_boxcar_candidates_process_device for positions k0 .. k0 + n - 1 of a
+ * device buffer (ld positions per channel when channel-major); `position` is
+ * the search position of k0. */
+tr_status tr_boxcar_cluster_device(tr_candidates *c, const struct tr_boxcar *q,
+                                   uint64_t position, const float *d_snr,
+                                   const int32_t *d_width, int64_t ld, int64_t k0,
+                                   size_t n, int channel_major);
 
 #ifdef __cplusplus
 }

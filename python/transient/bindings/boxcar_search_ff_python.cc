@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(boxcar_search_ff.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(ca503b37063653cf56f158bffc3a62ef)                     */
+/* BINDTOOL_HEADER_FILE_HASH(539cefad415b33035f5c30d9780b4e3a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -218,10 +218,18 @@ tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width);
 /*
  * CUDA backend only: the same with device pointers in cfg.device_layout;
  * returns when the results are in d_snr, d_width (d_width may be NULL).
- * The samples never reach the host, so the normalisation cannot measure
- * them: this needs norm.mode FIXED without baseline removal (otherwise
- * TR_ERR_UNSUPPORTED); a non-finite sample is replaced on the device by the
- * fixed mean of its channel and counted in tr_boxcar_nonfinite.
+ * The samples never reach the host. FIXED: a non-finite sample is replaced
+ * on the device by the fixed mean of its channel. WHITE and LEVELS: the
+ * statistics are measured on the device with the definitions of
+ * <transient/boxcar_norm.h> (windows, history, robust rejection, warm-up,
+ * non-finite samples replaced by the input mean in effect); the FAST
+ * variant and a window that is a multiple of its tile are needed (the
+ * default 16384 is), else TR_ERR_UNSUPPORTED. Such a stream stays on the
+ * device until reset: tr_boxcar_process then fails with TR_ERR_STATE, and a
+ * stream begun with tr_boxcar_process cannot continue here; flush works.
+ * Baseline removal runs on the host only (TR_ERR_UNSUPPORTED). Non-finite
+ * samples are counted in tr_boxcar_nonfinite; the statistics queries of
+ * tr_boxcar_get_norm do not see device samples.
  */
 tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, float *d_snr,
                                    int32_t *d_width);
@@ -255,6 +263,7 @@ const tr_boxcar_norm *tr_boxcar_get_norm(const tr_boxcar *q);
 uint32_t tr_boxcar_latency(const tr_boxcar *q); /* L_end - 1 */
 uint32_t tr_boxcar_lend(const tr_boxcar *q);    /* L_end */
 uint32_t tr_boxcar_nchan(const tr_boxcar *q);
+tr_boxcar_layout tr_boxcar_device_layout(const tr_boxcar *q); /* cfg.device_layout */
 uint64_t tr_boxcar_position(const tr_boxcar *q);  /* samples per channel consumed */
 uint64_t tr_boxcar_nonfinite(const tr_boxcar *q); /* non-finite samples replaced */
 int tr_boxcar_flushed(const tr_boxcar *q);        /* 1 after flush, until reset */

@@ -61,6 +61,17 @@
  * (an earlier one of the same width is a friend of it), and with
  * link_width = 0 only one set and the largest end per channel (every peak
  * of a channel that can still link lies in one set).
+ *
+ * CUDA backend (cfg.backend CUDA, or AUTO with a usable GPU): the same rules
+ * and the same emitted sequence, computed on the GPU, so that S/N and widths
+ * that are already on the device (tr_boxcar_process_device) never leave it:
+ * tr_candidates_process_device takes device pointers, and only the closed
+ * events come back to the host (tr_candidates_read as usual). The open
+ * events and the per-channel active peaks stay on the device between calls,
+ * so events that span calls are the same as for any other chunking.
+ * tr_candidates_process with host pointers also works (the values are copied
+ * to the device first). Every closing batch is ordered by (first, channel,
+ * start, width), the CPU's order with ties broken by width.
  */
 #ifndef TRANSIENT_CANDIDATES_H
 #define TRANSIENT_CANDIDATES_H
@@ -78,7 +89,9 @@ typedef struct {
     uint32_t link_chan; /* largest channel distance of friends (default 1) */
     double link_width;  /* largest width ratio of friends, >= 1; 0 = any (default 0) */
     int64_t start_position; /* position of the first input value (default 0) */
-    uint64_t max_span; /* close events spanning more samples; 0 = never (default 0) */
+    uint64_t max_span;  /* close events spanning more samples; 0 = never (default 0) */
+    tr_backend backend; /* CPU (default), CUDA, or AUTO (CUDA when a GPU is usable) */
+    int device;         /* CUDA device index (default 0) */
 } tr_candidates_config;
 
 typedef struct {
@@ -114,6 +127,17 @@ tr_status tr_candidates_reset(tr_candidates *q);
  */
 tr_status tr_candidates_process(tr_candidates *q, const float *snr, const int32_t *width,
                                 size_t n);
+
+/*
+ * CUDA backend only (TR_ERR_UNSUPPORTED otherwise): the same with device
+ * pointers, time-major d_snr[k * nchan + c] (channel_major = 0) or
+ * channel-major d_snr[c * n + k] (channel_major = 1, the layout of
+ * TR_BOXCAR_CHANNEL_MAJOR); d_width the same layout or NULL (width 1).
+ * Returns when the call's closed events are queued for tr_candidates_read.
+ */
+tr_status tr_candidates_process_device(tr_candidates *q, const float *d_snr,
+                                       const int32_t *d_width, size_t n,
+                                       int channel_major);
 
 /* Close every open event (end of data); processing may continue afterwards. */
 tr_status tr_candidates_flush(tr_candidates *q);
@@ -158,11 +182,35 @@ tr_status tr_boxcar_candidates_process(tr_candidates *c, const struct tr_boxcar 
                                        uint64_t position, const float *snr,
                                        const int32_t *width, size_t n);
 
-size_t tr_candidates_pending(const tr_candidates *q);   /* queued, not yet read */
-size_t tr_candidates_open(const tr_candidates *q);      /* events still growing */
-int64_t tr_candidates_position(const tr_candidates *q); /* next input position */
-uint64_t tr_candidates_peaks(const tr_candidates *q);   /* peaks seen */
-uint64_t tr_candidates_emitted(const tr_candidates *q); /* events closed so far */
+/*
+ * tr_boxcar_candidates_process for the device output of
+ * tr_boxcar_process_device (device pointers in the search's
+ * cfg.device_layout); c needs the CUDA backend. Warm-up positions are masked
+ * as there (a search with FIXED normalisation has none).
+ */
+tr_status tr_boxcar_candidates_process_device(tr_candidates *c, const struct tr_boxcar *q,
+                                              uint64_t position, const float *d_snr,
+                                              const int32_t *d_width, size_t n);
+
+/*
+ * Host samples searched and clustered on the device (q and c on the CUDA
+ * backend): x[k * nchan + c], n per channel, is copied to the device in
+ * pieces, each searched there with tr_boxcar_process_device (time-major;
+ * FIXED, or WHITE/LEVELS measured on the device) and clustered there; the
+ * S/N and widths never come back, only the closed events
+ * (tr_candidates_read). Output positions below 0 (the first latency of the
+ * stream) are not given to the clustering: create c with start_position 0.
+ * q's stream is then a device stream (see tr_boxcar_process_device).
+ */
+tr_status tr_boxcar_search_candidates(tr_candidates *c, struct tr_boxcar *q,
+                                      const float *x, size_t n);
+
+tr_backend tr_candidates_backend(const tr_candidates *q); /* CPU or CUDA */
+size_t tr_candidates_pending(const tr_candidates *q);     /* queued, not yet read */
+size_t tr_candidates_open(const tr_candidates *q);        /* events still growing */
+int64_t tr_candidates_position(const tr_candidates *q);   /* next input position */
+uint64_t tr_candidates_peaks(const tr_candidates *q);     /* peaks seen */
+uint64_t tr_candidates_emitted(const tr_candidates *q);   /* events closed so far */
 const char *tr_candidates_last_error(const tr_candidates *q);
 
 #ifdef __cplusplus

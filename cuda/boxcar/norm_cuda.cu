@@ -1,0 +1,312 @@
+/*
+ * The device normalisation context of norm_cuda.h: the window buffer, the
+ * rings of summaries (H windows) and values in effect (E windows), the
+ * cleaned copy of a call, and the launches per window piece.
+ *
+ * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
+ * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
+ * eqs. 3-5 and section 4.6.2.
+ *
+ * The ring of values in effect holds the windows a call's outputs can reach
+ * (latency + the call's samples); a longer call grows it first, keeping the
+ * windows it holds. A call is cut at window boundaries; each piece is gathered into the
+ * window buffer and cleaned with the fill values of its window, and a piece that
+ * completes window j is followed by the summaries of j and the values in
+ * effect for j + 1, all in order on one stream (the values of window j + 1
+ * depend only on data before (j + 1) W, so the next piece may use them).
+ */
+#include "boxcar/norm_cuda.h"
+#include "boxcar/norm_kernels.cuh"
+
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+using namespace norm_cuda;
+
+#define NORM_TRY(call, what)                                                             \
+    do {                                                                                 \
+        const cudaError_t e_ = (call);                                                   \
+        if (e_ != cudaSuccess)                                                           \
+            return tr_fail(err,                                                          \
+                           e_ == cudaErrorMemoryAllocation ? TR_ERR_NOMEM : TR_ERR_CUDA, \
+                           "boxcar_norm/cuda: %s: %s", (what), cudaGetErrorString(e_));  \
+    } while (0)
+
+struct tr_cuda_norm {
+    int device = -1;
+    nparams P{};
+    uint64_t latency = 0;
+    uint64_t pos = 0;
+    cudaStream_t stream = nullptr;
+    float *win = nullptr;     /* nchan * W: the current window, NaN = non-finite */
+    acc *sum = nullptr;       /* H * nchan * nlev summaries */
+    lev *eff = nullptr;       /* E * nchan * nlev values in effect */
+    uint8_t *ready = nullptr; /* E * nchan */
+    float *fill = nullptr;    /* E * nchan: input mean in effect */
+    uint32_t *widths = nullptr;
+    unsigned long long *count = nullptr;
+    float *clean = nullptr;
+    size_t cleancap = 0;
+    float *tmu = nullptr, *tsig = nullptr;
+    size_t tcap = 0;
+    std::vector<uint8_t> hready; /* host copy of the ready ring */
+};
+
+namespace
+{
+
+template <typename T> cudaError_t alloc(T **p, size_t count)
+{
+    return cudaMalloc((void **)p, std::max<size_t>(count, 1) * sizeof(T));
+}
+
+/* Grow a device buffer to at least need elements (contents dropped). */
+template <typename T> cudaError_t reserve(T **p, size_t *cap, size_t need)
+{
+    if (need <= *cap) return cudaSuccess;
+    cudaFree(*p);
+    *p = nullptr;
+    *cap = 0;
+    const cudaError_t e = alloc(p, need);
+    if (e == cudaSuccess) *cap = need;
+    return e;
+}
+
+unsigned blocks_for(int64_t n)
+{
+    return (unsigned)std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 4096));
+}
+
+tr_status window_done(tr_cuda_norm *q, uint64_t j, tr_error *err)
+{
+    const nparams &P = q->P;
+    acc *s = q->sum + (size_t)(j % P.H) * P.nchan * P.nlev;
+    TR_LAUNCH(summarise<256>, dim3(P.nchan, P.nlev), 256, 0, q->stream, q->win, P, s);
+    NORM_TRY(cudaGetLastError(), "summary launch");
+    TR_LAUNCH(effect, (P.nchan + 127) / 128, 128, 0, q->stream, q->sum, P, j + 1, q->eff,
+              q->ready, q->fill);
+    NORM_TRY(cudaGetLastError(), "effect launch");
+    return TR_OK;
+}
+
+/* The rings of values in effect with E2 > E slots, the kept windows moved
+ * to their new slots. */
+tr_status grow_ring(tr_cuda_norm *q, uint32_t E2, tr_error *err)
+{
+    nparams &P = q->P;
+    const size_t C = P.nchan, L = P.nlev;
+    lev *eff = nullptr;
+    uint8_t *ready = nullptr;
+    float *fill = nullptr;
+    std::vector<uint8_t> hready((size_t)E2 * C, 0);
+    auto fail = [&](cudaError_t e) {
+        cudaFree(eff);
+        cudaFree(ready);
+        cudaFree(fill);
+        return tr_fail(err, e == cudaErrorMemoryAllocation ? TR_ERR_NOMEM : TR_ERR_CUDA,
+                       "boxcar_norm/cuda: grow the values: %s", cudaGetErrorString(e));
+    };
+    cudaError_t e;
+    if ((e = alloc(&eff, (size_t)E2 * C * L)) || (e = alloc(&ready, (size_t)E2 * C)) ||
+        (e = alloc(&fill, (size_t)E2 * C)))
+        return fail(e);
+    const uint64_t cur = q->pos / P.W;
+    for (uint64_t j = cur >= P.E - 1 ? cur - (P.E - 1) : 0; j <= cur; j++) {
+        const size_t o = (size_t)(j % P.E), n2 = (size_t)(j % E2);
+        if ((e = cudaMemcpyAsync(eff + n2 * C * L, q->eff + o * C * L,
+                                 C * L * sizeof(lev), cudaMemcpyDeviceToDevice,
+                                 q->stream)) ||
+            (e = cudaMemcpyAsync(ready + n2 * C, q->ready + o * C, C,
+                                 cudaMemcpyDeviceToDevice, q->stream)) ||
+            (e = cudaMemcpyAsync(fill + n2 * C, q->fill + o * C, C * sizeof(float),
+                                 cudaMemcpyDeviceToDevice, q->stream)))
+            return fail(e);
+        std::copy(q->hready.begin() + o * C, q->hready.begin() + (o + 1) * C,
+                  hready.begin() + n2 * C);
+    }
+    if ((e = cudaStreamSynchronize(q->stream))) return fail(e);
+    cudaFree(q->eff);
+    cudaFree(q->ready);
+    cudaFree(q->fill);
+    q->eff = eff;
+    q->ready = ready;
+    q->fill = fill;
+    q->hready.swap(hready);
+    P.E = E2;
+    return TR_OK;
+}
+
+} // namespace
+
+extern "C" tr_status tr_cuda_norm_create(int device, const tr_cuda_norm_setup *s,
+                                         tr_cuda_norm **out, tr_error *err)
+{
+    if (out) *out = NULL;
+    if (!out || !s || s->nchan < 1 || s->window < 16 || s->history < 1 || s->nlev < 1 ||
+        !s->widths || s->total < 1 || !(s->clip_factor > 0.0))
+        return tr_fail(err, TR_ERR_INVALID, "boxcar_norm/cuda: invalid setup");
+    void *mem = calloc(1, sizeof(tr_cuda_norm));
+    if (!mem)
+        return tr_fail(err, TR_ERR_NOMEM,
+                       "boxcar_norm/cuda: cannot allocate the context");
+    tr_cuda_norm *q = new (mem) tr_cuda_norm();
+    nparams &P = q->P;
+    P.nchan = s->nchan;
+    P.W = s->window;
+    P.H = s->history;
+    P.nlev = s->nlev;
+    P.E = (uint32_t)((s->latency + 65536) / s->window + 3);
+    P.total = s->total;
+    P.k = s->reject_sigma;
+    P.f = s->clip_factor;
+    P.f2 = s->clip_factor * s->clip_factor;
+    P.max_iter = s->reject_max_iter;
+    P.init_mean = s->init_mean;
+    P.init_sigma = s->init_sigma;
+    q->latency = s->latency;
+    const size_t C = P.nchan;
+    tr_status st = TR_OK;
+    auto attempt = [&]() -> tr_status {
+        NORM_TRY(cudaSetDevice(device), "select device");
+        q->device = device;
+        NORM_TRY(cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking),
+                 "create stream");
+        NORM_TRY(alloc(&q->win, C * P.W), "allocate the window");
+        NORM_TRY(alloc(&q->sum, (size_t)P.H * C * P.nlev), "allocate the summaries");
+        NORM_TRY(alloc(&q->eff, (size_t)P.E * C * P.nlev), "allocate the values");
+        NORM_TRY(alloc(&q->ready, (size_t)P.E * C), "allocate the flags");
+        NORM_TRY(alloc(&q->fill, (size_t)P.E * C), "allocate the fill values");
+        NORM_TRY(alloc(&q->widths, P.total), "allocate the widths");
+        NORM_TRY(alloc(&q->count, 1), "allocate the counter");
+        NORM_TRY(cudaMemcpy(q->widths, s->widths, P.total * sizeof(uint32_t),
+                            cudaMemcpyHostToDevice),
+                 "copy the widths");
+        q->hready.assign((size_t)P.E * C, 0);
+        return tr_cuda_norm_reset(q, err);
+    };
+    st = attempt();
+    if (st != TR_OK) {
+        tr_cuda_norm_destroy(q);
+        return st;
+    }
+    *out = q;
+    tr_clear(err);
+    return TR_OK;
+}
+
+extern "C" void tr_cuda_norm_destroy(tr_cuda_norm *q)
+{
+    if (!q) return;
+    if (q->device >= 0) cudaSetDevice(q->device);
+    void *ptrs[] = {q->win,    q->sum,   q->eff,   q->ready, q->fill,
+                    q->widths, q->count, q->clean, q->tmu,   q->tsig};
+    for (void *p : ptrs)
+        if (p) cudaFree(p);
+    if (q->stream) cudaStreamDestroy(q->stream);
+    q->~tr_cuda_norm();
+    free(q);
+}
+
+extern "C" tr_status tr_cuda_norm_reset(tr_cuda_norm *q, tr_error *err)
+{
+    if (!q) return tr_fail(err, TR_ERR_INVALID, "boxcar_norm/cuda: NULL context");
+    NORM_TRY(cudaSetDevice(q->device), "select device");
+    q->pos = 0;
+    const nparams &P = q->P;
+    /* window 0: warm-up values (no summaries before it) */
+    TR_LAUNCH(effect, (P.nchan + 127) / 128, 128, 0, q->stream, q->sum, P, (uint64_t)0,
+              q->eff, q->ready, q->fill);
+    NORM_TRY(cudaGetLastError(), "effect launch");
+    NORM_TRY(cudaMemcpyAsync(q->hready.data(), q->ready, q->hready.size(),
+                             cudaMemcpyDeviceToHost, q->stream),
+             "copy the flags");
+    NORM_TRY(cudaStreamSynchronize(q->stream), "reset");
+    tr_clear(err);
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_norm_process(tr_cuda_norm *q, const float *x, size_t n,
+                                          tr_boxcar_layout layout, const float **clean,
+                                          uint64_t *nonfinite, tr_error *err)
+{
+    if (!q || !clean || (n && !x))
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar_norm/cuda: process needs x and clean");
+    NORM_TRY(cudaSetDevice(q->device), "select device");
+    const uint64_t need = (q->latency + n) / q->P.W + 3;
+    if (need > q->P.E) {
+        const tr_status s =
+            grow_ring(q, (uint32_t)std::max<uint64_t>(need, 2ull * q->P.E), err);
+        if (s != TR_OK) return s;
+    }
+    const nparams &P = q->P;
+    NORM_TRY(reserve(&q->clean, &q->cleancap, n * P.nchan), "allocate the cleaned copy");
+    NORM_TRY(cudaMemsetAsync(q->count, 0, sizeof *q->count, q->stream),
+             "clear the count");
+    const int cm = layout == TR_BOXCAR_CHANNEL_MAJOR;
+    for (size_t done = 0; done < n;) {
+        const uint64_t j = q->pos / P.W;
+        const uint32_t off = (uint32_t)(q->pos % P.W);
+        const size_t m = std::min<size_t>(P.W - off, n - done);
+        const float *fill = q->fill + (size_t)(j % P.E) * P.nchan;
+        TR_LAUNCH(ingest, blocks_for((int64_t)(m * P.nchan)), 256, 0, q->stream, x, cm,
+                  (int64_t)n, (int64_t)done, (int64_t)m, P.nchan, P.W, off, q->win, fill,
+                  q->clean, q->count);
+        NORM_TRY(cudaGetLastError(), "ingest launch");
+        q->pos += m;
+        done += m;
+        if (q->pos % P.W == 0) {
+            const tr_status s = window_done(q, j, err);
+            if (s != TR_OK) return s;
+        }
+    }
+    unsigned long long cnt = 0;
+    NORM_TRY(
+        cudaMemcpyAsync(&cnt, q->count, sizeof cnt, cudaMemcpyDeviceToHost, q->stream),
+        "read the count");
+    NORM_TRY(cudaMemcpyAsync(q->hready.data(), q->ready, q->hready.size(),
+                             cudaMemcpyDeviceToHost, q->stream),
+             "copy the flags");
+    NORM_TRY(cudaStreamSynchronize(q->stream), "normalisation");
+    if (nonfinite) *nonfinite += cnt;
+    *clean = q->clean;
+    tr_clear(err);
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_norm_tables(tr_cuda_norm *q, uint64_t first, uint32_t nwin,
+                                         const float **mu, const float **sigma,
+                                         tr_error *err)
+{
+    if (!q || !mu || !sigma || nwin < 1)
+        return tr_fail(err, TR_ERR_INVALID, "boxcar_norm/cuda: tables need nwin >= 1");
+    const nparams &P = q->P;
+    const uint64_t cur = q->pos / P.W;
+    if (first + nwin - 1 > cur || cur - first >= P.E)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "boxcar_norm/cuda: windows %llu..%llu are not kept",
+                       (unsigned long long)first, (unsigned long long)(first + nwin - 1));
+    NORM_TRY(cudaSetDevice(q->device), "select device");
+    const size_t nt = (size_t)nwin * P.nchan * P.total;
+    size_t cap = q->tcap;
+    NORM_TRY(reserve(&q->tmu, &cap, nt), "allocate the tables");
+    NORM_TRY(reserve(&q->tsig, &q->tcap, nt), "allocate the tables");
+    TR_LAUNCH(tables, blocks_for((int64_t)nt), 256, 0, q->stream, q->eff, P, first, nwin,
+              q->widths, q->tmu, q->tsig);
+    NORM_TRY(cudaGetLastError(), "tables launch");
+    NORM_TRY(cudaStreamSynchronize(q->stream), "tables");
+    *mu = q->tmu;
+    *sigma = q->tsig;
+    tr_clear(err);
+    return TR_OK;
+}
+
+extern "C" int tr_cuda_norm_ready(const tr_cuda_norm *q, uint64_t p, uint32_t c)
+{
+    if (!q || c >= q->P.nchan) return -1;
+    const uint64_t j = p / q->P.W, cur = q->pos / q->P.W;
+    if (j > cur || cur - j >= q->P.E) return -1;
+    return q->hready[(size_t)(j % q->P.E) * q->P.nchan + c];
+}

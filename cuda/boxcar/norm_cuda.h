@@ -1,0 +1,74 @@
+/*
+ * Boxcar normalisation on the device: the C interface between
+ * lib/core/boxcar/boxcar.c (tr_boxcar_process_device with WHITE or LEVELS)
+ * and norm_cuda.cu (kernels in norm_kernels.cuh). The samples that are
+ * already on the device are measured there: per statistics window and
+ * channel the robust summaries per level, the values in effect merged over
+ * the last H windows, the per-width tables of the search and the cleaned
+ * samples (non-finite replaced by the input mean in effect), with the
+ * definitions of <transient/boxcar_norm.h> (WHITE and LEVELS without
+ * baseline removal). Only the ready flags (one byte per channel and window,
+ * for the warm-up masking of the candidates) come back to the host.
+ *
+ * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
+ * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
+ * eqs. 3-5 and section 4.6.2.
+ */
+#ifndef TRANSIENT_CUDA_NORM_CUDA_H
+#define TRANSIENT_CUDA_NORM_CUDA_H
+
+#include <transient/boxcar.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tr_cuda_norm tr_cuda_norm;
+
+/* What the device normalisation measures (the host resolves the config). */
+typedef struct {
+    uint32_t nchan, window, history;
+    uint32_t nlev;       /* levels measured: 1 for WHITE, K + 1 for LEVELS */
+    double reject_sigma; /* 0: no rejection */
+    uint32_t reject_max_iter;
+    double clip_factor; /* tr_boxcar_norm_clip_factor, or 1 without correction */
+    double init_mean, init_sigma;
+    const uint32_t *widths; /* the plan's widths in plan order (copied) */
+    uint32_t total;         /* how many */
+    uint64_t latency;       /* of the search: tables are asked for positions up to
+                               latency behind the samples taken */
+} tr_cuda_norm_setup;
+
+tr_status tr_cuda_norm_create(int device, const tr_cuda_norm_setup *s, tr_cuda_norm **ctx,
+                              tr_error *err);
+void tr_cuda_norm_destroy(tr_cuda_norm *ctx);
+
+/* Back to position 0 (window 0 in warm-up). */
+tr_status tr_cuda_norm_reset(tr_cuda_norm *ctx, tr_error *err);
+
+/*
+ * Take n new samples per channel of device buffer x (layout as given, n
+ * positions per channel for CHANNEL_MAJOR); *clean receives a device buffer
+ * of the cleaned samples in the same layout (valid until the next call).
+ * *nonfinite is increased by the non-finite samples. The values of every
+ * window from that of position - n - latency on stay kept.
+ */
+tr_status tr_cuda_norm_process(tr_cuda_norm *ctx, const float *x, size_t n,
+                               tr_boxcar_layout layout, const float **clean,
+                               uint64_t *nonfinite, tr_error *err);
+
+/* Device tables of windows first .. first + nwin - 1 (kept ones, see
+ * process), as tr_cuda_boxcar_set_norm_windows takes them; valid until the
+ * next call. */
+tr_status tr_cuda_norm_tables(tr_cuda_norm *ctx, uint64_t first, uint32_t nwin,
+                              const float **mu, const float **sigma, tr_error *err);
+
+/* 1 when the values of window floor(p / window) of channel c were measured;
+ * -1 when that window is not kept. */
+int tr_cuda_norm_ready(const tr_cuda_norm *ctx, uint64_t p, uint32_t c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRANSIENT_CUDA_NORM_CUDA_H */

@@ -1,0 +1,229 @@
+/*
+ * Kernels of the boxcar normalisation on the device (norm_cuda.h): the
+ * samples of each statistics window gathered per channel, the robust
+ * summaries of a complete window per channel and level, their merge over the
+ * last H windows into the values in effect, and the per-width tables the
+ * search takes. The definitions are those of <transient/boxcar_norm.h> and
+ * lib/core/boxcar/norm/ (robust.c, windows.c), in double; only the order of
+ * the sums differs.
+ *
+ * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
+ * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
+ * eqs. 3-5 and section 4.6.2; merge of (n, mean, M2) after Chan, Golub and
+ * LeVeque (1983).
+ *
+ * The level-k values (sums of 2^k samples starting at every multiple of
+ * max(1, 2^k / 8)) are summed from the window buffer on every pass instead of
+ * from prefix sums: at most 8 adds per value, no scratch of nchan x W
+ * doubles, and a non-finite sample (NaN in the buffer) makes its sums NaN,
+ * which are left out as the CPU leaves them out.
+ */
+#ifndef TRANSIENT_CUDA_NORM_KERNELS_CUH
+#define TRANSIENT_CUDA_NORM_KERNELS_CUH
+
+#include "boxcar/boxcar_target.cuh"
+
+#include <cmath>
+#include <cstdint>
+
+namespace norm_cuda
+{
+
+/* Chan et al. accumulator of the values a robust estimate kept. */
+struct acc {
+    double n, mean, m2;
+};
+
+/* Per-sample mean and variance in effect of one window, channel, level. */
+struct lev {
+    double m, v;
+};
+
+struct nparams {
+    uint32_t nchan, W, H, nlev, E, total;
+    double k;  /* reject_sigma (0: none) */
+    double f2; /* squared clip factor (1 without correction) */
+    double f;  /* clip factor used by the rejection threshold (1 without) */
+    uint32_t max_iter;
+    double init_mean, init_sigma;
+};
+
+__device__ __forceinline__ bool finite_d(double v)
+{
+    return (v - v) == 0.0;
+}
+
+/* Positions [k0, k0 + m) of a call of ld positions (time-major or
+ * channel-major), all in one window at offset off: into the window buffer
+ * (NaN for non-finite) and the cleaned copy (non-finite replaced by fill[c],
+ * the input mean in effect), non-finite samples counted. */
+__global__ void ingest(const float *x, int cm, int64_t ld, int64_t k0, int64_t m,
+                       uint32_t nchan, uint32_t W, uint32_t off, float *win,
+                       const float *fill, float *clean, unsigned long long *count)
+{
+    const int64_t nv = m * (int64_t)nchan;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nv;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = cm ? i % m : i / nchan, c = cm ? i / m : i % nchan;
+        const int64_t idx = cm ? c * ld + k0 + k : (k0 + k) * nchan + c;
+        const float v = x[idx];
+        const bool ok = (v - v) == 0.0f;
+        win[(size_t)c * W + off + k] = ok ? v : NAN;
+        clean[idx] = ok ? v : fill[c];
+        if (!ok) atomicAdd(count, 1ull);
+    }
+}
+
+/* Sum over the block, the same in every thread. */
+template <int NT> struct bcast {
+    typename block_ops<NT>::storage tmp;
+    double out;
+    __device__ double sum(double v)
+    {
+        const double r = block_ops<NT>::dsum(tmp, v);
+        if (threadIdx.x == 0) out = r;
+        __syncthreads();
+        const double s = out;
+        __syncthreads();
+        return s;
+    }
+};
+
+/* Robust summary (robust.c tr_norm_robust) of the level blockIdx.y values of
+ * channel blockIdx.x of the complete window in win, into sum[c * nlev + k]. */
+template <int NT>
+__global__ void __launch_bounds__(NT) summarise(const float *win, nparams P, acc *sum)
+{
+    __shared__ bcast<NT> b;
+    const uint32_t c = blockIdx.x, k = blockIdx.y;
+    const uint32_t w = 1u << k, g = w >= 16 ? w / 8 : 1;
+    const uint32_t nval = P.W >= w ? (P.W - w) / g + 1 : 0;
+    const float *x = win + (size_t)c * P.W;
+    auto value = [&](uint32_t i) {
+        double s = 0.0;
+        for (uint32_t t = 0; t < w; t++)
+            s += (double)x[i * g + t];
+        return s; /* NaN when a sample was not finite */
+    };
+    double s = 0.0, cnt = 0.0;
+    for (uint32_t i = threadIdx.x; i < nval; i += NT) {
+        const double v = value(i);
+        if (v == v) {
+            s += v;
+            cnt += 1.0;
+        }
+    }
+    s = b.sum(s);
+    const double n = b.sum(cnt);
+    acc out{0.0, 0.0, 0.0};
+    if (n > 0.0) {
+        double mean = s / n, m2 = 0.0;
+        for (uint32_t i = threadIdx.x; i < nval; i += NT) {
+            const double v = value(i);
+            if (v == v) m2 += (v - mean) * (v - mean);
+        }
+        m2 = b.sum(m2);
+        double m = n;
+        for (uint32_t it = 0; P.k > 0.0 && it < P.max_iter; it++) {
+            const double sigma = sqrt(m2 / m) / P.f;
+            const double lo = mean - P.k * sigma, hi = mean + P.k * sigma;
+            double s1 = 0.0, s2 = 0.0, cc = 0.0;
+            for (uint32_t i = threadIdx.x; i < nval; i += NT) {
+                const double v = value(i);
+                if (v >= lo && v <= hi) {
+                    const double d = v - mean;
+                    s1 += d;
+                    s2 += d * d;
+                    cc += 1.0;
+                }
+            }
+            s1 = b.sum(s1);
+            s2 = b.sum(s2);
+            cc = b.sum(cc);
+            if (cc == 0.0) break;
+            const bool done = cc == m;
+            mean += s1 / cc;
+            m2 = s2 - s1 * (s1 / cc);
+            if (m2 < 0.0) m2 = 0.0;
+            m = cc;
+            if (done) break;
+        }
+        out = acc{m, mean, m2};
+    }
+    if (threadIdx.x == 0) sum[(size_t)c * P.nlev + k] = out;
+}
+
+/* The values in effect for window j (windows.c tr_norm_compute_effect):
+ * merge of the summaries of windows j-H .. j-1 per channel and level, into
+ * ring slot j % E with the ready flag and the fill value (mean per sample). */
+__global__ void effect(const acc *sum, nparams P, uint64_t j, lev *eff, uint8_t *ready,
+                       float *fill)
+{
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= P.nchan) return;
+    const size_t es = (size_t)(j % P.E);
+    lev *e = eff + (es * P.nchan + c) * P.nlev;
+    bool ok = false;
+    for (uint32_t k = 0; k < P.nlev; k++) {
+        acc a{0.0, 0.0, 0.0};
+        for (uint32_t h = 1; h <= P.H && h <= j; h++) {
+            const acc &b = sum[((size_t)((j - h) % P.H) * P.nchan + c) * P.nlev + k];
+            if (b.n <= 0.0) continue;
+            if (a.n <= 0.0) {
+                a = b;
+                continue;
+            }
+            const double n = a.n + b.n, delta = b.mean - a.mean;
+            a.mean += delta * (b.n / n);
+            a.m2 += b.m2 + delta * delta * (a.n * b.n / n);
+            a.n = n;
+        }
+        const double w = (double)((uint64_t)1 << k);
+        const double var = a.n > 0.0 ? a.m2 / a.n / P.f2 : 0.0;
+        if (a.n >= 2.0 && var > 0.0 && finite_d(var) && finite_d(a.mean)) {
+            e[k] = lev{a.mean / w, var / w};
+            if (k == 0) ok = true;
+        } else if (k == 0) {
+            e[k] = lev{P.init_mean, P.init_sigma * P.init_sigma};
+        } else {
+            e[k] = e[k - 1];
+        }
+        if (k > 0 && !ok) e[k] = e[0];
+    }
+    ready[es * P.nchan + c] = ok ? 1 : 0;
+    fill[es * P.nchan + c] = (float)e[0].m;
+}
+
+/* Tables of windows first .. first + nwin - 1 for the search (windows.c
+ * interp): mu[(jj * nchan + c) * total + i] = L m(t), sigma = sqrt(L v(t)). */
+__global__ void tables(const lev *eff, nparams P, uint64_t first, uint32_t nwin,
+                       const uint32_t *widths, float *mu, float *sigma)
+{
+    const int64_t nt = (int64_t)nwin * P.nchan * P.total;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nt;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const uint32_t kk = (uint32_t)(i % P.total);
+        const uint32_t c = (uint32_t)((i / P.total) % P.nchan);
+        const uint64_t jj = (uint64_t)(i / ((int64_t)P.total * P.nchan));
+        const lev *e = eff + ((size_t)((first + jj) % P.E) * P.nchan + c) * P.nlev;
+        const uint32_t L = widths[kk];
+        uint32_t k = 0;
+        while (k + 1 < 32 && ((uint64_t)2 << k) <= L)
+            k++;
+        double m, v;
+        if (k + 1 >= P.nlev) {
+            m = e[P.nlev - 1].m;
+            v = e[P.nlev - 1].v;
+        } else {
+            const double f = log2((double)L) - (double)k;
+            m = e[k].m + f * (e[k + 1].m - e[k].m);
+            v = e[k].v + f * (e[k + 1].v - e[k].v);
+        }
+        mu[i] = (float)((double)L * m);
+        sigma[i] = (float)sqrt((double)L * v);
+    }
+}
+
+} // namespace norm_cuda
+
+#endif /* TRANSIENT_CUDA_NORM_KERNELS_CUH */

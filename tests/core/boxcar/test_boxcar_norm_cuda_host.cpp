@@ -1,0 +1,213 @@
+/*
+ * The boxcar normalisation on the device (cuda/boxcar/norm_cuda.cu, kernels
+ * in norm_kernels.cuh) compiled for the host through cuda/boxcar/boxcar_emu.h
+ * and checked against the CPU normalisation object (tr_boxcar_norm) after
+ * every call: the cleaned samples (non-finite replaced by the input mean in
+ * effect), the per-width tables mu_L, sigma_L of the current and previous
+ * window, the ready flags (warm-up) and the non-finite count. WHITE and
+ * LEVELS, 1 to 64 channels, windows of 64 to 1024 samples, history 1 to 4,
+ * rejection off, plain and corrected, white and red noise with outliers and
+ * NaN/Inf, a channel that is constant, random chunkings (chunk size 1 at the
+ * start) in both layouts, a call longer than the values ring (it grows),
+ * reset.
+ *
+ * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
+ * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
+ * eqs. 3-5 and section 4.6.2.
+ */
+#define TR_BOXCAR_HOST_EMU 1
+#include "common/core_util.h" /* tr_fail, tr_clear (common/cuda_check.h on CUDA) */
+
+#include "boxcar/norm_cuda.cu"
+
+#include <transient/boxcar_norm.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace
+{
+
+struct ncase {
+    tr_boxcar_norm_mode mode;
+    uint32_t nchan, window, history;
+    double reject;
+    int correct;
+    size_t n;
+    int layout; /* TR_BOXCAR_TIME_MAJOR or TR_BOXCAR_CHANNEL_MAJOR */
+    size_t max_chunk;
+};
+
+const ncase kCases[] = {
+    {TR_BOXCAR_NORM_WHITE, 1, 64, 1, 3.0, 1, 700, TR_BOXCAR_TIME_MAJOR, 50},
+    {TR_BOXCAR_NORM_WHITE, 3, 128, 4, 0.0, 0, 1500, TR_BOXCAR_CHANNEL_MAJOR, 300},
+    {TR_BOXCAR_NORM_WHITE, 64, 256, 2, 2.5, 0, 1400, TR_BOXCAR_TIME_MAJOR, 700},
+    {TR_BOXCAR_NORM_LEVELS, 1, 512, 2, 3.0, 1, 3000, TR_BOXCAR_TIME_MAJOR, 900},
+    {TR_BOXCAR_NORM_LEVELS, 5, 1024, 3, 3.0, 1, 5000, TR_BOXCAR_CHANNEL_MAJOR, 5000},
+    {TR_BOXCAR_NORM_LEVELS, 16, 256, 1, 0.0, 0, 2000, TR_BOXCAR_TIME_MAJOR, 400},
+};
+
+const uint32_t kWidths[] = {1, 2, 3, 5, 8, 13, 32, 64, 100, 128};
+constexpr uint32_t kTotal = sizeof kWidths / sizeof kWidths[0];
+
+int g_fail = 0, g_checks = 0;
+
+void check(bool ok, size_t ci, const char *what, double a, double b)
+{
+    ++g_checks;
+    if (ok) return;
+    if (g_fail < 20)
+        std::printf("FAIL case %zu: %s: cpu %.9g, emulated %.9g\n", ci, what, a, b);
+    g_fail++;
+}
+
+bool close(double a, double b, double rel)
+{
+    return std::fabs(a - b) <= rel * (1.0 + std::fabs(a));
+}
+
+void run_case(size_t ci, const ncase &t)
+{
+    std::mt19937_64 rng(77 + ci);
+    std::normal_distribution<double> g(0.0, 1.0);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const uint32_t C = t.nchan;
+    std::vector<float> x(t.n * C);
+    std::vector<double> red(C, 0.0);
+    for (size_t k = 0; k < t.n; k++)
+        for (uint32_t c = 0; c < C; c++) {
+            red[c] = 0.95 * red[c] + 0.3 * g(rng); /* red noise for LEVELS */
+            double v =
+                2.0 + 1.5 * g(rng) + (t.mode == TR_BOXCAR_NORM_LEVELS ? red[c] : 0.0);
+            const double r = u(rng);
+            if (r < 0.003) v += 40.0; /* outliers */
+            float f = (float)v;
+            if (r > 0.998) f = NAN;
+            if (r > 0.999) f = (r > 0.9995) ? INFINITY : -INFINITY;
+            if (c == 1) f = 4.0f; /* constant: variance 0 never counts as measured */
+            x[k * C + c] = f;
+        }
+    /* a long run of NaN in channel 0: windows without finite data */
+    for (size_t k = t.n / 3; k < t.n / 3 + 2 * t.window && k < t.n; k++)
+        x[k * C] = NAN;
+
+    tr_boxcar_norm_config nc = tr_boxcar_norm_config_default();
+    nc.mode = t.mode;
+    nc.window = t.window;
+    nc.history = t.history;
+    nc.reject_sigma = t.reject;
+    nc.reject_correct = t.correct;
+    nc.init_mean = 1.0;
+    nc.init_sigma = 2.0;
+    nc.threads = 1;
+    tr_error err;
+    const uint32_t maxw = 128, lat = 127;
+    tr_boxcar_norm *host = tr_boxcar_norm_create(&nc, C, maxw, lat + t.n, &err);
+    if (!host) {
+        std::printf("FAIL case %zu: host create: %s\n", ci, err.message);
+        g_fail++;
+        return;
+    }
+    double f = t.reject > 0.0 && t.correct ? tr_boxcar_norm_clip_factor(t.reject) : 1.0;
+    tr_cuda_norm_setup su{C,
+                          t.window,
+                          t.history,
+                          tr_boxcar_norm_levels(host),
+                          t.reject,
+                          nc.reject_max_iter,
+                          f,
+                          nc.init_mean,
+                          nc.init_sigma,
+                          kWidths,
+                          kTotal,
+                          lat};
+    tr_cuda_norm *dev = nullptr;
+    if (tr_cuda_norm_create(0, &su, &dev, &err) != TR_OK) {
+        std::printf("FAIL case %zu: create: %s\n", ci, err.message);
+        g_fail++;
+        tr_boxcar_norm_destroy(host);
+        return;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        std::vector<float> y(t.n * C), buf, hmu(kTotal), hsg(kTotal);
+        uint64_t nonfinite = 0;
+        size_t done = 0, calls = 0;
+        while (done < t.n) {
+            size_t m = calls < 5 ? 1 : 1 + rng() % t.max_chunk;
+            if (pass == 1) m = t.n; /* after reset: one call, longer than the ring */
+            if (m > t.n - done) m = t.n - done;
+            const float *xs = x.data() + done * C;
+            if (tr_boxcar_norm_process(host, xs, m, y.data() + done * C) != TR_OK) {
+                check(false, ci, "host process", 0, 0);
+                break;
+            }
+            const bool cm = t.layout == TR_BOXCAR_CHANNEL_MAJOR;
+            buf.resize(m * C);
+            for (size_t k = 0; k < m; k++)
+                for (uint32_t c = 0; c < C; c++)
+                    buf[cm ? c * m + k : k * C + c] = xs[k * C + c];
+            const float *clean = nullptr;
+            if (tr_cuda_norm_process(dev, buf.data(), m, (tr_boxcar_layout)t.layout,
+                                     &clean, &nonfinite, &err) != TR_OK) {
+                std::printf("FAIL case %zu: process: %s\n", ci, err.message);
+                g_fail++;
+                break;
+            }
+            for (size_t k = 0; k < m; k++)
+                for (uint32_t c = 0; c < C; c++)
+                    check(close(y[(done + k) * C + c], clean[cm ? c * m + k : k * C + c],
+                                1e-6),
+                          ci, "cleaned sample", y[(done + k) * C + c],
+                          clean[cm ? c * m + k : k * C + c]);
+            done += m;
+            calls++;
+            /* tables and flags of the current window and the one before */
+            const uint64_t cur = done / t.window;
+            for (uint64_t j = cur > 0 ? cur - 1 : 0; j <= cur; j++) {
+                const float *mu = nullptr, *sg = nullptr;
+                if (tr_cuda_norm_tables(dev, j, 1, &mu, &sg, &err) != TR_OK) {
+                    std::printf("FAIL case %zu: tables: %s\n", ci, err.message);
+                    g_fail++;
+                    continue;
+                }
+                for (uint32_t c = 0; c < C; c++) {
+                    tr_boxcar_norm_table(host, j * t.window, c, kWidths, kTotal,
+                                         hmu.data(), hsg.data());
+                    for (uint32_t i = 0; i < kTotal; i++) {
+                        check(close(hmu[i], mu[c * kTotal + i], 1e-5), ci, "mu_L", hmu[i],
+                              mu[c * kTotal + i]);
+                        check(close(hsg[i], sg[c * kTotal + i], 1e-5), ci, "sigma_L",
+                              hsg[i], sg[c * kTotal + i]);
+                    }
+                    check(tr_boxcar_norm_ready(host, j * t.window, c) ==
+                              tr_cuda_norm_ready(dev, j * t.window, c),
+                          ci, "ready", tr_boxcar_norm_ready(host, j * t.window, c),
+                          tr_cuda_norm_ready(dev, j * t.window, c));
+                }
+            }
+        }
+        check(nonfinite == tr_boxcar_norm_nonfinite(host), ci, "non-finite count",
+              (double)tr_boxcar_norm_nonfinite(host), (double)nonfinite);
+        tr_boxcar_norm_reset(host);
+        if (tr_cuda_norm_reset(dev, &err) != TR_OK) {
+            std::printf("FAIL case %zu: reset: %s\n", ci, err.message);
+            g_fail++;
+        }
+    }
+    tr_cuda_norm_destroy(dev);
+    tr_boxcar_norm_destroy(host);
+}
+
+} // namespace
+
+int main()
+{
+    const size_t nc = sizeof kCases / sizeof kCases[0];
+    for (size_t i = 0; i < nc; i++)
+        run_case(i, kCases[i]);
+    std::printf("test_boxcar_norm_cuda_host: %zu cases, %d checks, %d failures\n", nc,
+                g_checks, g_fail);
+    return g_fail ? 1 : 0;
+}

@@ -1,0 +1,240 @@
+/*
+ * The CUDA candidates (cuda/boxcar/candidates_cuda.cu: peak selection and the
+ * friends-of-friends walk on the device) compiled for the host through
+ * cuda/boxcar/boxcar_emu.h and checked against the CPU clustering
+ * (tr_candidates, CPU backend) call by call: the same events in the same
+ * order (runs that tie in the closing order compared as sets), the same open
+ * count, closed position and peak count after every call, then after flush,
+ * and again after reset. Streams: noise, bursts across positions, channels
+ * and widths, NaN and +-Inf; 1 to 1024 channels; chunk size 1, random
+ * chunks and one call; threshold changes between calls; host, device
+ * time-major and device channel-major buffers (with an offset into a longer
+ * buffer); channel skip flags (the warm-up masking) against values set to
+ * -inf for the CPU; dense streams that make every device buffer grow
+ * (peaks, clusters, active peaks per channel, events).
+ *
+ * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
+ * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
+ * section 4.6.
+ */
+#define TR_BOXCAR_HOST_EMU 1
+#include "common/core_util.h" /* tr_fail, tr_clear (common/cuda_check.h on CUDA) */
+
+#include "boxcar/candidates_cuda.cu"
+
+#include "boxcar/candidates_test_streams.h"
+
+#include <cstdio>
+#include <vector>
+
+namespace
+{
+
+struct tcase {
+    uint32_t nchan;
+    size_t n;
+    double noise;
+    size_t gap;
+    int32_t wmax;
+    float thr;
+    uint32_t link_time, link_chan;
+    double link_width;
+    uint64_t max_span;
+    int chunks; /* 0: size 1, 1: random 0..97, 2: one call */
+    int buffer; /* 0: host, 1: device time-major, 2: device channel-major */
+    int skips;  /* 1: skip flags on some calls */
+};
+
+const tcase kCases[] = {
+    {1, 800, 1.0, 100, 16, 6.0f, 0, 1, 0.0, 0, 0, 0, 0},
+    {1, 3000, 1.0, 200, 16, 6.0f, 2, 0, 2.0, 40, 1, 1, 0},
+    {2, 2000, 1.5, 100, 32, 5.0f, 1, 1, 0.0, 0, 1, 2, 1},
+    {5, 2000, 1.5, 50, 64, 5.0f, 0, 2, 1.5, 0, 1, 1, 1},
+    {17, 300, 1.0, 30, 8, 6.0f, 3, 1, 0.0, 25, 0, 2, 0},
+    {64, 1200, 1.2, 20, 64, 5.5f, 1, 1, 2.0, 0, 1, 2, 1},
+    {64, 1200, 1.2, 20, 64, 5.5f, 0, 1, 0.0, 0, 2, 0, 0},
+    {1024, 120, 1.0, 4, 32, 6.0f, 0, 1, 0.0, 0, 1, 1, 1},
+    {1024, 120, 1.0, 4, 32, 6.0f, 2, 3, 4.0, 16, 1, 2, 0},
+    /* dense: every device buffer grows */
+    {64, 3000, 1.5, 10, 64, 3.0f, 20, 1, 0.0, 0, 2, 1, 0},
+    {64, 2000, 1.5, 10, 64, 3.0f, 4, 1, 2.0, 0, 1, 0, 0},
+    {1024, 60, 1.0, 0, 4, 2.0f, 1000, 0, 0.0, 0, 2, 0, 0},
+    {8, 4000, 1.5, 10, 64, 3.0f, 6, 2, 1.25, 300, 1, 2, 1},
+};
+
+int g_fail = 0, g_calls = 0;
+
+void fail(const tcase &t, size_t ci, const char *what, long long a, long long b)
+{
+    if (g_fail < 20)
+        std::printf("FAIL case %zu (nchan %u): %s: cpu %lld, emulated %lld\n", ci,
+                    t.nchan, what, a, b);
+    g_fail++;
+}
+
+std::vector<tr_candidate> read_all(tr_candidates *c)
+{
+    std::vector<tr_candidate> v(tr_candidates_pending(c));
+    if (!v.empty()) v.resize(tr_candidates_read(c, v.data(), v.size()));
+    return v;
+}
+
+/* One call's results of both sides compared. */
+void compare(const tcase &t, size_t ci, tr_candidates *cpu, tr_cuda_cand *ctx)
+{
+    std::vector<tr_candidate> a = read_all(cpu);
+    const tr_candidate *ev = nullptr;
+    const size_t nb = tr_cuda_cand_events(ctx, &ev);
+    std::vector<tr_candidate> b(ev, ev + nb);
+    const size_t d = cts_compare(a.data(), a.size(), b.data(), b.size());
+    if (d)
+        fail(t, ci, "events differ (count or fields)", (long long)a.size(),
+             (long long)nb);
+    tr_cuda_cand_info in;
+    tr_cuda_cand_get_info(ctx, &in);
+    if ((int64_t)in.position != tr_candidates_position(cpu))
+        fail(t, ci, "position", tr_candidates_position(cpu), in.position);
+    if (in.closed != tr_candidates_closed(cpu))
+        fail(t, ci, "closed", tr_candidates_closed(cpu), in.closed);
+    if (in.open != tr_candidates_open(cpu))
+        fail(t, ci, "open", (long long)tr_candidates_open(cpu), in.open);
+    if (in.peaks != tr_candidates_peaks(cpu))
+        fail(t, ci, "peaks", (long long)tr_candidates_peaks(cpu), (long long)in.peaks);
+    g_calls++;
+}
+
+void run_case(size_t ci, const tcase &t)
+{
+    tu_rng r{0x5eed0000ULL + ci};
+    const uint32_t C = t.nchan;
+    std::vector<float> snr(t.n * C);
+    std::vector<int32_t> width(t.n * C);
+    cts_stream(&r, t.n, C, t.noise, t.gap, t.wmax, snr.data(), width.data());
+
+    tr_candidates_config cfg = tr_candidates_config_default();
+    cfg.nchan = C;
+    cfg.threshold = t.thr;
+    cfg.link_time = t.link_time;
+    cfg.link_chan = t.link_chan;
+    cfg.link_width = t.link_width;
+    cfg.max_span = t.max_span;
+    cfg.start_position = -7;
+    cfg.backend = TR_BACKEND_CPU;
+    tr_error err;
+    tr_candidates *cpu = tr_candidates_create(&cfg, &err);
+    tr_cuda_cand *ctx = nullptr;
+    if (!cpu || tr_cuda_cand_create(0, &cfg, &ctx, &err) != TR_OK) {
+        std::printf("FAIL case %zu: create: %s\n", ci, err.message);
+        g_fail++;
+        tr_candidates_destroy(cpu);
+        return;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        size_t done = 0;
+        std::vector<float> bs, ms;
+        std::vector<int32_t> bw;
+        std::vector<uint8_t> skip(C);
+        while (done < t.n) {
+            size_t m = t.chunks == 0   ? 1
+                       : t.chunks == 1 ? (size_t)tu_range(&r, 0, 97)
+                                       : t.n;
+            if (pass == 1) m = t.n; /* after reset: one call */
+            if (m > t.n - done) m = t.n - done;
+            if (tu_range(&r, 0, 9) == 0) { /* threshold change at run time */
+                const float thr = t.thr + (float)tu_range(&r, -1, 2);
+                tr_candidates_set_threshold(cpu, thr);
+            }
+            const float thr = tr_candidates_threshold(cpu);
+            const float *s = snr.data() + done * C;
+            const int32_t *w = width.data() + done * C;
+            /* skip flags: the CPU gets those channels at -inf */
+            bool use_skip = t.skips && tu_range(&r, 0, 4) == 0;
+            ms.assign(s, s + m * C);
+            if (use_skip) {
+                for (uint32_t c = 0; c < C; c++)
+                    skip[c] = tu_range(&r, 0, 2) == 0;
+                for (size_t k = 0; k < m; k++)
+                    for (uint32_t c = 0; c < C; c++)
+                        if (skip[c]) ms[k * C + c] = -INFINITY;
+            }
+            if (tr_candidates_process(cpu, ms.data(), w, m) != TR_OK)
+                fail(t, ci, "cpu process", 0, 0);
+            tr_status st;
+            const uint8_t *sk = use_skip ? skip.data() : nullptr;
+            if (t.buffer == 2) {
+                /* channel-major inside a longer buffer: positions off .. off + m */
+                const size_t off = (size_t)tu_range(&r, 0, 3), ld = m + off + 2;
+                bs.assign(ld * C, NAN);
+                bw.assign(ld * C, -5);
+                for (size_t k = 0; k < m; k++)
+                    for (uint32_t c = 0; c < C; c++) {
+                        bs[c * ld + off + k] = s[k * C + c];
+                        bw[c * ld + off + k] = w[k * C + c];
+                    }
+                st = tr_cuda_cand_process(ctx, bs.data(), bw.data(), (int64_t)ld,
+                                          (int64_t)off, m, 1, 1, thr, sk, &err);
+            } else {
+                st = tr_cuda_cand_process(ctx, s, w, (int64_t)m, 0, m, 0, t.buffer == 1,
+                                          thr, sk, &err);
+            }
+            if (st != TR_OK) {
+                std::printf("FAIL case %zu: process: %s\n", ci, err.message);
+                g_fail++;
+                break;
+            }
+            compare(t, ci, cpu, ctx);
+            done += m;
+        }
+        tr_candidates_flush(cpu);
+        if (tr_cuda_cand_flush(ctx, &err) != TR_OK) {
+            std::printf("FAIL case %zu: flush: %s\n", ci, err.message);
+            g_fail++;
+        }
+        compare(t, ci, cpu, ctx);
+        tr_candidates_reset(cpu);
+        tr_candidates_set_threshold(cpu, t.thr);
+        if (tr_cuda_cand_reset(ctx, &err) != TR_OK) {
+            std::printf("FAIL case %zu: reset: %s\n", ci, err.message);
+            g_fail++;
+        }
+    }
+    tr_candidates_destroy(cpu);
+    tr_cuda_cand_destroy(ctx);
+}
+
+/* Bad descriptions are errors, not reads out of bounds. */
+void invalid()
+{
+    tr_candidates_config cfg = tr_candidates_config_default();
+    tr_error err;
+    tr_cuda_cand *ctx = nullptr;
+    const float s[4] = {0, 0, 0, 0};
+    if (tr_cuda_cand_create(0, &cfg, &ctx, &err) != TR_OK) {
+        std::printf("FAIL create: %s\n", err.message);
+        g_fail++;
+        return;
+    }
+    if (tr_cuda_cand_process(ctx, s, nullptr, 2, 1, 2, 1, 1, 6.0f, nullptr, &err) !=
+            TR_ERR_INVALID ||
+        tr_cuda_cand_process(ctx, s, nullptr, 4, 0, 2, 1, 0, 6.0f, nullptr, &err) !=
+            TR_ERR_INVALID ||
+        tr_cuda_cand_process(ctx, nullptr, nullptr, 4, 0, 2, 0, 1, 6.0f, nullptr, &err) !=
+            TR_ERR_INVALID) {
+        std::printf("FAIL invalid buffer descriptions accepted\n");
+        g_fail++;
+    }
+    tr_cuda_cand_destroy(ctx);
+}
+
+} // namespace
+
+int main()
+{
+    const size_t nc = sizeof kCases / sizeof kCases[0];
+    for (size_t i = 0; i < nc; i++)
+        run_case(i, kCases[i]);
+    invalid();
+    std::printf("test_candidates_cuda_host: %zu cases, %d calls compared, %d failures\n",
+                nc, g_calls, g_fail);
+    return g_fail ? 1 : 0;
+}
