@@ -62,7 +62,9 @@ typedef struct {
     /* geometry (plan.nchan, fch1, foff, tsamp: no defaults), DM plan (range,
        tolerance, pulse width or an explicit list), channel mask, zero-DM,
        raw_nbits, variant, nthreads, batch; backend, device and device_layout
-       are set by tr_frb. Defaults: tr_dedisp_config_default(). */
+       are set by tr_frb. Defaults: tr_dedisp_config_default() but zero_dm = 1
+       (Heimdall's default: broadband power that is not dispersed is removed
+       before it reaches the low-DM trials and the wide boxcars). */
     tr_dedisp_config dedisp;
     /* algorithm, max_width, widths, depth, layers, norm, variant, batch; nchan,
        backend, device and device_layout are set by tr_frb. Defaults: BoxDIT,
@@ -71,7 +73,8 @@ typedef struct {
     /* candidates */
     float threshold;    /* S/N threshold, finite (default 8) */
     uint32_t link_time; /* largest gap between friends' boxcars, samples (default 0) */
-    uint32_t link_dm;   /* largest DM-trial distance of friends (default 1) */
+    uint32_t link_dm;   /* largest DM-trial distance of friends (default 200, as
+                           Heimdall: a bright burst's DM side lobes join it) */
     double link_width;  /* largest width ratio of friends, >= 1; 0 = any (default 0) */
     uint64_t max_span;  /* close candidates spanning more samples; 0 = never
                            (default 0) */

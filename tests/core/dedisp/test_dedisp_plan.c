@@ -1,0 +1,182 @@
+/* The DM plan: dedisp's DM list for 29.fil's header and for the synthetic
+ * Heimdall file (count and values; expected values computed independently
+ * with numpy from the formula in <transient/dedisp.h>, float32 rounding as
+ * dedisp), the delays, and the validation messages. */
+#include <math.h>
+
+#include <transient/dedisp.h>
+
+#include "common/test_util.h"
+
+#include <stdlib.h>
+
+typedef struct {
+    size_t index;
+    double value;
+} entry;
+
+static void check_list(const char *what, tr_dedisp_plan_config *c, size_t count,
+                       const entry *e, size_t ne)
+{
+    tr_error err;
+    size_t n = tr_dedisp_dm_list(c, NULL, 0, &err);
+    CHECK(n == count, "%s: %zu trials, expected %zu (%s)", what, n, count, err.message);
+    double *dms = malloc(n * sizeof *dms);
+    CHECK(tr_dedisp_dm_list(c, dms, n, &err) == n, "%s: second call", what);
+    CHECK(dms[0] == c->dm_min, "%s: first trial %g", what, dms[0]);
+    for (size_t i = 0; i < ne; ++i)
+        CHECK(e[i].index < n && dms[e[i].index] == e[i].value,
+              "%s: dm[%zu] = %.17g, expected %.17g", what, e[i].index,
+              e[i].index < n ? dms[e[i].index] : -1.0, e[i].value);
+    for (size_t i = 1; i < n; ++i)
+        CHECK(dms[i] > dms[i - 1] && (double)(float)dms[i] == dms[i], "%s: trial %zu",
+              what, i);
+    CHECK(dms[n - 1] >= c->dm_max && dms[n - 2] < c->dm_max, "%s: last trial %g", what,
+          dms[n - 1]);
+    free(dms);
+}
+
+static void test_lists(void)
+{
+    tr_dedisp_plan_config c = tr_dedisp_plan_config_default();
+    /* 29.fil: 336 channels, fch1 1465, foff -1, tsamp 0.00126646875. */
+    c.nchan = 336;
+    c.fch1 = 1465.0;
+    c.foff = -1.0;
+    c.tsamp = 0.00126646875;
+    c.dm_min = 0;
+    c.dm_max = 2000;
+    const entry fil29[] = {{1, 2.9771876335144043}, {2, 5.954071998596191},
+                           {10, 29.78668975830078}, {100, 335.52020263671875},
+                           {283, 1996.853515625},   {284, 2014.6474609375}};
+    check_list("29.fil 0-2000", &c, 285, fil29, 6);
+    c.dm_max = 1000;
+    const entry fil29b[] = {{206, 997.5809936523438}, {207, 1006.8314819335938}};
+    check_list("29.fil 0-1000", &c, 208, fil29b, 2);
+    /* Heimdall's synthetic file: 1024 channels, 64 us, fch1 1599.8046875,
+     * foff -0.390625 (make_fil.py), DM 0-2000, tolerance 1.25. */
+    c.nchan = 1024;
+    c.fch1 = 1599.8046875;
+    c.foff = -0.390625;
+    c.tsamp = 64e-6;
+    c.dm_max = 2000;
+    const entry synth[] = {{1, 0.18713238835334778},   {2, 0.3742627203464508},
+                           {10, 1.8714241981506348},   {100, 18.963449478149414},
+                           {1420, 1999.4654541015625}, {1421, 2005.2957763671875}};
+    check_list("synthetic 0-2000", &c, 1422, synth, 6);
+    /* dm_min = dm_max: one trial. */
+    c.dm_min = c.dm_max = 300;
+    tr_error err;
+    CHECK(tr_dedisp_dm_list(&c, NULL, 0, &err) == 1, "single trial");
+}
+
+static void test_delays(void)
+{
+    tr_dedisp_plan_config c = tr_dedisp_plan_config_default();
+    c.nchan = 336;
+    c.fch1 = 1465.0;
+    c.foff = -1.0;
+    c.tsamp = 0.00126646875;
+    /* round(4148.808 * DM * (f^-2 - 1465^-2) / tsamp), computed independently */
+    CHECK(tr_dedisp_delay(&c, 475.0, 335) == 494, "DM 475 lowest channel: %u",
+          tr_dedisp_delay(&c, 475.0, 335));
+    CHECK(tr_dedisp_delay(&c, 2014.6474609375, 335) == 2094,
+          "latency of the 0-2000 plan");
+    CHECK(tr_dedisp_delay(&c, 475.0, 0) == 0, "top channel has no delay");
+    c.nchan = 48;
+    c.fch1 = 1200.0;
+    c.foff = 0.5; /* ascending: the reference is the last channel */
+    c.tsamp = 1e-3;
+    CHECK(tr_dedisp_delay(&c, 100.0, 47) == 0 && tr_dedisp_delay(&c, 100.0, 0) == 11,
+          "foff > 0: %u %u", tr_dedisp_delay(&c, 100.0, 47),
+          tr_dedisp_delay(&c, 100.0, 0));
+    /* The object's latency and channel delays follow the same formula. */
+    tr_dedisp_config dc = tr_dedisp_config_default();
+    dc.plan = c;
+    dc.plan.dm_min = 0;
+    dc.plan.dm_max = 100;
+    dc.backend = TR_BACKEND_CPU;
+    tr_error err;
+    tr_dedisp *q = tr_dedisp_create(&dc, &err);
+    CHECK(q != NULL, "create: %s", err.message);
+    if (q) {
+        const uint32_t nd = tr_dedisp_ndm(q);
+        const double last = tr_dedisp_dms(q)[nd - 1];
+        CHECK(tr_dedisp_latency(q) == tr_dedisp_delay(&c, last, 0), "latency %u",
+              tr_dedisp_latency(q));
+        CHECK(tr_dedisp_channel_delay(q, nd - 1, 0) == tr_dedisp_latency(q),
+              "delay table");
+        tr_dedisp_destroy(q);
+    }
+}
+
+static void expect_error(tr_dedisp_plan_config c, const char *text)
+{
+    tr_dedisp_config dc = tr_dedisp_config_default();
+    dc.plan = c;
+    dc.backend = TR_BACKEND_CPU;
+    tr_error err;
+    tr_dedisp *q = tr_dedisp_create(&dc, &err);
+    CHECK(q == NULL && err.code == TR_ERR_INVALID && strstr(err.message, text),
+          "expected '%s', got '%s'", text, err.message);
+    tr_dedisp_destroy(q);
+}
+
+static void test_errors(void)
+{
+    tr_dedisp_plan_config c = tr_dedisp_plan_config_default();
+    c.nchan = 64;
+    c.fch1 = 1500;
+    c.foff = -1;
+    c.tsamp = 1e-3;
+    tr_dedisp_plan_config b = c;
+    b.nchan = 0;
+    expect_error(b, "nchan");
+    b = c;
+    b.tsamp = 0;
+    expect_error(b, "tsamp");
+    b = c;
+    b.foff = 0;
+    expect_error(b, "foff");
+    b = c;
+    b.foff = -30;
+    expect_error(b, "> 0 MHz");
+    b = c;
+    b.tolerance = 1.0;
+    expect_error(b, "tolerance");
+    b = c;
+    b.dm_min = 10;
+    b.dm_max = 5;
+    expect_error(b, "dm_min <= dm_max");
+    b = c;
+    b.pulse_width = NAN;
+    expect_error(b, "pulse_width");
+    const double neg[] = {0, -1};
+    b = c;
+    b.dm_list = neg;
+    b.ndm_list = 2;
+    expect_error(b, "dm_list[1]");
+    b = c;
+    b.dm_max = 1e9;
+    b.tolerance = 100;
+    expect_error(b, "largest delay");
+    tr_dedisp_config dc = tr_dedisp_config_default();
+    dc.plan = c;
+    uint8_t mask[64] = {0};
+    dc.mask = mask;
+    tr_error err;
+    CHECK(tr_dedisp_create(&dc, &err) == NULL && strstr(err.message, "mask"),
+          "empty mask: %s", err.message);
+    dc.mask = NULL;
+    dc.raw_nbits = 3;
+    CHECK(tr_dedisp_create(&dc, &err) == NULL && strstr(err.message, "raw_nbits"), "%s",
+          err.message);
+}
+
+int main(void)
+{
+    test_lists();
+    test_delays();
+    test_errors();
+    return tu_finish("test_dedisp_plan");
+}
