@@ -75,6 +75,8 @@ namespace transient
  *   dm_list      explicit trials instead (empty: generated)
  *   mask         channel indices left out (RFI, an FFT's DC or edge bin)
  *   zero_dm      subtract each spectrum's mean over the unmasked channels
+ *                (on by default, as Heimdall: slow broadband power is not a
+ *                burst)
  *   algorithm    "boxdit", "igrid" or "ideal"; widths: BoxDIT list;
  *                depth: IGRID depth 1..3
  *   max_width    widest pulse searched, items
@@ -82,7 +84,8 @@ namespace transient
  *   norm_mode    "white", "levels" or "fixed"; window: items per statistics
  *                window; reject_sigma: outlier rejection (0: none)
  *   link_time    friends-of-friends: largest gap between boxcars, items
- *   link_dm      friends-of-friends: largest DM-trial distance
+ *   link_dm      friends-of-friends: largest DM-trial distance (a strong
+ *                burst lights up many neighbouring trials: one candidate)
  *   plane_output the DM-time plane output (see above)
  *   backend      "auto", "cpu" or "cuda"; device: CUDA device index
  *   block        spectra per internal block of the core (memory about
@@ -106,12 +109,12 @@ class TRANSIENT_API frb_search_f : virtual public gr::block
                      double pulse_width = 40.0,
                      const std::vector<double> &dm_list = std::vector<double>(),
                      const std::vector<int> &mask = std::vector<int>(),
-                     bool zero_dm = false, const std::string &algorithm = "boxdit",
+                     bool zero_dm = true, const std::string &algorithm = "boxdit",
                      const std::vector<int> &widths = std::vector<int>{32, 16, 16, 16, 8},
-                     unsigned int depth = 1, unsigned int max_width = 256,
+                     unsigned int depth = 1, unsigned int max_width = 1024,
                      float threshold = 8.0f, const std::string &norm_mode = "white",
                      unsigned int window = 1024, double reject_sigma = 3.0,
-                     unsigned int link_time = 0, unsigned int link_dm = 1,
+                     unsigned int link_time = 0, unsigned int link_dm = 200,
                      bool plane_output = false, const std::string &backend = "auto",
                      int device = 0, unsigned int block = 16384);
 
