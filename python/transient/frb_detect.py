@@ -153,7 +153,7 @@ def program_args(args):
 
 def run_program(cmd, show, stderr):
     """Runs the search; its progress goes to stderr when show. Returns
-    (exit status, its error lines)."""
+    (exit status, its error lines, its notes)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     kept = []
 
@@ -174,9 +174,10 @@ def run_program(cmd, show, stderr):
         proc.wait()
         raise
     t.join()
-    errors = [line.split(": error: ", 1)[1] for line in "".join(kept).replace("\r", "\n")
-              .splitlines() if ": error: " in line]
-    return rc, errors
+    lines = "".join(kept).replace("\r", "\n").splitlines()
+    errors = [line.split(": error: ", 1)[1] for line in lines if ": error: " in line]
+    notes = [line.split(": note: ", 1)[1] for line in lines if ": note: " in line]
+    return rc, errors, notes
 
 
 def _delay_span(dm, hdr):
@@ -306,7 +307,10 @@ def _run(args, stdout, stderr, prog, sigmf, recordings, app_dir):
         cmd = [program] + program_args(args) + ["--format", "json", "-o", tmp, "-q"]
         if show:
             cmd.append("--progress")
-        rc, errors = run_program(cmd, show, stderr)
+        rc, errors, notes = run_program(cmd, show, stderr)
+        if not args.quiet and not show:
+            for n in notes:
+                stderr.write("%s: note: %s\n" % (prog, n))
         if rc != 0:
             raise FrbError("; ".join(errors) or "%s failed with exit status %d" %
                            (program, rc), status=2 if rc == 2 else 1)
