@@ -57,7 +57,7 @@ static const char usage[] =
     "of the file\n"
     "  --samples N        spectra searched (0: to the end)\n"
     "  --progress         progress on stderr\n"
-    "  -q                 no summary line on stderr\n";
+    "  -q                 no summary line on stderr (notes and errors stay)\n";
 
 typedef struct {
     const char *input, *output, *format, *dm_list, *mask;
@@ -298,9 +298,9 @@ static int search_file(tr_filterbank *fb, tr_frb *q, const tr_filterbank_header 
         const double t = now();
         if (o->progress && (t - shown > 0.5 || !got)) {
             const uint64_t done = tr_frb_position(q);
-            fprintf(stderr, "\r" PROG ": %5.1f%% (%llu of %llu spectra) %.3g Mspectra/s ",
+            fprintf(stderr, "\r" PROG ": %5.1f%% (%llu of %llu spectra) %.4g spectra/s ",
                     100.0 * done / (total ? total : 1), (unsigned long long)done,
-                    (unsigned long long)total, done / (t - t0) / 1e6);
+                    (unsigned long long)total, done / (t - t0));
             if (!got) fputc('\n', stderr);
             shown = t;
         }
@@ -308,6 +308,24 @@ static int search_file(tr_filterbank *fb, tr_frb *q, const tr_filterbank_header 
     }
     free(raw);
     return rc;
+}
+
+/* Tells the user about DM trials whose sweep across the band is longer than
+ * the data: none of their sums is complete, so they cannot find anything. */
+static void note_long_sweeps(const tr_frb *q, const tr_dedisp_plan_config *plan,
+                             uint64_t nsearch)
+{
+    const uint32_t bottom = plan->foff < 0 ? plan->nchan - 1 : 0;
+    const double *dms = tr_frb_dms(q);
+    uint32_t first = tr_frb_ndm(q);
+    while (first > 0 && tr_dedisp_delay(plan, dms[first - 1], bottom) >= nsearch)
+        first--;
+    if (first == tr_frb_ndm(q)) return;
+    fprintf(stderr,
+            PROG ": note: %u of %u DM trials (DM >= %.6g) sweep across the band in more "
+                 "than the %llu spectra searched: nothing of them can be searched\n",
+            tr_frb_ndm(q) - first, tr_frb_ndm(q), dms[first],
+            (unsigned long long)nsearch);
 }
 
 static int same_file(const char *a, const char *b)
@@ -445,6 +463,7 @@ int main(int argc, char **argv)
             o.input, (unsigned long long)nsearch, tr_frb_warmup(q));
         goto done;
     }
+    note_long_sweeps(q, &cfg.dedisp.plan, nsearch);
     if (tr_filterbank_seek(fb, o.start) != TR_OK) {
         usage_error("%s", tr_filterbank_last_error(fb));
         goto done;

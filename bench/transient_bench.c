@@ -7,6 +7,7 @@
  *   transient-bench --detector spiir-triggers ...  (bench_spiir_triggers.c)
  *   transient-bench --detector boxcar ...          (bench_boxcar.c)
  *   transient-bench --detector kalman ...          (bench_kalman.c)
+ *   transient-bench --detector dedisp ...          (bench_dedisp.c)
  *
  * Each detector's benchmark parses the rest of the command line itself; the
  * edge localizer's also reports a missing or unknown --detector.
@@ -136,6 +137,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i + 1], "spiir") == 0) return spiir_bench_main(argc, argv);
         if (strcmp(argv[i + 1], "kalman") == 0) return kalman_bench_main(argc, argv);
         if (strcmp(argv[i + 1], "boxcar") == 0) return boxcar_bench_main(argc, argv);
+        if (strcmp(argv[i + 1], "dedisp") == 0) return dedisp_bench_main(argc, argv);
         if (strcmp(argv[i + 1], "spiir-triggers") == 0)
             return spiir_triggers_bench_main(argc, argv);
     }

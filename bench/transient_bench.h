@@ -59,5 +59,6 @@ int spiir_bench_main(int argc, char **argv);
 int spiir_triggers_bench_main(int argc, char **argv);
 int boxcar_bench_main(int argc, char **argv);
 int kalman_bench_main(int argc, char **argv);
+int dedisp_bench_main(int argc, char **argv);
 
 #endif /* TRANSIENT_BENCH_TRANSIENT_BENCH_H */

@@ -1,0 +1,144 @@
+/*
+ * Dedispersion kernels: unpacking and transposition of spectra into the
+ * channel-major history, zero-DM subtraction, and the direct dedispersion
+ * sum (cuda/dedisp/dedisp_cuda.h says what they compute).
+ *
+ * Paper: B. R. Barsdell et al., "Accelerating incoherent dedispersion"
+ * (MNRAS 422, 379, 2012), section 3: the direct algorithm, a block per tile
+ * of trials x samples. Here the history is channel-major, so that a warp's
+ * loads of one (trial, channel) are 32 consecutive floats, and the block's
+ * trials, whose rows overlap, share them through L1; each thread keeps
+ * TRIALS x ITEMS accumulators in registers.
+ */
+#ifndef TRANSIENT_CUDA_DEDISP_KERNELS_CUH
+#define TRANSIENT_CUDA_DEDISP_KERNELS_CUH
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+/* Sample e of a packed spectrum stream (first sample in the high bits). */
+__device__ __forceinline__ float tr_dedisp_unpack(const unsigned char *raw, size_t e,
+                                                  unsigned nbits)
+{
+    if (nbits == 8) return (float)raw[e];
+    if (nbits == 16) return (float)((unsigned)raw[2 * e] | (unsigned)raw[2 * e + 1] << 8);
+    if (nbits == 32) {
+        const unsigned u = (unsigned)raw[4 * e] | (unsigned)raw[4 * e + 1] << 8 |
+                           (unsigned)raw[4 * e + 2] << 16 |
+                           (unsigned)raw[4 * e + 3] << 24;
+        return __uint_as_float(u);
+    }
+    const size_t bit = e * nbits;
+    const unsigned shift = 8u - nbits - (unsigned)(bit & 7u);
+    return (float)((raw[bit >> 3] >> shift) & ((1u << nbits) - 1u));
+}
+
+/*
+ * Transpose m spectra (float x or packed raw, time-major, nchan channels)
+ * into hist rows: hist[j * cap + k] = spectrum k, channel chans[j]. A block
+ * moves TILE x TILE through shared memory so that both sides are coalesced.
+ */
+template <int TILE, int ROWS>
+__global__ void tr_dedisp_fill_kernel(const float *x, const unsigned char *raw,
+                                      unsigned nbits, unsigned nchan,
+                                      const uint32_t *chans, unsigned nused, size_t m,
+                                      float *hist, size_t cap)
+{
+    __shared__ float tile[TILE][TILE + 1];
+    const size_t k0 = (size_t)blockIdx.x * TILE;
+    const unsigned j0 = blockIdx.y * TILE;
+    const unsigned j = j0 + threadIdx.x;
+    for (int r = threadIdx.y; r < TILE; r += ROWS) {
+        const size_t k = k0 + r;
+        if (k < m && j < nused) {
+            const size_t e = k * nchan + chans[j];
+            tile[r][threadIdx.x] = x ? x[e] : tr_dedisp_unpack(raw, e, nbits);
+        }
+    }
+    __syncthreads();
+    const size_t k = k0 + threadIdx.x;
+    for (int r = threadIdx.y; r < TILE; r += ROWS) {
+        const unsigned jj = j0 + r;
+        if (k < m && jj < nused) hist[(size_t)jj * cap + k] = tile[threadIdx.x][r];
+    }
+}
+
+/*
+ * Zero-DM: spectrum k's mean over the used channels, summed in channel order
+ * (the CPU's order), subtracted from each. Thread k walks its column; a
+ * warp's loads are consecutive spectra.
+ */
+__global__ void tr_dedisp_zero_dm_kernel(float *hist, size_t cap, unsigned nused,
+                                         size_t m)
+{
+    const size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= m) return;
+    float s = 0.0f;
+    for (unsigned j = 0; j < nused; ++j)
+        s += hist[(size_t)j * cap + k];
+    const float mean = s / (float)nused;
+    for (unsigned j = 0; j < nused; ++j)
+        hist[(size_t)j * cap + k] = hist[(size_t)j * cap + k] - mean;
+}
+
+/*
+ * The sum: block (x: tile of TRIALS trials, y: tile of THREADS * ITEMS
+ * outputs; neighbouring blocks share rows through L2); thread t
+ * owns outputs k0 + t + i * THREADS. Delays of CHUNK channels for the
+ * block's trials are staged in shared memory (dl is channel-major:
+ * dl[j * ndm + d]). Output k of the run is absolute position pos0 + k - L,
+ * written as 0 when negative; out[k * sk + d * sd].
+ */
+template <int THREADS, int ITEMS, int TRIALS, int CHUNK>
+__global__ void __launch_bounds__(THREADS)
+    tr_dedisp_sum_kernel(const float *__restrict__ hist, size_t cap, unsigned nused,
+                         unsigned ndm, const uint32_t *__restrict__ dl, size_t m,
+                         int mean, unsigned long long pos0, unsigned latency, float *out,
+                         size_t sk, size_t sd)
+{
+    __shared__ uint32_t sdl[CHUNK][TRIALS];
+    const size_t k0 = (size_t)blockIdx.y * THREADS * ITEMS + threadIdx.x;
+    const unsigned d0 = blockIdx.x * TRIALS;
+    float acc[TRIALS][ITEMS];
+#pragma unroll
+    for (int d = 0; d < TRIALS; ++d)
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i)
+            acc[d][i] = 0.0f;
+    for (unsigned c0 = 0; c0 < nused; c0 += CHUNK) {
+        const unsigned nc = nused - c0 < (unsigned)CHUNK ? nused - c0 : (unsigned)CHUNK;
+        __syncthreads();
+        for (unsigned e = threadIdx.x; e < (unsigned)CHUNK * TRIALS; e += THREADS) {
+            const unsigned c = e / TRIALS, d = e % TRIALS;
+            sdl[c][d] =
+                (c < nc && d0 + d < ndm) ? dl[(size_t)(c0 + c) * ndm + d0 + d] : 0u;
+        }
+        __syncthreads();
+        for (unsigned c = 0; c < nc; ++c) {
+            const float *row = hist + (size_t)(c0 + c) * cap + k0;
+#pragma unroll
+            for (int d = 0; d < TRIALS; ++d) {
+                const float *r = row + sdl[c][d];
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i)
+                    if (k0 + (size_t)i * THREADS < m) acc[d][i] += __ldg(r + i * THREADS);
+            }
+        }
+    }
+    const float n = (float)nused;
+#pragma unroll
+    for (int d = 0; d < TRIALS; ++d) {
+        if (d0 + d >= ndm) break;
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const size_t k = k0 + (size_t)i * THREADS;
+            if (k >= m) continue;
+            const float v = mean ? acc[d][i] / n : acc[d][i];
+            out[k * sk + (size_t)(d0 + d) * sd] = pos0 + k < latency ? 0.0f : v;
+        }
+    }
+}
+
+#endif /* TRANSIENT_CUDA_DEDISP_KERNELS_CUH */
