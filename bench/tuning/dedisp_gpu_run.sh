@@ -26,6 +26,7 @@ mkdir -p "$RES/heimdall"
 (BUILD_ONLY=1 BUILD=$HD_BUILD OUT=$RES/heimdall JOBS=8 "$HD/run.sh" >"$RES/heimdall/build_stdout.txt" 2>&1) &
 hd_build=$!
 build_core "$RES/build.log" 90 300 30 transient test_dedisp test_filterbank test_dedisp_plan \
+    test_dedisp_cuda_host \
     transient-bench
 wait "$hd_build"
 echo "heimdall build: exit $?" | tee -a "$ENV_TXT"
