@@ -26,27 +26,6 @@ tr_error no_error()
     return err;
 }
 
-namespace
-{
-
-tr_dedisp_plan_config plan_of(unsigned int nchan, double fch1, double foff, double tsamp,
-                              double dm_min, double dm_max, double tolerance,
-                              double pulse_width)
-{
-    tr_dedisp_plan_config p = tr_dedisp_plan_config_default();
-    p.nchan = nchan;
-    p.fch1 = fch1;
-    p.foff = foff;
-    p.tsamp = tsamp;
-    p.dm_min = dm_min;
-    p.dm_max = dm_max;
-    p.tolerance = tolerance;
-    p.pulse_width = pulse_width;
-    return p;
-}
-
-} // namespace
-
 dedisp_params::dedisp_params(const char *who, unsigned int nchan, double fch1,
                              double foff, double tsamp, double dm_min, double dm_max,
                              double tolerance, double pulse_width,
@@ -56,8 +35,14 @@ dedisp_params::dedisp_params(const char *who, unsigned int nchan, double fch1,
     : d_dms(dm_list)
 {
     d_cfg = tr_dedisp_config_default();
-    d_cfg.plan =
-        plan_of(nchan, fch1, foff, tsamp, dm_min, dm_max, tolerance, pulse_width);
+    d_cfg.plan.nchan = nchan;
+    d_cfg.plan.fch1 = fch1;
+    d_cfg.plan.foff = foff;
+    d_cfg.plan.tsamp = tsamp;
+    d_cfg.plan.dm_min = dm_min;
+    d_cfg.plan.dm_max = dm_max;
+    d_cfg.plan.tolerance = tolerance;
+    d_cfg.plan.pulse_width = pulse_width;
     if (!d_dms.empty()) {
         d_cfg.plan.dm_list = d_dms.data();
         d_cfg.plan.ndm_list = static_cast<uint32_t>(d_dms.size());
@@ -83,21 +68,6 @@ dedisp_params::dedisp_params(const char *who, unsigned int nchan, double fch1,
         throw std::invalid_argument(std::string(who) +
                                     ": scale must be \"sum\" or \"mean\", not \"" +
                                     scale + "\"");
-}
-
-std::vector<double> generated_dm_list(const char *who, unsigned int nchan, double fch1,
-                                      double foff, double tsamp, double dm_min,
-                                      double dm_max, double tolerance, double pulse_width)
-{
-    const tr_dedisp_plan_config p =
-        plan_of(nchan, fch1, foff, tsamp, dm_min, dm_max, tolerance, pulse_width);
-    tr_error err = no_error();
-    const size_t n = tr_dedisp_dm_list(&p, nullptr, 0, &err);
-    if (n == 0)
-        throw_status(who, err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);
-    std::vector<double> dms(n);
-    tr_dedisp_dm_list(&p, dms.data(), n, &err);
-    return dms;
 }
 
 } // namespace detail

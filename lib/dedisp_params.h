@@ -50,13 +50,6 @@ class dedisp_params
     tr_dedisp_config d_cfg;
 };
 
-//! dedisp's DM list for the geometry and range (std::invalid_argument with the
-//! core's message).
-std::vector<double> generated_dm_list(const char *who, unsigned int nchan, double fch1,
-                                      double foff, double tsamp, double dm_min,
-                                      double dm_max, double tolerance,
-                                      double pulse_width);
-
 } // namespace detail
 } // namespace transient
 } // namespace gr

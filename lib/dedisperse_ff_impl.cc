@@ -47,14 +47,6 @@ dedisperse_ff::make(unsigned int nchan, double fch1, double foff, double tsamp,
         zero_dm, scale, backend, device, batch);
 }
 
-std::vector<double> dedisperse_ff::dm_list(unsigned int nchan, double fch1, double foff,
-                                           double tsamp, double dm_min, double dm_max,
-                                           double tolerance, double pulse_width)
-{
-    return detail::generated_dm_list(k_who, nchan, fch1, foff, tsamp, dm_min, dm_max,
-                                     tolerance, pulse_width);
-}
-
 dedisperse_ff_impl::dedisperse_ff_impl(
     unsigned int nchan, double fch1, double foff, double tsamp, double dm_min,
     double dm_max, double tolerance, double pulse_width,

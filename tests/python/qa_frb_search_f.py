@@ -28,7 +28,7 @@ NCHAN, FCH1, FOFF, TSAMP = 64, 1500.0, -2.0, 1e-3
 N = 12000
 SNR = 30.0
 WIDTH = 4
-DMS = transient.dedisperse_ff.dm_list(NCHAN, FCH1, FOFF, TSAMP, 0.0, 600.0)
+DMS = transient.dedisp_dm_list(NCHAN, FCH1, FOFF, TSAMP, 0.0, 600.0)
 # (DM trial, start sample at the top of the band); the last one close to the
 # end. On trials of the plan, so that the search can reach the injected S/N.
 BURSTS = [(DMS[int(k)], s) for k, s in ((0.25 * len(DMS), 3000), (0.5 * len(DMS), 6500),

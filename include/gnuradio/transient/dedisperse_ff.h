@@ -51,9 +51,9 @@ namespace transient
  *
  * DM trials: dedisp's list from dm_min up to the first trial >= dm_max with
  * smearing tolerance \p tolerance and intrinsic pulse width \p pulse_width
- * (us), or the explicit \p dm_list when it is not empty (dm_list() computes
- * the generated list without making a block; GRC uses it for the output
- * vector length).
+ * (us), or the explicit \p dm_list when it is not empty (in Python,
+ * gnuradio.transient.dedisp_dm_list computes the generated list without
+ * making a block; GRC uses it for the output vector length).
  *
  * Parameters
  *   nchan, fch1 (MHz, centre of channel 0), foff (MHz, != 0), tsamp (s, > 0):
@@ -93,16 +93,6 @@ class TRANSIENT_API dedisperse_ff : virtual public gr::block
                      bool zero_dm = false, const std::string &scale = "sum",
                      const std::string &backend = "auto", int device = 0,
                      size_t batch = 16384);
-
-    /*!
-     * \brief dedisp's DM list for these spectra and range (what make() uses
-     * when dm_list is empty).
-     * \throws std::invalid_argument on invalid values
-     */
-    static std::vector<double> dm_list(unsigned int nchan, double fch1, double foff,
-                                       double tsamp, double dm_min = 0.0,
-                                       double dm_max = 1000.0, double tolerance = 1.25,
-                                       double pulse_width = 40.0);
 
     //! DM trials per output item
     virtual unsigned int ndm() const = 0;

@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(dedisperse_ff.h)                                           */
-/* BINDTOOL_HEADER_FILE_HASH(7a0edabcf5e3b0b927d35df2b36a9f20)                     */
+/* BINDTOOL_HEADER_FILE_HASH(c6876e34d64c3845c6511039c07b12e9)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -38,11 +38,6 @@ void bind_dedisperse_ff(py::module &m)
              py::arg("mask") = std::vector<int>(), py::arg("zero_dm") = false,
              py::arg("scale") = "sum", py::arg("backend") = "auto", py::arg("device") = 0,
              py::arg("batch") = 16384, D(dedisperse_ff, make))
-
-        .def_static("dm_list", &dedisperse_ff::dm_list, py::arg("nchan"), py::arg("fch1"),
-                    py::arg("foff"), py::arg("tsamp"), py::arg("dm_min") = 0.0,
-                    py::arg("dm_max") = 1000.0, py::arg("tolerance") = 1.25,
-                    py::arg("pulse_width") = 40.0, D(dedisperse_ff, dm_list))
 
         .def("ndm", &dedisperse_ff::ndm, D(dedisperse_ff, ndm))
         .def("dms", &dedisperse_ff::dms, D(dedisperse_ff, dms))

@@ -38,10 +38,6 @@ Args:
 Raises ValueError on invalid parameters, RuntimeError when the backend cannot
 be used.)doc";
 
-static const char *__doc_gr_transient_dedisperse_ff_dm_list = R"doc(
-dedisp's DM list for the spectra and range (what make() uses when dm_list is
-empty), without making a block. Raises ValueError on invalid values.)doc";
-
 static const char *__doc_gr_transient_dedisperse_ff_ndm = R"doc(
 DM trials per output item.)doc";
 
