@@ -28,10 +28,11 @@
 namespace
 {
 
-/* Tile of the sum: 128 threads x 4 outputs, 8 trials; 4 channels staged at
- * a time, each while its trials' delays span at most 1536 samples (32 KiB of
- * shared memory). */
-constexpr int SUM_THREADS = 128, SUM_ITEMS = 4, SUM_TRIALS = 8, SUM_CHANS = 4,
+/* Tile of the sum: 256 threads x 4 outputs, 16 trials (each staged channel
+ * window serves 16 trials x 1024 outputs, so the history is read from memory
+ * about ndm / 16 times); 4 channels staged at a time, each while its trials'
+ * delays span at most 1536 samples (40 KiB of shared memory). */
+constexpr int SUM_THREADS = 256, SUM_ITEMS = 4, SUM_TRIALS = 16, SUM_CHANS = 4,
               SUM_SPREAD = 1536;
 /* Transposition tile of the fill. */
 constexpr int FILL_TILE = 32, FILL_ROWS = 8;

@@ -94,7 +94,7 @@ __global__ void tr_dedisp_zero_dm_kernel(float *hist, size_t cap, unsigned nused
  * k0 + t + i * THREADS. CHANS channels at a time: their delays for the
  * block's trials (dl is channel-major: dl[j * ndm + d]) and, where the
  * trials' delays of a channel span at most SPREAD samples, the channel's row
- * segment from the smallest delay on (TILE + SPREAD floats), are staged in
+ * segment from the smallest delay on (TILE + the span floats), are staged in
  * shared memory, so that every trial reads its shifted window from there
  * (consecutive words: no bank conflicts, whatever the shift) instead of
  * misaligned global lines; a wider span reads global memory directly. The
@@ -113,7 +113,8 @@ __global__ void __launch_bounds__(THREADS)
     __shared__ float rows[CHANS][SPAN];
     __shared__ uint32_t sdl[CHANS][TRIALS];
     __shared__ uint32_t base[CHANS];
-    __shared__ int staged[CHANS];
+    __shared__ uint32_t
+        len[CHANS]; /* floats staged: TILE + the channel's span, 0 = direct */
     const size_t kb = (size_t)blockIdx.y * TILE; /* first output of the block */
     const unsigned d0 = blockIdx.x * TRIALS;
     const unsigned nd = ndm - d0 < (unsigned)TRIALS ? ndm - d0 : (unsigned)TRIALS;
@@ -141,19 +142,18 @@ __global__ void __launch_bounds__(THREADS)
                 hi = sdl[c][d] > hi ? sdl[c][d] : hi;
             }
             base[c] = lo;
-            staged[c] = c < nc && hi - lo <= (uint32_t)SPREAD;
+            len[c] = c < nc && hi - lo <= (uint32_t)SPREAD ? TILE + (hi - lo) : 0u;
         }
         __syncthreads();
         for (unsigned c = 0; c < nc; ++c) {
-            if (!staged[c]) continue;
             const size_t first = kb + base[c];
             const float *row = hist + (size_t)(c0 + c) * cap + first;
-            for (unsigned e = threadIdx.x; e < (unsigned)SPAN; e += THREADS)
+            for (unsigned e = threadIdx.x; e < len[c]; e += THREADS)
                 rows[c][e] = first + e < filled ? row[e] : 0.0f;
         }
         __syncthreads();
         for (unsigned c = 0; c < nc; ++c) {
-            if (staged[c]) {
+            if (len[c]) {
 #pragma unroll
                 for (int d = 0; d < TRIALS; ++d) {
                     const float *r = rows[c] + (sdl[c][d] - base[c]) + threadIdx.x;
