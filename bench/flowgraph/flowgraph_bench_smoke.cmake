@@ -47,8 +47,8 @@ foreach(line IN LISTS lines)
     message(FATAL_ERROR "unknown line type ${type}: ${line}")
   endif()
 endforeach()
-# edges, boxcar x 2 (1 and 64 channels), spiir, kalman: core + block each, and
-# edges without the pass-through output: one more block line.
-if(NOT nenv EQUAL 1 OR NOT ncase EQUAL 11)
-  message(FATAL_ERROR "expected 1 env line and 11 case lines, got ${nenv} and ${ncase}:\n${out}")
+# edges, boxcar x 2 (1 and 64 channels), spiir, kalman, frb: core + block each,
+# and edges without the pass-through output: one more block line.
+if(NOT nenv EQUAL 1 OR NOT ncase EQUAL 13)
+  message(FATAL_ERROR "expected 1 env line and 13 case lines, got ${nenv} and ${ncase}:\n${out}")
 endif()
