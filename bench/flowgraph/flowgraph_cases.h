@@ -89,6 +89,7 @@ constexpr double k_frb_fch1 = 1500.0;
 constexpr double k_frb_band = 300.0;
 constexpr double k_frb_tsamp = 64e-6;
 constexpr double k_frb_dm_max = 1000.0;
+constexpr float k_frb_threshold = 8.0f;
 
 //! The FRB case's dedispersion plan.
 inline tr_dedisp_plan_config frb_plan(const det_case &c)
@@ -251,8 +252,9 @@ inline gr::block_sptr make_block(const det_case &c, const std::string &backend,
         const tr_dedisp_plan_config p = frb_plan(c);
         return gr::transient::frb_search_f::make(
             c.nchan, p.fch1, p.foff, p.tsamp, p.dm_min, p.dm_max, p.tolerance,
-            p.pulse_width, {}, {}, true, "boxdit", {32, 16, 16, 16, 8}, 1, 1024, 8.0f,
-            "white", 1024, 3.0, 0, 200, false, backend, 0, (unsigned)c.batch);
+            p.pulse_width, {}, {}, true, "boxdit", {32, 16, 16, 16, 8}, 1, 1024,
+            k_frb_threshold, "white", 1024, 3.0, 0, 200, false, backend, 0,
+            (unsigned)c.batch);
     }
     if (c.detector == "kalman") {
         out_sizes.assign(1, (int)sizeof(float));
@@ -332,6 +334,7 @@ class core_runner
             // frb_search_f's defaults (tr_frb's) with the case's band.
             tr_frb_config cfg = tr_frb_config_default();
             cfg.dedisp.plan = frb_plan(c);
+            cfg.threshold = k_frb_threshold;
             cfg.backend = backend;
             cfg.block = (uint32_t)c.batch;
             d_frb = tr_frb_create(&cfg, &err);
