@@ -106,6 +106,14 @@ static void write_json(FILE *f, const tr_frb_candidate *c, size_t n,
     json_string(f, in->backend);
     fputs(", \"seconds\": ", f);
     json_number(f, in->seconds);
+    const tr_frb_timing tm = tr_frb_get_timing(in->frb);
+    fputs(", \"stage_seconds\": {\"dedisp\": ", f);
+    json_number(f, tm.dedisp);
+    fputs(", \"search\": ", f);
+    json_number(f, tm.search);
+    fputs(", \"candidates\": ", f);
+    json_number(f, tm.candidates);
+    fputc('}', f);
     fprintf(f, ", \"candidates\": %zu},\n \"candidates\": [", n);
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ",\n  {\"dm\": " : "\n  {\"dm\": ", f);

@@ -231,7 +231,10 @@ static void params_json(char *buf, size_t len, const tr_frb_config *c, const opt
         c->dedisp.zero_dm ? "true" : "false", o->mask ? o->mask : "", c->threshold,
         c->search.max_width, tr_boxcar_algorithm_name(c->search.algorithm),
         c->search.norm.mode == TR_BOXCAR_NORM_LEVELS ? "levels" : "white",
-        c->search.norm.window, c->search.norm.history, c->search.norm.baseline_window,
+        c->search.norm.window, c->search.norm.history,
+        c->search.norm.baseline == TR_BOXCAR_BASELINE_NONE
+            ? 0
+            : c->search.norm.baseline_window,
         c->link_time, c->link_dm, c->block);
 }
 
@@ -370,6 +373,7 @@ static int write_output(const char *path, frb_out_format fmt, const tr_frb_candi
 int main(int argc, char **argv)
 {
     tr_frb_config cfg = tr_frb_config_default();
+    cfg.search.norm.baseline_window = 0; /* --baseline N turns the removal on */
     options o = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -397,6 +401,9 @@ int main(int argc, char **argv)
     if (!o.input) return usage_error("no input file (see --help)");
     if (cfg.search.norm.baseline_window)
         cfg.search.norm.baseline = TR_BOXCAR_BASELINE_MEDIAN;
+    else
+        cfg.search.norm.baseline_window =
+            tr_frb_config_default().search.norm.baseline_window;
     int fmt = o.format ? (!strcmp(o.format, "csv")    ? FRB_OUT_CSV
                           : !strcmp(o.format, "json") ? FRB_OUT_JSON
                           : !strcmp(o.format, "cand") ? FRB_OUT_CAND

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # FRB search on a GPU host (nvcc, CMake, ninja, Python 3 + numpy; no GNU Radio),
 # beside Heimdall in the same run:
-#   HEIMDALL=/path/to/peers/heimdall OUT=/tmp/frb-gpu bash bench/frb/frb_gpu_run.sh
+#   HEIMDALL_DIR=/path/to/peers/heimdall OUT=/tmp/frb-gpu bash bench/frb/frb_gpu_run.sh
 # builds libtransient with CUDA for sm_90 (transient-frb, the FRB and
 # dedispersion tests) while Heimdall builds, runs those tests (gpu_frb and
 # gpu_dedisp included), Heimdall's run.sh (its synthetic file and 29.fil, REPS
@@ -20,7 +20,8 @@ SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$SRC/scripts/gpu_common.sh"
 BUILD=${TR_BUILD:-/tmp/build-frb}
 RES=${OUT:-/tmp/frb-gpu}
-HD=${HEIMDALL:?set HEIMDALL to the Heimdall peer folder}
+HD=${HEIMDALL_DIR:?set HEIMDALL_DIR to the Heimdall peer folder}
+unset HEIMDALL # run.sh reads it as the path of its heimdall binary
 HD_BUILD=${HD_BUILD:-/tmp/heimdall-build}
 REPS=${REPS:-3}
 PY=${PYTHON:-python3}
@@ -31,7 +32,7 @@ mkdir -p "$RES/heimdall"
 (BUILD_ONLY=1 BUILD=$HD_BUILD OUT=$RES/heimdall JOBS=8 "$HD/run.sh" >"$RES/heimdall/build_stdout.txt" 2>&1) &
 hd_build=$!
 build_core "$RES/build.log" 90 300 30 transient transient-frb test_frb test_dedisp \
-    test_filterbank
+    test_filterbank test_dedisp_plan transient-bench
 wait "$hd_build"
 echo "heimdall build: exit $?" | tee -a "$ENV_TXT"
 FRB=$BUILD/apps/transient-frb

@@ -19,6 +19,7 @@
  * the noise of every trial there; the device-only boxcar path supports fixed
  * statistics only).
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <transient/frb.h>
 
 #include "common/core_util.h"
@@ -26,6 +27,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct tr_frb {
     tr_frb_config cfg; /* validated configuration (pointers cleared) */
@@ -45,8 +47,9 @@ struct tr_frb {
     int64_t plane_first;
     tr_candidate *tmp; /* tr_candidates_read scratch */
     size_t tmp_cap;
-    uint64_t position; /* spectra consumed */
-    uint64_t searched; /* dedispersed positions given to the search */
+    uint64_t position;    /* spectra consumed */
+    uint64_t searched;    /* dedispersed positions given to the search */
+    tr_frb_timing timing; /* seconds per stage */
     int flushed;
     tr_error err;
 };
@@ -104,6 +107,13 @@ void tr_frb_destroy(tr_frb *q)
     free(q->plane);
     free(q->tmp);
     free(q);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 static void *alloc_array(size_t n, size_t size)
@@ -204,6 +214,7 @@ tr_status tr_frb_reset(tr_frb *q)
         return tr_fail(&q->err, st, "frb: reset failed: %s", tr_strerror(st));
     q->position = 0;
     q->searched = 0;
+    memset(&q->timing, 0, sizeof q->timing);
     q->plane_n = 0;
     q->plane_first = 0;
     q->flushed = 0;
@@ -243,7 +254,10 @@ static tr_status search(tr_frb *q, const float *y, size_t m)
     tr_status st = add_plane(q, y, m);
     if (st != TR_OK) return st;
     const uint64_t bpos = tr_boxcar_position(q->bx);
+    const double t0 = now_s();
     st = tr_boxcar_process(q->bx, y, m, q->snr, q->width);
+    const double t1 = now_s();
+    q->timing.search += t1 - t0;
     if (st != TR_OK) return stage_error(q, st, "search", tr_boxcar_last_error(q->bx));
     q->searched += m;
     /* Output k is position bpos - latency + k: skip the negative ones. */
@@ -252,6 +266,7 @@ static tr_status search(tr_frb *q, const float *y, size_t m)
     const uint64_t first = bpos + skip - lat;
     st = tr_boxcar_candidates_process(q->cand, q->bx, first, q->snr + skip * q->ndm,
                                       q->width + skip * q->ndm, m - skip);
+    q->timing.candidates += now_s() - t1;
     if (st != TR_OK)
         return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
     return TR_OK;
@@ -262,8 +277,10 @@ static tr_status search(tr_frb *q, const float *y, size_t m)
 static tr_status step(tr_frb *q, const float *x, const void *raw, size_t n)
 {
     const uint64_t pin = q->position;
+    const double t0 = now_s();
     const tr_status st = raw ? tr_dedisp_process_raw(q->dd, raw, n, q->y)
                              : tr_dedisp_process(q->dd, x, n, q->y);
+    q->timing.dedisp += now_s() - t0;
     if (st != TR_OK)
         return stage_error(q, st, "dedispersion", tr_dedisp_last_error(q->dd));
     q->position += n;
@@ -313,7 +330,9 @@ tr_status tr_frb_flush(tr_frb *q)
     for (uint32_t left = q->L; left > 0;) {
         const size_t len = left < q->cfg.block ? left : q->cfg.block;
         const uint64_t pin = tr_dedisp_position(q->dd);
+        const double t0 = now_s();
         tr_status st = tr_dedisp_process(q->dd, q->zeros, len, q->y);
+        q->timing.dedisp += now_s() - t0;
         if (st != TR_OK)
             return stage_error(q, st, "dedispersion", tr_dedisp_last_error(q->dd));
         left -= (uint32_t)len;
@@ -407,6 +426,12 @@ tr_status tr_frb_set_threshold(tr_frb *q, float threshold)
         return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
     q->cfg.threshold = threshold;
     return TR_OK;
+}
+
+tr_frb_timing tr_frb_get_timing(const tr_frb *q)
+{
+    const tr_frb_timing none = {0, 0, 0};
+    return q ? q->timing : none;
 }
 
 uint32_t tr_frb_ndm(const tr_frb *q)

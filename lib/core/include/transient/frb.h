@@ -147,6 +147,16 @@ tr_status tr_frb_plane(const tr_frb *q, const float **plane, size_t *n, int64_t 
 /* Change the threshold from the next searched sample on (as candidates.h). */
 tr_status tr_frb_set_threshold(tr_frb *q, float threshold);
 
+/* Wall time spent in each stage since create/reset (every stage call returns
+ * when its results are in place, GPU stages included). */
+typedef struct {
+    double dedisp;     /* tr_dedisp, transfers to and from the GPU included */
+    double search;     /* tr_boxcar: normalisation and search */
+    double candidates; /* warm-up masking and clustering */
+} tr_frb_timing;
+
+tr_frb_timing tr_frb_get_timing(const tr_frb *q);
+
 uint32_t tr_frb_ndm(const tr_frb *q);       /* DM trials */
 const double *tr_frb_dms(const tr_frb *q);  /* their DMs, pc cm^-3 */
 uint32_t tr_frb_max_delay(const tr_frb *q); /* largest delay, samples */
