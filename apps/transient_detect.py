@@ -15,6 +15,9 @@ DETECTOR is one of
                                        power of complex input)
   spiir   transient.spiir_bank_fc/_cc  matched-filter triggers (--bank FILE)
   kalman  transient.kalman_detector_ff Gaussian bursts in coloured noise
+  frb     FRB search of a SIGPROC filterbank (.fil): dedispersion over a DM
+          plan, boxcar search, candidates with DM (transient-frb, over
+          libtransient's tr_frb; no GNU Radio; docs/frb.md)
 
 INPUT is raw float32 (.f32) or complex64 (.c64, .cf32, .cfile), SigMF
 (.sigmf-meta/.sigmf-data), a sigrok session (.sr, --channel), SIGPROC
@@ -40,7 +43,7 @@ import threading
 import time
 
 PROG = "transient-detect"
-DETECTORS = ("edges", "boxcar", "spiir", "kalman")
+DETECTORS = ("edges", "boxcar", "spiir", "kalman", "frb")
 SIGMF_EXTENSION = {"name": "transient", "version": "1.0.0", "optional": True}
 
 
@@ -62,6 +65,24 @@ def _import_package():
 
 
 recordings, sigmf = _import_package()
+
+
+def _import_frb():
+    """gnuradio.transient.frb_detect, or the source tree's (as _import_package)."""
+    try:
+        from gnuradio.transient import frb_detect
+        return frb_detect
+    except ImportError:
+        src = os.path.join(_app_dir(), os.pardir, "python", "transient")
+        if not os.path.exists(os.path.join(src, "frb_detect.py")):
+            raise
+        sys.path.insert(0, os.path.abspath(src))
+        import frb_detect
+        return frb_detect
+
+
+def _app_dir():
+    return os.path.dirname(os.path.abspath(__file__))
 
 
 class UsageError(Exception):
@@ -230,6 +251,8 @@ def build_parser():
                    help="exp/gauss envelope parameter in samples (10)")
     g.add_argument("--model-file", default="", help="model file instead of designing")
     g.add_argument("--batch", type=_nonneg_int, default=65536, help="CUDA batch (65536)")
+
+    _import_frb().add_parser(sub)
     return p
 
 
@@ -643,6 +666,8 @@ def run(argv=None, stdout=None, stderr=None):
     rec = None
     try:
         args = build_parser().parse_args(argv)
+        if args.detector == "frb":
+            return _import_frb().run(args, stdout, stderr, PROG, sigmf, recordings, _app_dir())
         fmt = _output_format(args)
         if args.output not in (None, "-") and not os.path.isdir(
                 os.path.dirname(os.path.abspath(args.output))):
@@ -656,6 +681,11 @@ def run(argv=None, stdout=None, stderr=None):
         except (ValueError, OSError) as e:
             raise UsageError(str(e) if isinstance(e, ValueError) else "%s: %s" % (
                 getattr(e, "filename", None) or args.input, e.strerror or e))
+        if args.detector == "boxcar" and rec.format == "sigproc" and rec.num_channels > 1:
+            raise UsageError("%s is a filterbank of %d frequency channels: boxcar would "
+                             "search each channel on its own and miss dispersed pulses; "
+                             "use 'transient-detect frb %s' (dedispersion, then the boxcar "
+                             "search over DM trials)" % (rec.path, rec.num_channels, rec.path))
         if args.output not in (None, "-") and (_same_file(args.output, rec.path) or
                                                _same_file(args.output, rec.data_path)):
             raise UsageError("-o %s is the input" % args.output)

@@ -91,6 +91,11 @@ SOURCES = [
     S("2026-11-22-h100-spiir-block", "before_main.jsonl", EARLIER,
       "before: the CUDA spiir lines of the full flow graph run of main (commit aa06413), "
       "copied unchanged"),
+    # frb_search_f in a flow graph beside tr_frb (transient-flowgraph-bench --detector frb)
+    S("2026-11-26-h100-frb-flowgraph", "frb_flowgraph.jsonl", FINAL,
+      "frb_search_f (a sink) in the C++ flow graph benchmark beside tr_frb on the same "
+      "spectra: 1024 channels, 64 us, DM 0-1000, CUDA (GNU Radio buffers page-locked and "
+      "not) and CPU backends; the README's table"),
     # GNU Radio end to end: the first full run (the final one is FLOWGRAPH_FOLDER)
     S("2026-11-22-h100-flowgraph", "flowgraph.jsonl", EARLIER,
       "first full flow graph run of every detector (commit df7427d, before the boxcar host "

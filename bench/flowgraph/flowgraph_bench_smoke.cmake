@@ -47,9 +47,10 @@ foreach(line IN LISTS lines)
     message(FATAL_ERROR "unknown line type ${type}: ${line}")
   endif()
 endforeach()
-# edges, boxcar x 2 (1 and 64 channels), spiir, kalman: core + block each,
+# edges, boxcar x 2 (1 and 64 channels), spiir, kalman, frb: core + block each,
 # edges without the pass-through output: one more block line, and boxcar
 # without outputs: one more core and block line per channel count.
-if(NOT nenv EQUAL 1 OR NOT ncase EQUAL 15)
-  message(FATAL_ERROR "expected 1 env line and 15 case lines, got ${nenv} and ${ncase}:\n${out}")
+if(NOT nenv EQUAL 1 OR NOT ncase EQUAL 17)
+  message(FATAL_ERROR "expected 1 env line and 17 case lines, got ${nenv} and ${ncase}:
+${out}")
 endif()

@@ -15,11 +15,13 @@
 #include "signals.h"
 #include <gnuradio/transient/boxcar_search_ff.h>
 #include <gnuradio/transient/edge_localizer_f.h>
+#include <gnuradio/transient/frb_search_f.h>
 #include <gnuradio/transient/kalman_detector_ff.h>
 #include <gnuradio/transient/spiir_bank_fc.h>
 #include <transient/boxcar.h>
 #include <transient/candidates.h>
 #include <transient/edges.h>
+#include <transient/frb.h>
 #include <transient/kalman.h>
 #include <transient/spiir.h>
 #include <transient/spiir_triggers.h>
@@ -36,8 +38,9 @@ namespace trfg
 
 //! One detector configuration.
 struct det_case {
-    std::string detector;   // "edges", "boxcar", "spiir", "kalman"
-    unsigned nchan = 1;     // boxcar channels (items are nchan floats)
+    std::string detector;   // "edges", "boxcar", "spiir", "kalman", "frb"
+    unsigned nchan = 1;     // boxcar channels, frb frequency channels (items are
+                            // nchan floats)
     unsigned templates = 0; // spiir bank
     unsigned filters = 0;   // spiir filters per template
     unsigned M = 92;        // kalman hypotheses
@@ -75,12 +78,41 @@ struct rng {
     }
 };
 
+//! Floats per item of the detector's input.
+inline size_t item_floats(const det_case &c)
+{
+    return c.detector == "boxcar" || c.detector == "frb" ? c.nchan : 1;
+}
+
+/* ---- the FRB search's band -------------------------------------------------- */
+
+// 300 MHz below 1500 MHz in c.nchan channels, 64 us per spectrum, DM 0-1000
+// (the band and sampling of Heimdall's synthetic file in docs/frb.md).
+constexpr double k_frb_fch1 = 1500.0;
+constexpr double k_frb_band = 300.0;
+constexpr double k_frb_tsamp = 64e-6;
+constexpr double k_frb_dm_max = 1000.0;
+constexpr float k_frb_threshold = 8.0f;
+
+//! The FRB case's dedispersion plan.
+inline tr_dedisp_plan_config frb_plan(const det_case &c)
+{
+    tr_dedisp_plan_config p = tr_dedisp_plan_config_default();
+    p.nchan = c.nchan;
+    p.fch1 = k_frb_fch1;
+    p.foff = -k_frb_band / c.nchan;
+    p.tsamp = k_frb_tsamp;
+    p.dm_min = 0.0;
+    p.dm_max = k_frb_dm_max;
+    return p;
+}
+
 /* ---- signals --------------------------------------------------------------- */
 
-//! n items of c.nchan floats: the test signal of the detector.
+//! n items of item_floats(c) floats: the test signal of the detector.
 inline std::vector<float> make_signal(det_case &c, size_t n, uint64_t seed)
 {
-    const size_t nc = c.detector == "boxcar" ? c.nchan : 1;
+    const size_t nc = item_floats(c);
     std::vector<float> x(n * nc);
     rng r(seed);
     if (c.detector == "edges") {
@@ -107,6 +139,18 @@ inline std::vector<float> make_signal(det_case &c, size_t n, uint64_t seed)
             for (unsigned j = 0; j < w; j++)
                 x[(p + j) * nc + ch] += a;
         }
+    } else if (c.detector == "frb") {
+        // Unit white noise spectra with a burst of 4 spectra dispersed at DM
+        // 500 (S/N about 30) every 65536 spectra.
+        for (auto &v : x)
+            v = (float)r.gauss();
+        const tr_dedisp_plan_config plan = frb_plan(c);
+        const float a = (float)(30.0 / std::sqrt(4.0 * nc));
+        for (size_t p = 32768; p < n; p += 65536)
+            for (uint32_t ch = 0; ch < nc; ch++)
+                for (size_t j = p + tr_dedisp_delay(&plan, 500.0, ch), e = j + 4;
+                     j < e && j < n; j++)
+                    x[j * nc + ch] += a;
     } else if (c.detector == "spiir") {
         // Unit white noise with a strong impulse (20000) every 16384 samples.
         for (auto &v : x)
@@ -176,7 +220,7 @@ constexpr int k_spiir_window = 1024;
 //! Input item size in bytes.
 inline int in_item_bytes(const det_case &c)
 {
-    return (int)sizeof(float) * (c.detector == "boxcar" ? (int)c.nchan : 1);
+    return (int)(sizeof(float) * item_floats(c));
 }
 
 //! The detector block and the item sizes of the outputs a sink takes (none:
@@ -204,6 +248,16 @@ inline gr::block_sptr make_block(const det_case &c, const std::string &backend,
         return gr::transient::spiir_bank_fc::make(c.bank_file, {}, {}, {}, {}, {}, 0.0,
                                                   k_spiir_threshold, k_spiir_window,
                                                   false, backend, 0, c.batch);
+    }
+    if (c.detector == "frb") {
+        // A sink: candidates on "detects" only.
+        out_sizes.clear();
+        const tr_dedisp_plan_config p = frb_plan(c);
+        return gr::transient::frb_search_f::make(
+            c.nchan, p.fch1, p.foff, p.tsamp, p.dm_min, p.dm_max, p.tolerance,
+            p.pulse_width, {}, {}, true, "boxdit", {32, 16, 16, 16, 8}, 1, 1024,
+            k_frb_threshold, "white", 1024, 3.0, 0, 200, false, backend, 0,
+            (unsigned)c.batch);
     }
     if (c.detector == "kalman") {
         out_sizes.assign(1, (int)sizeof(float));
@@ -290,6 +344,16 @@ class core_runner
             tr_spiir_bank_destroy(b);
             if (!d_spiir) fail(err.message);
             d_snr.resize(chunk * 2 * (size_t)c.templates);
+        } else if (c.detector == "frb") {
+            // frb_search_f's defaults (tr_frb's) with the case's band.
+            tr_frb_config cfg = tr_frb_config_default();
+            cfg.dedisp.plan = frb_plan(c);
+            cfg.threshold = k_frb_threshold;
+            cfg.backend = backend;
+            cfg.block = (uint32_t)c.batch;
+            d_frb = tr_frb_create(&cfg, &err);
+            if (!d_frb) fail(err.message);
+            d_cands.resize(1024);
         } else if (c.detector == "kalman") {
             const double an = 0.5, ax = 0.9;
             tr_kalman_design d = tr_kalman_design_default();
@@ -327,6 +391,7 @@ class core_runner
         if (d_boxcar) tr_boxcar_destroy(d_boxcar);
         if (d_spiir) tr_spiir_destroy(d_spiir);
         if (d_kalman) tr_kalman_destroy(d_kalman);
+        if (d_frb) tr_frb_destroy(d_frb);
     }
     core_runner(const core_runner &) = delete;
     core_runner &operator=(const core_runner &) = delete;
@@ -363,6 +428,10 @@ class core_runner
         } else if (d_spiir) {
             if (tr_spiir_process(d_spiir, x, n, d_snr.data()) != TR_OK)
                 fail(tr_spiir_last_error(d_spiir));
+        } else if (d_frb) {
+            if (tr_frb_process(d_frb, x, n) != TR_OK) fail(tr_frb_last_error(d_frb));
+            while (const size_t k = tr_frb_read(d_frb, d_cands.data(), d_cands.size()))
+                found += k;
         } else if (d_kalman) {
             if (tr_kalman_process(d_kalman, x, n, d_snr.data(), nullptr) != TR_OK)
                 fail(tr_kalman_last_error(d_kalman));
@@ -384,6 +453,7 @@ class core_runner
         if (d_edges) return tr_edges_backend(d_edges);
         if (d_boxcar) return tr_boxcar_backend(d_boxcar);
         if (d_spiir) return tr_spiir_backend(d_spiir);
+        if (d_frb) return tr_frb_backend(d_frb);
         return tr_kalman_backend(d_kalman);
     }
 
@@ -407,10 +477,12 @@ class core_runner
     std::vector<tr_candidate> d_cand_out;
     tr_spiir *d_spiir = nullptr;
     tr_kalman *d_kalman = nullptr;
+    tr_frb *d_frb = nullptr;
     std::vector<tr_edge> d_edge_out;
     std::vector<float> d_snr;
     std::vector<int32_t> d_width;
     std::vector<tr_kalman_event> d_events;
+    std::vector<tr_frb_candidate> d_cands;
 };
 
 } // namespace trfg

@@ -10,12 +10,13 @@
  *
  *   transient-flowgraph-bench [--detector LIST] [--backend LIST] [--seconds S]
  *                             [--boxcar-nchan LIST] [--spiir T,L] [--kalman-M M]
+ *                             [--frb-nchan N]
  *                             [--edge-spacing MIN,MAX] [--edge-output MODE]
  *                             [--edge-msg dicts|vectors|both]
  *                             [--boxcar-norm MODE] [--boxcar-output MODE]
  *                             [--batch N] [--pin on|off|both] [--quick] [--json]
  *
- * LIST is comma separated: detectors edges,boxcar,spiir,kalman (default all),
+ * LIST is comma separated: detectors edges,boxcar,spiir,kalman,frb (default all),
  * backends cpu,cuda (default both; cuda is left out when no GPU is usable).
  * Signals and parameters: edges, a two-level pulse train with noise and
  * ringing (bench/signals.h) with MIN to MAX samples between transitions
@@ -37,7 +38,11 @@
  * snr, none or both, the default); spiir, a random bank of T templates of L
  * filters (default 256 x 64; poles near the unit circle, delays up to 4096)
  * on white noise with an impulse every 16384 samples; kalman, M = 92 (N_s =
- * M / 2), AR(1) noise 0.5 and target 0.9, a burst every 2000 samples.
+ * M / 2), AR(1) noise 0.5 and target 0.9, a burst every 2000 samples; frb,
+ * frb_search_f (a sink: candidates on "detects") with its defaults on N
+ * channels (default 1024; --quick: 64) over 300 MHz below 1500 MHz at 64 us,
+ * DM 0-1000, unit white noise spectra with a burst at DM 500 every 65536
+ * spectra (samples are spectra; the core is tr_frb with the same settings).
  *
  * Source: a vector source that writes its test signal into its own output
  * ring during the first ring's worth of items and afterwards produces items
@@ -108,9 +113,10 @@ namespace
 FILE *g_out = stdout;
 
 struct options {
-    std::vector<std::string> detectors{"edges", "boxcar", "spiir", "kalman"};
+    std::vector<std::string> detectors{"edges", "boxcar", "spiir", "kalman", "frb"};
     std::vector<std::string> backends;
     std::vector<unsigned> boxcar_nchan{1, 64};
+    unsigned frb_nchan = 1024;
     unsigned spiir_templates = 256, spiir_filters = 64;
     unsigned kalman_M = 92;
     double edge_min = 20000, edge_max = 200000;
@@ -149,6 +155,7 @@ std::vector<std::string> split(const std::string &s)
         stderr,
         "usage: transient-flowgraph-bench [--detector edges,boxcar,spiir,kalman]\n"
         "  [--backend cpu,cuda] [--seconds S] [--boxcar-nchan 1,64] [--spiir T,L]\n"
+        "  [--frb-nchan N]\n"
         "  [--kalman-M M] [--edge-spacing MIN,MAX] [--edge-output pass|none|both]\n"
         "  [--edge-msg dicts|vectors|both]\n"
         "  [--boxcar-norm white|levels|fixed] [--boxcar-output snr|none|both]\n"
@@ -293,7 +300,7 @@ result run_core(const trfg::det_case &c, tr_backend be, const std::vector<float>
                 size_t period, double seconds)
 {
     trfg::core_runner core(c, be);
-    const size_t nc = c.detector == "boxcar" ? c.nchan : 1;
+    const size_t nc = trfg::item_floats(c);
     // Warm-up: one batch (first-call allocations, statistics).
     core.process(x.data(), std::min(c.batch, period));
     result r;
@@ -329,7 +336,7 @@ struct block_result : result {
 };
 
 // Counts the detections of the "detects" messages it receives on "in": edges
-// transitions (dicts or vectors) and boxcar candidates.
+// transitions (dicts or vectors), boxcar and frb candidates ("pulses").
 class msg_counter : public gr::block
 {
   public:
@@ -346,7 +353,7 @@ class msg_counter : public gr::block
             const pmt::pmt_t s = pmt::dict_ref(m, d_key_sample, pmt::PMT_NIL);
             if (pmt::is_u64vector(s)) d_count += pmt::length(s); // "vectors"
             const pmt::pmt_t p = pmt::dict_ref(m, d_key_pulses, pmt::PMT_NIL);
-            if (pmt::is_vector(p)) d_count += pmt::length(p); // boxcar candidates
+            if (pmt::is_vector(p)) d_count += pmt::length(p); // boxcar, frb candidates
         });
     }
     uint64_t count() const { return d_count.load(); }
@@ -378,15 +385,15 @@ block_result run_block(const trfg::det_case &c, const std::string &backend,
 {
     std::vector<int> out_sizes;
     gr::block_sptr blk = trfg::make_block(c, backend, out_sizes);
-    const unsigned vlen = c.detector == "boxcar" ? c.nchan : 1;
+    const unsigned vlen = (unsigned)trfg::item_floats(c);
     auto src = trfg::ring_source::make(pattern, vlen, total, ring, true);
     gr::top_block_sptr tb = gr::make_top_block("transient_flowgraph_bench");
     tb->connect(src, 0, blk, 0);
     block_result r;
     double t0 = 0;
     if (out_sizes.empty()) {
-        // Edges without the output: the block is the end of the stream and
-        // reports on "detects"; samples through = samples it consumed.
+        // Edges or boxcar without outputs, frb: the block is the end of the
+        // stream and reports on "detects"; samples through = samples it consumed.
         auto msgs = msg_counter::make();
         tb->msg_connect(blk, "detects", msgs, "in");
         t0 = now();
@@ -438,6 +445,7 @@ size_t default_batch(const trfg::det_case &c, bool quick)
     if (quick) return 4096;
     if (c.detector == "boxcar") return c.nchan > 1 ? 65536 : (size_t)1 << 20;
     if (c.detector == "spiir") return 8192;
+    if (c.detector == "frb") return 16384; // tr_frb's block
     return (size_t)1 << 20;
 }
 
@@ -501,6 +509,15 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
                  ",\"output_bytes_per_sample\":" + std::to_string(8 * c.templates) +
                  ",\"threshold\":" + num(trfg::k_spiir_threshold) +
                  ",\"window\":" + std::to_string(trfg::k_spiir_window);
+        if (c.detector == "frb")
+            s += ",\"nchan\":" + std::to_string(c.nchan) +
+                 ",\"fch1\":" + num(trfg::k_frb_fch1) +
+                 ",\"bandwidth\":" + num(trfg::k_frb_band) +
+                 ",\"tsamp\":" + num(trfg::k_frb_tsamp) +
+                 ",\"dm_max\":" + num(trfg::k_frb_dm_max) +
+                 ",\"max_width\":1024,\"zero_dm\":true";
+        if (br && br->detections >= 0 && c.detector == "frb")
+            s += ",\"detections\":" + std::to_string(br->detections);
         if (c.detector == "kalman")
             s += ",\"M\":" + std::to_string(c.M) + ",\"Ns\":" + std::to_string(c.M / 2) +
                  ",\"noise_ar\":[0.5],\"target_ar\":[0.9]";
@@ -512,8 +529,9 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
     } else {
         char name[64];
         std::snprintf(name, sizeof name, "%s%s", c.detector.c_str(),
-                      c.detector == "boxcar" ? ("/" + std::to_string(c.nchan)).c_str()
-                                             : "");
+                      trfg::item_floats(c) > 1 || c.detector == "boxcar"
+                          ? ("/" + std::to_string(c.nchan)).c_str()
+                          : "");
         std::fprintf(g_out,
                      "%-10s %-4s %-5s%s batch %8zu  %10.4g samples/s  ceiling %10.4g  "
                      "ratio %6.3f  block/core %6.3f%s\n",
@@ -551,6 +569,8 @@ int main(int argc, char **argv)
             o.backends = split(val());
         else if (a == "--seconds")
             o.seconds = std::atof(val().c_str());
+        else if (a == "--frb-nchan")
+            o.frb_nchan = (unsigned)std::atoi(val().c_str());
         else if (a == "--boxcar-nchan") {
             o.boxcar_nchan.clear();
             for (auto &s : split(val()))
@@ -600,7 +620,7 @@ int main(int argc, char **argv)
         usage("--edge-msg: dicts, vectors or both");
     if (o.quick) o.seconds = std::min(o.seconds, 0.05);
     for (auto &d : o.detectors)
-        if (d != "edges" && d != "boxcar" && d != "spiir" && d != "kalman")
+        if (d != "edges" && d != "boxcar" && d != "spiir" && d != "kalman" && d != "frb")
             usage(("unknown detector " + d).c_str());
 
     env_info env;
@@ -672,6 +692,7 @@ int main(int argc, char **argv)
         c.M = o.kalman_M;
         c.edge_min_width = o.edge_min;
         c.edge_max_width = o.edge_max;
+        c.nchan = d == "frb" ? (o.quick ? 64 : o.frb_nchan) : 1;
         cases.push_back(c);
     }
 
@@ -701,7 +722,7 @@ int main(int argc, char **argv)
 
             {
                 // Source and scheduler alone, with the same ring.
-                const unsigned vlen = c.detector == "boxcar" ? c.nchan : 1;
+                const unsigned vlen = (unsigned)trfg::item_floats(c);
                 const uint64_t total = (o.quick ? 4 : 64) * (uint64_t)ring;
                 const result ov = run_overhead(vlen, pattern, ring, total);
                 if (o.json)

@@ -19,6 +19,11 @@ Blocks:
     boxcar_search_ff   boxcar single-pulse search (BoxDIT, IGRID, ideal) per
     boxcar_search_cf   channel of a float (or complex: power) vector stream;
                        S/N and width outputs, "pulse" tags and "detects".
+    filterbank_source  a SIGPROC filterbank file as a stream of spectra, its
+                       header as tags (rx_rate, rx_freq, filterbank)
+    dedisperse_ff      incoherent dedispersion: spectra in, DM trials out
+    frb_search_f       FRB search of spectra (dedispersion, boxcar search,
+                       candidates with DM, time, width, S/N on "detects")
 
 Helpers on numpy arrays (libtransient, no flowgraph needed):
     find_edges(x, low, mid, high, backend='cpu', variant='fast')
@@ -47,6 +52,10 @@ Pure-Python modules of the package are imported on their own:
                                     annotations
     gnuradio.transient.recordings   every recording format of transient-detect
                                     as a sample stream (format dispatch)
+    gnuradio.transient.dispersed_pulse  a simulated SDR seeing dispersed
+                                    pulses (Dispersed Pulse Source block)
+    gnuradio.transient.frb_candidates  the candidate printer of the FRB
+                                    examples
 """
 
 # pybind11 generated symbols (blocks and core helpers)

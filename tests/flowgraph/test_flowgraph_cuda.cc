@@ -16,6 +16,9 @@
  *           (template, sample; |SNR| within 1e-3);
  *   kalman  LLR within 2e-3 max(1, |LLR|), the same burst tags except where
  *           the LLR is that close to the threshold.
+ *   frb     every injected burst found at its DM and time on the CPU, the
+ *           same candidates (sample, DM trial, width) with S/N above the
+ *           threshold + 0.5 (the sink's "detects" messages).
  * The CUDA batches are smaller than the streams and do not divide them, so
  * that several batches, GNU Radio's chunking and the end of a stream are
  * exercised. Exit 77 (skipped) without a usable GPU; `--cpu-only` runs the
@@ -42,6 +45,7 @@
 
 #include <unistd.h>
 #include <algorithm>
+#include <tuple>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -104,7 +108,7 @@ run_out run(const trfg::det_case &c, const std::string &backend,
 {
     std::vector<int> sizes;
     gr::block_sptr blk = trfg::make_block(c, backend, sizes);
-    const unsigned vlen = c.detector == "boxcar" ? c.nchan : 1;
+    const unsigned vlen = (unsigned)trfg::item_floats(c);
     auto src = trfg::ring_source::make(x, vlen, n, 0, false);
     // No outputs (edges without the pass-through output): no sink.
     trfg::capture_sink::sptr snk;
@@ -462,6 +466,60 @@ void check_kalman(const trfg::det_case &c, const run_out &a, const run_out &g, u
     std::printf("kalman: %zu burst tags, equal\n", ta.size());
 }
 
+// The candidates of frb_search_f's "detects" messages.
+struct frb_cand {
+    double sample, channel, width, snr, dm;
+};
+
+std::vector<frb_cand> frb_cands(const run_out &r)
+{
+    std::vector<frb_cand> v;
+    for (const auto &m : r.msgs) {
+        const pmt::pmt_t p = pmt::dict_ref(m, pmt::mp("pulses"), pmt::PMT_NIL);
+        for (size_t i = 0; pmt::is_vector(p) && i < pmt::length(p); i++) {
+            const pmt::pmt_t d = pmt::vector_ref(p, i);
+            v.push_back({dnum(d, "sample"), dnum(d, "channel"), dnum(d, "width"),
+                         dnum(d, "snr"), dnum(d, "dm")});
+        }
+    }
+    return v;
+}
+
+// Every injected burst (make_signal: DM 500, 4 spectra, one every 65536 from
+// 32768) is found by the CPU flow graph at its DM and time; the CUDA flow
+// graph reports the same candidates away from the threshold.
+void check_frb(const trfg::det_case &c, const run_out &a, const run_out &g, uint64_t n)
+{
+    CHECK(a.consumed == n && g.consumed == n, "frb: consumed %llu and %llu of %llu",
+          (unsigned long long)a.consumed, (unsigned long long)g.consumed,
+          (unsigned long long)n);
+    const auto ca = frb_cands(a), cg = frb_cands(g);
+    const tr_dedisp_plan_config plan = trfg::frb_plan(c);
+    const uint64_t sweep = tr_dedisp_delay(&plan, 500.0, c.nchan - 1);
+    size_t bursts = 0, found = 0;
+    for (uint64_t p = 32768; p + sweep + 4 < n; p += 65536, bursts++)
+        for (const auto &e : ca)
+            if (std::fabs(e.sample - (double)(p + 1)) <= 4 &&
+                std::fabs(e.dm - 500.0) <= 25.0) {
+                found++;
+                break;
+            }
+    CHECK(bursts > 0 && found == bursts, "frb: %zu of %zu bursts found on the CPU", found,
+          bursts);
+    const double margin = trfg::k_frb_threshold + 0.5;
+    auto strong = [margin](const std::vector<frb_cand> &v) {
+        std::vector<std::tuple<double, double, double>> s;
+        for (const auto &e : v)
+            if (e.snr > margin) s.emplace_back(e.sample, e.channel, e.width);
+        std::sort(s.begin(), s.end());
+        return s;
+    };
+    CHECK(strong(ca) == strong(cg), "frb: %zu candidates on the CPU, %zu on CUDA differ",
+          ca.size(), cg.size());
+    std::printf("frb: %zu candidates (%zu of %zu bursts), CPU and CUDA equal\n",
+                ca.size(), found, bursts);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -492,6 +550,7 @@ int main(int argc, char **argv)
         {"edges", 1, 65536, 3000017, 0, 0},  {"edges", 1, 4096, 300007, 4, 40},
         {"boxcar", 1, 65536, 1500007, 0, 0}, {"boxcar", 16, 8192, 200003, 0, 0},
         {"spiir", 1, 4096, 150001, 0, 0},    {"kalman", 1, 65536, 1000003, 0, 0},
+        {"frb", 64, 16384, 140003, 0, 0},
     };
     for (const spec &s : specs) {
         trfg::det_case c;
@@ -507,8 +566,9 @@ int main(int argc, char **argv)
         try {
             if (c.detector == "spiir") trfg::make_spiir_bank(c, bank_path, 3);
             auto x = std::make_shared<std::vector<float>>(trfg::make_signal(c, s.n, 5));
-            const run_out a = run(c, "cpu", x, s.n);
-            const run_out g = cpu_only ? a : run(c, "cuda", x, s.n);
+            const bool msgs = c.detector == "frb"; // a sink: candidates on detects
+            const run_out a = run(c, "cpu", x, s.n, msgs);
+            const run_out g = cpu_only ? a : run(c, "cuda", x, s.n, msgs);
             if (c.detector == "edges") {
                 check_edges(c, a, g, s.n, *x);
                 char what[64];
@@ -524,6 +584,7 @@ int main(int argc, char **argv)
             }
             if (c.detector == "spiir") check_spiir(c, a, g, s.n);
             if (c.detector == "kalman") check_kalman(c, a, g, s.n);
+            if (c.detector == "frb") check_frb(c, a, g, s.n);
         } catch (const std::exception &e) {
             CHECK(false, "%s: %s", s.det, e.what());
         }

@@ -155,6 +155,46 @@ tb.run()
       FIXTURES_REQUIRED grc_boxcar_search_pulsar
       LABELS "python;gnuradio;grc" TIMEOUT 120)
 
+  # The real fast radio burst of examples/data/29.fil from a Filterbank Source
+  # through the FRB Search: the one burst near DM 475 at 2.029 s, nothing else.
+  tr_grc_example(frb_search_filterbank
+                 "candidates: 1, best: DM 47[0-9]\\.[0-9]+ at 2\\.02[89][0-9] s"
+                 --recording ${PROJECT_SOURCE_DIR}/examples/data/29.fil)
+  # The live chain on 4 s of a simulated SDR (dispersed pulse source -> FFT
+  # channeliser -> power -> integration -> FRB Search): the pulses at 1, 2
+  # and 3 s at their DM, nothing else.
+  tr_grc_example(frb_search_live
+                 "candidates: 3, at DM 60 \\+- 12: 3, on the period: 3, off: 0"
+                 --samples 4096000)
+  # The threshold parameter's callback reaches the FRB Search: a NaN is
+  # refused (ValueError), a threshold above every pulse leaves none.
+  file(WRITE ${_tr_grc_out}/check_frb_live_setters.py [=[
+import sys
+import unittest
+
+sys.path.insert(0, sys.argv[1])
+from gnuradio import transient  # noqa: E402
+import frb_search_live  # noqa: E402
+
+if not transient.__file__.startswith(sys.argv[2]):
+    raise RuntimeError("gnuradio.transient from %s, not from %s" %
+                       (transient.__file__, sys.argv[2]))
+tb = frb_search_live.frb_search_live(samples=4096000)
+unittest.TestCase().assertRaises(ValueError, tb.set_threshold, float("nan"))
+tb.set_threshold(1000.0)
+tb.run()
+]=])
+  add_test(NAME grc_setters_frb_search_live
+           COMMAND ${PYTHON_EXECUTABLE} -B ${_tr_grc_out}/check_frb_live_setters.py
+                   ${_tr_grc_out} ${PROJECT_BINARY_DIR}/test_modules/)
+  set_tests_properties(grc_setters_frb_search_live PROPERTIES
+      ENVIRONMENT "${_tr_grc_env}"
+      ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+      PASS_REGULAR_EXPRESSION "candidates: 0"
+      FAIL_REGULAR_EXPRESSION "Traceback"
+      FIXTURES_REQUIRED grc_frb_search_live
+      LABELS "python;gnuradio;grc" TIMEOUT 120)
+
   # The demo's flow graphs (examples/demo_*.grc, scored by
   # gnuradio.transient.demo_score after they stop: hits, misses and false
   # alarms against the injected truth and the recordings' references).

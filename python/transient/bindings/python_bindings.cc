@@ -24,6 +24,9 @@ void bind_spiir_bank_cc(py::module &m);
 void bind_kalman_detector_ff(py::module &m);
 void bind_boxcar_search_ff(py::module &m);
 void bind_power_cf(py::module &m);
+void bind_dedisperse_ff(py::module &m);
+void bind_frb_search_f(py::module &m);
+void bind_filterbank_source(py::module &m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 // Core helpers on numpy arrays (core_python.cc, dedisp_python.cc).
@@ -58,6 +61,9 @@ PYBIND11_MODULE(transient_python, m)
     bind_kalman_detector_ff(m);
     bind_boxcar_search_ff(m);
     bind_power_cf(m);
+    bind_dedisperse_ff(m);
+    bind_frb_search_f(m);
+    bind_filterbank_source(m);
     // ) END BINDING_FUNCTION_CALLS
 
     bind_core(m);

@@ -11,6 +11,7 @@
 #include <transient/boxcar.h>
 #include <transient/boxcar_predict.h>
 #include <transient/candidates.h>
+#include <transient/frb.h>
 #include <transient/filterbank.h>
 #include <transient/dedisp.h>
 

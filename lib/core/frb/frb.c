@@ -1,0 +1,489 @@
+/*
+ * FRB search object: the chain tr_dedisp -> tr_boxcar -> tr_candidates over
+ * blocks of spectra, with DM trials turned into DMs and positions into times.
+ *
+ * Papers: B. R. Barsdell et al., "Accelerating incoherent dedispersion"
+ * (MNRAS 422, 379, 2012) for the DM plan; K. Adamek, W. Armour, "Single Pulse
+ * Detection Algorithms for Real-time Fast Radio Burst Searches using GPUs"
+ * (ApJS 247:56, 2020) for the search and the candidates.
+ *
+ * Positions: tr_dedisp writes position p = position_in - L + k for output k
+ * of a call; p < 0 (the first L spectra) are dropped, so the search sees
+ * dedispersed position 0 first. The end of the data is dedispersed by
+ * feeding L spectra of zeros through tr_dedisp_process (what tr_dedisp_flush
+ * does, in bounded blocks), and the positions whose sum lacks a spectrum are
+ * set to NaN for the search.
+ *
+ * CUDA backend: both stages run on the GPU through their host entry points
+ * (the plane comes back to the host for the normalisation, which measures
+ * the noise of every trial there; the device-only boxcar path supports fixed
+ * statistics only).
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <transient/frb.h>
+
+#include "common/core_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct tr_frb {
+    tr_frb_config cfg; /* validated configuration (pointers cleared) */
+    tr_dedisp *dd;     /* dedispersion */
+    tr_boxcar *bx;     /* normalisation + search, nchan = ndm */
+    tr_candidates *cand;
+    uint32_t ndm;
+    uint32_t nchan;
+    uint32_t L;          /* largest delay */
+    uint32_t *trial_lat; /* largest delay of each trial */
+    float *y;            /* block * ndm dedispersed */
+    float *snr;          /* block * ndm search outputs */
+    int32_t *width;
+    float *zeros; /* block * nchan zero spectra (the end of the data) */
+    float *plane; /* keep_plane: the plane of the last call */
+    size_t plane_n, plane_cap;
+    int64_t plane_first;
+    tr_candidate *tmp; /* tr_candidates_read scratch */
+    size_t tmp_cap;
+    uint64_t position;    /* spectra consumed */
+    uint64_t searched;    /* dedispersed positions given to the search */
+    tr_frb_timing timing; /* seconds per stage */
+    int flushed;
+    tr_error err;
+};
+
+tr_frb_config tr_frb_config_default(void)
+{
+    tr_frb_config c;
+    memset(&c, 0, sizeof c);
+    c.dedisp = tr_dedisp_config_default();
+    c.dedisp.plan.nchan = 0; /* the geometry has no default */
+    c.dedisp.zero_dm = 1;    /* as Heimdall: slow broadband power is not a burst */
+    c.search = tr_boxcar_config_default();
+    c.search.max_width = 1024;
+    c.search.norm.window = 1024;
+    c.search.norm.history = 8;
+    c.threshold = 8.0f;
+    c.link_time = 0;
+    c.link_dm = 200;
+    c.link_width = 0.0;
+    c.max_span = 0;
+    c.backend = TR_BACKEND_AUTO;
+    c.device = 0;
+    c.block = 16384;
+    c.keep_plane = 0;
+    return c;
+}
+
+static tr_status check_config(const tr_frb_config *c, tr_error *err)
+{
+    if (c->block < 1 || c->block > TR_FRB_MAX_BLOCK)
+        return tr_fail(err, TR_ERR_INVALID, "frb: block must be in 1..%u spectra, got %u",
+                       TR_FRB_MAX_BLOCK, c->block);
+    if (!isfinite(c->threshold))
+        return tr_fail(err, TR_ERR_INVALID, "frb: threshold must be finite");
+    if (c->link_width != 0.0 && !(c->link_width >= 1.0))
+        return tr_fail(err, TR_ERR_INVALID, "frb: link_width must be 0 or >= 1, got %g",
+                       c->link_width);
+    if (c->backend != TR_BACKEND_AUTO && c->backend != TR_BACKEND_CPU &&
+        c->backend != TR_BACKEND_CUDA)
+        return tr_fail(err, TR_ERR_INVALID, "frb: unknown backend %d", (int)c->backend);
+    return TR_OK;
+}
+
+void tr_frb_destroy(tr_frb *q)
+{
+    if (!q) return;
+    tr_candidates_destroy(q->cand);
+    tr_boxcar_destroy(q->bx);
+    tr_dedisp_destroy(q->dd);
+    free(q->trial_lat);
+    free(q->y);
+    free(q->snr);
+    free(q->width);
+    free(q->zeros);
+    free(q->plane);
+    free(q->tmp);
+    free(q);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void *alloc_array(size_t n, size_t size)
+{
+    return n && n <= SIZE_MAX / size ? calloc(n, size) : NULL;
+}
+
+tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
+{
+    tr_clear(err);
+    if (!cfg) {
+        tr_fail(err, TR_ERR_INVALID, "frb: cfg is NULL");
+        return NULL;
+    }
+    if (check_config(cfg, err) != TR_OK) return NULL;
+    tr_frb *q = calloc(1, sizeof *q);
+    if (!q) {
+        tr_fail(err, TR_ERR_NOMEM, "frb: out of memory");
+        return NULL;
+    }
+    q->cfg = *cfg;
+
+    /* Dedispersion decides the backend (AUTO falls back to the CPU without a
+     * device); the search follows it. */
+    tr_dedisp_config dc = cfg->dedisp;
+    dc.backend = cfg->backend;
+    dc.device = cfg->device;
+    dc.device_layout = TR_DEDISP_SAMPLE_MAJOR;
+    q->dd = tr_dedisp_create(&dc, err);
+    if (!q->dd) goto fail;
+    q->ndm = tr_dedisp_ndm(q->dd);
+    q->nchan = tr_dedisp_nchan(q->dd);
+    q->L = tr_dedisp_latency(q->dd);
+
+    tr_boxcar_config bc = cfg->search;
+    bc.nchan = q->ndm;
+    bc.backend = tr_dedisp_backend(q->dd);
+    bc.device = cfg->device;
+    bc.device_layout = TR_BOXCAR_TIME_MAJOR;
+    bc.stage_outputs = 0;
+    q->bx = tr_boxcar_create(&bc, err);
+    if (!q->bx) goto fail;
+
+    tr_candidates_config cc = tr_candidates_config_default();
+    cc.nchan = q->ndm;
+    cc.threshold = cfg->threshold;
+    cc.link_time = cfg->link_time;
+    cc.link_chan = cfg->link_dm;
+    cc.link_width = cfg->link_width;
+    cc.start_position = 0;
+    cc.max_span = cfg->max_span;
+    q->cand = tr_candidates_create(&cc, err);
+    if (!q->cand) goto fail;
+
+    const size_t B = cfg->block;
+    q->trial_lat = alloc_array(q->ndm, sizeof *q->trial_lat);
+    q->y = alloc_array(B * q->ndm, sizeof *q->y);
+    q->snr = alloc_array(B * q->ndm, sizeof *q->snr);
+    q->width = alloc_array(B * q->ndm, sizeof *q->width);
+    q->zeros = alloc_array(B * q->nchan, sizeof *q->zeros);
+    q->tmp_cap = 256;
+    q->tmp = alloc_array(q->tmp_cap, sizeof *q->tmp);
+    if (!q->trial_lat || !q->y || !q->snr || !q->width || !q->zeros || !q->tmp) {
+        tr_fail(err, TR_ERR_NOMEM,
+                "frb: out of memory for blocks of %zu spectra x %u "
+                "DM trials",
+                B, q->ndm);
+        goto fail;
+    }
+    for (uint32_t d = 0; d < q->ndm; d++) {
+        uint32_t m = 0;
+        for (uint32_t c = 0; c < q->nchan; c++) {
+            const uint32_t v = tr_dedisp_channel_delay(q->dd, d, c);
+            if (v > m) m = v;
+        }
+        q->trial_lat[d] = m;
+    }
+    /* The pointers of cfg are not kept (the stages copied what they need). */
+    q->cfg.dedisp.plan.dm_list = NULL;
+    q->cfg.dedisp.mask = NULL;
+    q->cfg.search.norm.fixed_means = NULL;
+    q->cfg.search.norm.fixed_sigmas = NULL;
+    q->cfg.search.norm.fixed_mu_L = NULL;
+    q->cfg.search.norm.fixed_sigma_L = NULL;
+    return q;
+fail:
+    tr_frb_destroy(q);
+    return NULL;
+}
+
+tr_status tr_frb_reset(tr_frb *q)
+{
+    if (!q) return TR_ERR_INVALID;
+    tr_status st = tr_dedisp_reset(q->dd);
+    if (st == TR_OK) st = tr_boxcar_reset(q->bx);
+    if (st == TR_OK) st = tr_candidates_reset(q->cand);
+    if (st != TR_OK)
+        return tr_fail(&q->err, st, "frb: reset failed: %s", tr_strerror(st));
+    q->position = 0;
+    q->searched = 0;
+    memset(&q->timing, 0, sizeof q->timing);
+    q->plane_n = 0;
+    q->plane_first = 0;
+    q->flushed = 0;
+    tr_clear(&q->err);
+    return TR_OK;
+}
+
+/* Adds m dedispersed positions to the plane of the current call. */
+static tr_status add_plane(tr_frb *q, const float *y, size_t m)
+{
+    if (!q->cfg.keep_plane || m == 0) return TR_OK;
+    if (q->plane_n == 0) q->plane_first = (int64_t)q->searched;
+    const size_t need = (q->plane_n + m) * q->ndm;
+    if (need > q->plane_cap) {
+        size_t cap = q->plane_cap ? q->plane_cap : (size_t)q->ndm * 1024;
+        while (cap < need)
+            cap *= 2;
+        float *p = realloc(q->plane, cap * sizeof *p);
+        if (!p) return tr_fail(&q->err, TR_ERR_NOMEM, "frb: out of memory for the plane");
+        q->plane = p;
+        q->plane_cap = cap;
+    }
+    memcpy(q->plane + q->plane_n * q->ndm, y, m * q->ndm * sizeof *y);
+    q->plane_n += m;
+    return TR_OK;
+}
+
+static tr_status stage_error(tr_frb *q, tr_status st, const char *stage, const char *msg)
+{
+    return tr_fail(&q->err, st, "frb: %s: %s", stage, msg);
+}
+
+/* The search and the clustering of m dedispersed positions (q->searched on). */
+static tr_status search(tr_frb *q, const float *y, size_t m)
+{
+    if (m == 0) return TR_OK;
+    tr_status st = add_plane(q, y, m);
+    if (st != TR_OK) return st;
+    const uint64_t bpos = tr_boxcar_position(q->bx);
+    const double t0 = now_s();
+    st = tr_boxcar_process(q->bx, y, m, q->snr, q->width);
+    const double t1 = now_s();
+    q->timing.search += t1 - t0;
+    if (st != TR_OK) return stage_error(q, st, "search", tr_boxcar_last_error(q->bx));
+    q->searched += m;
+    /* Output k is position bpos - latency + k: skip the negative ones. */
+    const uint64_t lat = tr_boxcar_latency(q->bx);
+    const size_t skip = bpos >= lat ? 0 : (size_t)(lat - bpos < m ? lat - bpos : m);
+    const uint64_t first = bpos + skip - lat;
+    st = tr_boxcar_candidates_process(q->cand, q->bx, first, q->snr + skip * q->ndm,
+                                      q->width + skip * q->ndm, m - skip);
+    q->timing.candidates += now_s() - t1;
+    if (st != TR_OK)
+        return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
+    return TR_OK;
+}
+
+/* Dedisperse n <= block spectra (x: floats, or raw bytes when raw is set) and
+ * search the complete positions they finish. */
+static tr_status step(tr_frb *q, const float *x, const void *raw, size_t n)
+{
+    const uint64_t pin = q->position;
+    const double t0 = now_s();
+    const tr_status st = raw ? tr_dedisp_process_raw(q->dd, raw, n, q->y)
+                             : tr_dedisp_process(q->dd, x, n, q->y);
+    q->timing.dedisp += now_s() - t0;
+    if (st != TR_OK)
+        return stage_error(q, st, "dedispersion", tr_dedisp_last_error(q->dd));
+    q->position += n;
+    /* Output k is position pin - L + k: the first L overall are negative. */
+    const size_t skip = pin >= q->L ? 0 : (size_t)(q->L - pin < n ? q->L - pin : n);
+    return search(q, q->y + skip * q->ndm, n - skip);
+}
+
+static tr_status run(tr_frb *q, const float *x, const void *raw, size_t n)
+{
+    if (!q) return TR_ERR_INVALID;
+    if (q->flushed)
+        return tr_fail(&q->err, TR_ERR_STATE, "frb: process after flush (reset first)");
+    if (n && !x && !raw) return tr_fail(&q->err, TR_ERR_INVALID, "frb: input is NULL");
+    q->plane_n = 0;
+    const size_t bytes = raw ? (size_t)q->nchan * q->cfg.dedisp.raw_nbits / 8 : 0;
+    for (size_t k = 0; k < n;) {
+        const size_t len = n - k < q->cfg.block ? n - k : q->cfg.block;
+        const tr_status st = raw ? step(q, NULL, (const uint8_t *)raw + k * bytes, len)
+                                 : step(q, x + k * (size_t)q->nchan, NULL, len);
+        if (st != TR_OK) return st;
+        k += len;
+    }
+    return TR_OK;
+}
+
+tr_status tr_frb_process(tr_frb *q, const float *x, size_t n)
+{
+    return run(q, x, NULL, n);
+}
+
+tr_status tr_frb_process_raw(tr_frb *q, const void *raw, size_t n)
+{
+    if (q && n && !raw) return tr_fail(&q->err, TR_ERR_INVALID, "frb: input is NULL");
+    return run(q, NULL, raw, n);
+}
+
+tr_status tr_frb_flush(tr_frb *q)
+{
+    if (!q) return TR_ERR_INVALID;
+    if (q->flushed) return tr_fail(&q->err, TR_ERR_STATE, "frb: flush called twice");
+    q->plane_n = 0;
+    const uint64_t N = q->position;
+    /* The last L positions: L zero spectra through the dedispersion, without
+     * counting them as data; a position p of trial d is complete when
+     * p + trial_lat[d] < N, otherwise NaN. */
+    for (uint32_t left = q->L; left > 0;) {
+        const size_t len = left < q->cfg.block ? left : q->cfg.block;
+        const uint64_t pin = tr_dedisp_position(q->dd);
+        const double t0 = now_s();
+        tr_status st = tr_dedisp_process(q->dd, q->zeros, len, q->y);
+        q->timing.dedisp += now_s() - t0;
+        if (st != TR_OK)
+            return stage_error(q, st, "dedispersion", tr_dedisp_last_error(q->dd));
+        left -= (uint32_t)len;
+        const size_t skip =
+            pin >= q->L ? 0 : (size_t)(q->L - pin < len ? q->L - pin : len);
+        const size_t m = len - skip;
+        float *y = q->y + skip * q->ndm;
+        for (size_t k = 0; k < m; k++) {
+            const uint64_t p = q->searched + k;
+            for (uint32_t d = 0; d < q->ndm; d++)
+                if (p + q->trial_lat[d] >= N) y[k * q->ndm + d] = NAN;
+        }
+        st = search(q, y, m);
+        if (st != TR_OK) return st;
+    }
+    /* The search's last latency positions, then every open candidate. */
+    const uint32_t lat = tr_boxcar_latency(q->bx);
+    const uint64_t bpos = tr_boxcar_position(q->bx);
+    float *snr = alloc_array((size_t)lat * q->ndm + 1, sizeof *snr);
+    int32_t *width = alloc_array((size_t)lat * q->ndm + 1, sizeof *width);
+    tr_status st = snr && width ? TR_OK : TR_ERR_NOMEM;
+    if (st == TR_OK) {
+        st = tr_boxcar_flush(q->bx, snr, width);
+        if (st != TR_OK) stage_error(q, st, "search", tr_boxcar_last_error(q->bx));
+    } else {
+        tr_fail(&q->err, st, "frb: out of memory for the search flush");
+    }
+    if (st == TR_OK) {
+        /* Flush output k is position bpos - lat + k. */
+        const size_t skip = bpos >= lat ? 0 : (size_t)(lat - bpos);
+        st = tr_boxcar_candidates_process(q->cand, q->bx, bpos + skip - lat,
+                                          snr + skip * q->ndm, width + skip * q->ndm,
+                                          lat - skip);
+        if (st == TR_OK) st = tr_candidates_flush(q->cand);
+        if (st != TR_OK)
+            stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
+    }
+    free(snr);
+    free(width);
+    if (st == TR_OK) q->flushed = 1;
+    return st;
+}
+
+size_t tr_frb_read(tr_frb *q, tr_frb_candidate *out, size_t cap)
+{
+    if (!q || !out) return 0;
+    const double *dms = tr_dedisp_dms(q->dd);
+    const double tsamp = q->cfg.dedisp.plan.tsamp;
+    size_t done = 0;
+    while (done < cap) {
+        const size_t want = cap - done < q->tmp_cap ? cap - done : q->tmp_cap;
+        const size_t got = tr_candidates_read(q->cand, q->tmp, want);
+        for (size_t i = 0; i < got; i++) {
+            const tr_candidate *e = &q->tmp[i];
+            tr_frb_candidate *o = &out[done + i];
+            o->dm = dms[e->channel];
+            o->sample = e->peak;
+            o->time = (double)e->peak * tsamp;
+            o->start = e->start;
+            o->width = e->width;
+            o->snr = e->snr;
+            o->members = e->members;
+            o->dm_index = e->channel;
+            o->dm_index_lo = e->chan_lo;
+            o->dm_index_hi = e->chan_hi;
+            o->first = e->first;
+            o->end = e->end;
+            o->truncated = e->truncated;
+        }
+        done += got;
+        if (got < want) break;
+    }
+    return done;
+}
+
+tr_status tr_frb_plane(const tr_frb *q, const float **plane, size_t *n, int64_t *first)
+{
+    if (!q || !plane || !n) return TR_ERR_INVALID;
+    if (!q->cfg.keep_plane) return TR_ERR_STATE;
+    *plane = q->plane;
+    *n = q->plane_n;
+    if (first) *first = q->plane_first;
+    return TR_OK;
+}
+
+tr_status tr_frb_set_threshold(tr_frb *q, float threshold)
+{
+    if (!q) return TR_ERR_INVALID;
+    const tr_status st = tr_candidates_set_threshold(q->cand, threshold);
+    if (st != TR_OK)
+        return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
+    q->cfg.threshold = threshold;
+    return TR_OK;
+}
+
+tr_frb_timing tr_frb_get_timing(const tr_frb *q)
+{
+    const tr_frb_timing none = {0, 0, 0};
+    return q ? q->timing : none;
+}
+
+uint32_t tr_frb_ndm(const tr_frb *q)
+{
+    return q ? q->ndm : 0;
+}
+const double *tr_frb_dms(const tr_frb *q)
+{
+    return q ? tr_dedisp_dms(q->dd) : NULL;
+}
+uint32_t tr_frb_max_delay(const tr_frb *q)
+{
+    return q ? q->L : 0;
+}
+uint32_t tr_frb_latency(const tr_frb *q)
+{
+    return q ? q->L + tr_boxcar_latency(q->bx) : 0;
+}
+uint32_t tr_frb_warmup(const tr_frb *q)
+{
+    return q ? tr_boxcar_norm_window(tr_boxcar_get_norm(q->bx)) : 0;
+}
+uint64_t tr_frb_position(const tr_frb *q)
+{
+    return q ? q->position : 0;
+}
+uint64_t tr_frb_searched(const tr_frb *q)
+{
+    return q ? q->searched : 0;
+}
+uint64_t tr_frb_peaks(const tr_frb *q)
+{
+    return q ? tr_candidates_peaks(q->cand) : 0;
+}
+size_t tr_frb_pending(const tr_frb *q)
+{
+    return q ? tr_candidates_pending(q->cand) : 0;
+}
+tr_backend tr_frb_backend(const tr_frb *q)
+{
+    return q ? tr_dedisp_backend(q->dd) : TR_BACKEND_CPU;
+}
+int tr_frb_device_resident(const tr_frb *q)
+{
+    (void)q;
+    return 0;
+}
+int tr_frb_flushed(const tr_frb *q)
+{
+    return q ? q->flushed : 0;
+}
+const char *tr_frb_last_error(const tr_frb *q)
+{
+    return q ? q->err.message : "frb: NULL";
+}
