@@ -273,12 +273,10 @@ static tr_status cluster(tr_frb *q, uint64_t first, float *snr, const int32_t *w
     return TR_OK;
 }
 
-/* The search and the clustering of m dedispersed positions (q->searched on). */
-static tr_status search(tr_frb *q, const float *y, size_t m)
+/* The search and the clustering of m <= FRB_SEARCH_PIECE positions. */
+static tr_status search_piece(tr_frb *q, const float *y, size_t m)
 {
-    if (m == 0) return TR_OK;
-    tr_status st = add_plane(q, y, m);
-    if (st != TR_OK) return st;
+    tr_status st;
     const uint64_t bpos = tr_boxcar_position(q->bx);
     const double t0 = now_s();
     st = tr_boxcar_process(q->bx, y, m, q->snr, q->width);
@@ -295,6 +293,25 @@ static tr_status search(tr_frb *q, const float *y, size_t m)
     return st;
 }
 
+/*
+ * Samples per tr_boxcar_process call: tr_boxcar_candidates_process reads the
+ * statistics of the windows its outputs start in, and tr_boxcar keeps them
+ * for at least its latency + 4096 samples behind its position; the outputs
+ * of a longer call would lose theirs and be masked as warming up.
+ */
+#define FRB_SEARCH_PIECE 4096
+
+/* The search and the clustering of m dedispersed positions (q->searched on). */
+static tr_status search(tr_frb *q, const float *y, size_t m)
+{
+    if (m == 0) return TR_OK;
+    tr_status st = add_plane(q, y, m);
+    if (st != TR_OK) return st;
+    for (size_t k = 0; k < m && st == TR_OK; k += FRB_SEARCH_PIECE)
+        st = search_piece(q, y + k * q->ndm,
+                          m - k < FRB_SEARCH_PIECE ? m - k : FRB_SEARCH_PIECE);
+    return st;
+}
 /* Dedisperse n <= block spectra (x: floats, or raw bytes when raw is set) and
  * search the complete positions they finish. */
 static tr_status step(tr_frb *q, const float *x, const void *raw, size_t n)
