@@ -33,6 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Which file is which (from each folder's README.md)
 # --------------------------------------------------------------------------
 FINAL, REPEAT, EARLIER, PROBE = "final", "repeat", "earlier", "probe"
+DEDISP_FOLDER = "2026-11-26-h100-dedisp"
 
 Source = namedtuple("Source", "folder file role reason labels cpu")
 
@@ -204,6 +205,20 @@ SOURCES = [
       labels=["batch 65536"]),
     S("2026-11-22-h100-kalman", "bench_kalman_run1.jsonl", EARLIER,
       "first Kalman GPU results, transient-bench, first run", labels=["batch 65536"]),
+    # dedispersion (bench/results/2026-11-26-h100-dedisp/README.md)
+    S(DEDISP_FOLDER, "bench_dedisp.jsonl", FINAL,
+      "transient-bench --detector dedisp: random 8-bit spectra, Heimdall's synthetic header"),
+    S(DEDISP_FOLDER, "bench_dedisp_files.jsonl", FINAL,
+      "transient-bench --detector dedisp --file: Heimdall's synthetic file and 29.fil, "
+      "without and with zero-DM", labels=["synth.fil", "29.fil", "synth.fil, zero-DM",
+                                          "29.fil, zero-DM"]),
+    S(DEDISP_FOLDER, "heimdall.jsonl", FINAL,
+      "Heimdall (peers/heimdall/run.sh, REPS=3) in the same run: per-file wall and stage timers"),
+    S(DEDISP_FOLDER, "first/bench_dedisp.jsonl", EARLIER,
+      "first kernel (8 trials x 512 outputs per block, whole staging window), Heimdall not run"),
+    S(DEDISP_FOLDER, "first/bench_dedisp_files.jsonl", EARLIER,
+      "first kernel on the files", labels=["synth.fil", "29.fil", "synth.fil, zero-DM",
+                                           "29.fil, zero-DM"]),
 ]
 
 # Folders with no benchmark JSON (test logs only).
@@ -544,6 +559,11 @@ def case_of(d):
         return s
     if det == "kalman":
         return "M = %s" % d.get("M")
+    if det == "dedisp":
+        return "%s ch x %s trials, %s spectra%s%s" % (
+            d.get("nchan"), d.get("ndm"), d.get("samples"),
+            ", " + os.path.basename(d["file"]) if d.get("file") else "",
+            ", zero-DM" if d.get("zero_dm") else "")
     if det == "boxcar" and d.get("path"):  # transient-bench --host-path
         return "%s, %s x batch %s, %s, %s, %s buffers, widths %s, norm threads %s" % (
             d.get("config"), d.get("nchan"), d.get("batch"), d.get("norm"), d.get("path"),
@@ -558,6 +578,14 @@ def norm(d, ctx=None):
     t = d.get("type")
     if t not in ("result", "kernel", "flowgraph"):
         return None
+    if "dm_samples_per_s" in d:  # dedispersion: ceilings of bytes and of additions
+        rate = d["dm_samples_per_s"]
+        c = [("bytes", d.get("ceiling_memory_dm_samples_per_s")),
+             ("adds", d.get("ceiling_adds_dm_samples_per_s"))]
+        c = [x for x in c if x[1]]
+        ceiling, ceil = min(c, key=lambda x: x[1]) if c else (None, None)
+        return dict(rate=rate, unit="trial-samples/s", ceiling=ceiling, ceil=ceil,
+                    ratio=rate / ceil if ceil else None, baseline=None, speedup=None)
     if "updates_per_s" in d:
         rate, unit = d["updates_per_s"], "updates/s"
     else:
@@ -671,6 +699,69 @@ class Report:
     def target(self, issue, what, measured, source, ok):
         self.targets.append((issue, what, measured, source,
                              "—" if ok is None else ("met" if ok else "**missed**")))
+
+    # -- dedispersion -----------------------------------------------------
+    def dedisp(self):
+        F = DEDISP_FOLDER
+        if F not in self.data.folders:
+            return
+        run = self.data.runs(F, "bench_dedisp.jsonl")[0]
+        self.w("## Dedispersion", "",
+               "Paper: B. R. Barsdell et al., MNRAS 422, 379 (2012), the direct algorithm "
+               "(docs/dedisp.md). Heimdall's synthetic header: 1024 channels, 64 us, DM 0-2000 "
+               "at tolerance 1.25 = 1422 trials of dedisp's list, every trial at full time "
+               "resolution. Rates in trial-samples per second (spectra x trials / s). Ceilings: "
+               "`bytes` = one read of each spectrum and one write of its outputs over the "
+               "device copy bandwidth, `adds` = one addition per channel, trial and sample "
+               "over the FP32 rate (an add issues like an FMA).", "")
+        self.w("%s. %s" % (src_link(F, "bench_dedisp.jsonl"), env_caption(run.env)), "")
+        rows = []
+        for d in results(run):
+            n = norm(d)
+            rows.append([d["variant"], d["mode"], num(d["samples"]), "%.4g" % d["seconds"],
+                         "**%s**" % num(n["rate"]),
+                         num(d["ceiling_memory_dm_samples_per_s"] or None),
+                         num(d["ceiling_adds_dm_samples_per_s"]),
+                         "%s (%s)" % (pct(n["ratio"]), n["ceiling"])])
+        chk = [d for d in run.rows if d.get("type") == "check"]
+        self.w(table(["variant", "mode", "spectra", "s", "trial-samples/s", "bytes ceiling",
+                      "adds ceiling", "of ceiling"], rows), "")
+        if chk:
+            self.w("Check in the same run: cuda-fast against cpu-fast on %s outputs, %s "
+                   "differing bits." % (num(chk[0]["outputs"]), chk[0]["differing"]), "")
+        hd = {}
+        for r in self.data.runs(F, "heimdall.jsonl"):
+            for d in r.rows:
+                if d.get("peer") == "heimdall" and "seconds_wall" in d:
+                    hd[d["file"]] = d
+        rows = []
+        for r in self.data.runs(F, "bench_dedisp_files.jsonl"):
+            for d in results(r, mode="file"):
+                name = os.path.basename(d["file"])
+                h = hd.get(name, {})
+                ded = h.get("heimdall_timers_s", {}).get("dedispersion")
+                hist = h.get("plan", {}).get("scrunch_hist", {})
+                # dedisp's work in full-rate trials: a trial scrunched by f costs 1/f
+                full = sum(cnt / float(f) for f, cnt in hist.items())
+                rate = full * h["nsamps"] / ded if ded and full else None
+                rows.append([r.label, num(d["samples"]), str(d["ndm"]), "%.4g" % d["seconds"],
+                             num(d["dm_samples_per_s"]), pct(norm(d)["ratio"]),
+                             "%.4g" % ded if ded is not None else "—",
+                             "%.4g" % full if full else "—", num(rate),
+                             times(d["dm_samples_per_s"] / rate) if rate else "—",
+                             "%.4g" % h["seconds_wall"] if "seconds_wall" in h else "—"])
+        self.w("Whole files (%s): read with the core's reader into pinned memory in chunks "
+               "of 65536 spectra, copied up at 8 bits, unpacked, dedispersed, the outputs "
+               "left on the GPU, flush included, timed from the first read to the last "
+               "output. Beside it Heimdall's own `dedispersion` timer (dedisp with its time "
+               "scrunching: the 1422 trials of the synthetic file cost it 682.5 full-rate "
+               "trials; 29.fil's 285 trials are all full rate), its rate in full-rate "
+               "trial-samples per second, and Heimdall's whole wall time (best of 3), measured "
+               "in the same run (%s):" % (src_link(F, "bench_dedisp_files.jsonl"),
+                                                   src_link(F, "heimdall.jsonl")), "")
+        self.w(table(["file", "spectra", "trials", "s (ours)", "trial-samples/s",
+                      "of ceiling", "dedisp s (Heimdall)", "dedisp full-rate trials",
+                      "dedisp trial-samples/s", "ours / dedisp", "Heimdall wall s"], rows), "")
 
     # -- edges ------------------------------------------------------------
     def edges(self):
@@ -1397,6 +1488,7 @@ def build(data):
     body.boxcar()
     body.spiir()
     body.kalman()
+    body.dedisp()
     body.flowgraph()
     body.appendix()
     rep.summary_plots()

@@ -9,8 +9,14 @@
  * = spectra per batch). A batch fills columns L .. L + m of the current one,
  * sums m outputs, then copies columns m .. m + L of every row to the front of
  * the other buffer (one 2D copy) and swaps: the rows never move in place.
+ * With TR_DEDISP_HOST_EMU the includer provides the CUDA runtime and
+ * TR_DEDISP_LAUNCH (the host emulation of tests/core/dedisp).
  */
+#ifndef TR_DEDISP_HOST_EMU
 #include "common/cuda_check.h"
+#define TR_DEDISP_LAUNCH(kern, grid, block, stream, ...)                                 \
+    kern<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
+#endif
 #include "common/cuda_raii.cuh"
 #include "dedisp/dedisp_cuda.h"
 #include "dedisp/dedisp_kernels.cuh"
@@ -22,9 +28,12 @@
 namespace
 {
 
-/* Tile of the sum: 128 threads x 4 outputs, 8 trials, delays of 64 channels
- * staged at a time. */
-constexpr int SUM_THREADS = 128, SUM_ITEMS = 4, SUM_TRIALS = 8, SUM_CHUNK = 64;
+/* Tile of the sum: 256 threads x 4 outputs, 16 trials (each staged channel
+ * window serves 16 trials x 1024 outputs, so the history is read from memory
+ * about ndm / 16 times); 4 channels staged at a time, each while its trials'
+ * delays span at most 1536 samples (40 KiB of shared memory). */
+constexpr int SUM_THREADS = 256, SUM_ITEMS = 4, SUM_TRIALS = 16, SUM_CHANS = 4,
+              SUM_SPREAD = 1536;
 /* Transposition tile of the fill. */
 constexpr int FILL_TILE = 32, FILL_ROWS = 8;
 /* Most spectra per batch: keeps the sum's grid.y (output tiles) below 65536. */
@@ -150,24 +159,23 @@ static tr_status batch(tr_cuda_dedisp *c, tr_cuda_dedisp_input kind, const void 
         }
         const dim3 grid((unsigned)((m + FILL_TILE - 1) / FILL_TILE),
                         (c->nused + FILL_TILE - 1) / FILL_TILE);
-        tr_dedisp_fill_kernel<FILL_TILE, FILL_ROWS>
-            <<<grid, dim3(FILL_TILE, FILL_ROWS), 0, c->stream>>>(
-                x, raw, c->nbits, c->nchan, c->chans, c->nused, m, h + c->latency,
-                c->cap);
+        TR_DEDISP_LAUNCH((tr_dedisp_fill_kernel<FILL_TILE, FILL_ROWS>), grid,
+                         dim3(FILL_TILE, FILL_ROWS), c->stream, x, raw, c->nbits,
+                         c->nchan, c->chans.get(), c->nused, m, h + c->latency, c->cap);
         TR_CUDA_CHECK(cudaGetLastError(), err, "dedisp: fill kernel launch");
         if (c->zero_dm) {
-            tr_dedisp_zero_dm_kernel<<<(unsigned)((m + 255) / 256), 256, 0, c->stream>>>(
-                h + c->latency, c->cap, c->nused, m);
+            TR_DEDISP_LAUNCH(tr_dedisp_zero_dm_kernel, (unsigned)((m + 255) / 256), 256,
+                             c->stream, h + c->latency, c->cap, c->nused, m);
             TR_CUDA_CHECK(cudaGetLastError(), err, "dedisp: zero-DM kernel launch");
         }
     }
     constexpr size_t TILE = (size_t)SUM_THREADS * SUM_ITEMS;
     const dim3 grid((c->ndm + SUM_TRIALS - 1) / SUM_TRIALS,
                     (unsigned)((m + TILE - 1) / TILE));
-    tr_dedisp_sum_kernel<SUM_THREADS, SUM_ITEMS, SUM_TRIALS, SUM_CHUNK>
-        <<<grid, SUM_THREADS, 0, c->stream>>>(h, c->cap, c->nused, c->ndm, c->delays, m,
-                                              c->mean, c->position, c->latency, out, sk,
-                                              sd);
+    TR_DEDISP_LAUNCH(
+        (tr_dedisp_sum_kernel<SUM_THREADS, SUM_ITEMS, SUM_TRIALS, SUM_CHANS, SUM_SPREAD>),
+        grid, SUM_THREADS, c->stream, h, c->cap, c->nused, c->ndm, c->delays.get(), m,
+        c->mean, c->position, c->latency, out, sk, sd);
     TR_CUDA_CHECK(cudaGetLastError(), err, "dedisp: sum kernel launch");
     if (c->latency) {
         TR_CUDA_CHECK(cudaMemcpy2DAsync(c->hist[1 - c->cur], pitch, h + m, pitch,

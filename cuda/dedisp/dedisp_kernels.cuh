@@ -1,19 +1,24 @@
 /*
  * Dedispersion kernels: unpacking and transposition of spectra into the
  * channel-major history, zero-DM subtraction, and the direct dedispersion
- * sum (cuda/dedisp/dedisp_cuda.h says what they compute).
+ * sum (cuda/dedisp/dedisp_cuda.h says what they compute). With
+ * TR_DEDISP_HOST_EMU they compile as C++ against a host emulation of CUDA
+ * (tests/core/dedisp/test_dedisp_cuda_host.cpp).
  *
  * Paper: B. R. Barsdell et al., "Accelerating incoherent dedispersion"
  * (MNRAS 422, 379, 2012), section 3: the direct algorithm, a block per tile
  * of trials x samples. Here the history is channel-major, so that a warp's
- * loads of one (trial, channel) are 32 consecutive floats, and the block's
- * trials, whose rows overlap, share them through L1; each thread keeps
- * TRIALS x ITEMS accumulators in registers.
+ * reads of one (trial, channel) are 32 consecutive floats; the block's
+ * trials, whose windows of a channel overlap, read them from one staged copy
+ * in shared memory; each thread keeps TRIALS x ITEMS accumulators in
+ * registers.
  */
 #ifndef TRANSIENT_CUDA_DEDISP_KERNELS_CUH
 #define TRANSIENT_CUDA_DEDISP_KERNELS_CUH
 
+#ifndef TR_DEDISP_HOST_EMU
 #include <cuda_runtime.h>
+#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -85,55 +90,97 @@ __global__ void tr_dedisp_zero_dm_kernel(float *hist, size_t cap, unsigned nused
 
 /*
  * The sum: block (x: tile of TRIALS trials, y: tile of THREADS * ITEMS
- * outputs; neighbouring blocks share rows through L2); thread t
- * owns outputs k0 + t + i * THREADS. Delays of CHUNK channels for the
- * block's trials are staged in shared memory (dl is channel-major:
- * dl[j * ndm + d]). Output k of the run is absolute position pos0 + k - L,
- * written as 0 when negative; out[k * sk + d * sd].
+ * outputs; neighbouring blocks share rows through L2); thread t owns outputs
+ * k0 + t + i * THREADS. CHANS channels at a time: their delays for the
+ * block's trials (dl is channel-major: dl[j * ndm + d]) and, where the
+ * trials' delays of a channel span at most SPREAD samples, the channel's row
+ * segment from the smallest delay on (TILE + the span floats), are staged in
+ * shared memory, so that every trial reads its shifted window from there
+ * (consecutive words: no bank conflicts, whatever the shift) instead of
+ * misaligned global lines; a wider span reads global memory directly. The
+ * channels are added in increasing order either way. Output k of the run is
+ * absolute position pos0 + k - L, written as 0 when negative;
+ * out[k * sk + d * sd].
  */
-template <int THREADS, int ITEMS, int TRIALS, int CHUNK>
+template <int THREADS, int ITEMS, int TRIALS, int CHANS, int SPREAD>
 __global__ void __launch_bounds__(THREADS)
     tr_dedisp_sum_kernel(const float *__restrict__ hist, size_t cap, unsigned nused,
                          unsigned ndm, const uint32_t *__restrict__ dl, size_t m,
                          int mean, unsigned long long pos0, unsigned latency, float *out,
                          size_t sk, size_t sd)
 {
-    __shared__ uint32_t sdl[CHUNK][TRIALS];
-    const size_t k0 = (size_t)blockIdx.y * THREADS * ITEMS + threadIdx.x;
+    constexpr int TILE = THREADS * ITEMS, SPAN = TILE + SPREAD;
+    __shared__ float rows[CHANS][SPAN];
+    __shared__ uint32_t sdl[CHANS][TRIALS];
+    __shared__ uint32_t base[CHANS];
+    __shared__ uint32_t
+        len[CHANS]; /* floats staged: TILE + the channel's span, 0 = direct */
+    const size_t kb = (size_t)blockIdx.y * TILE; /* first output of the block */
     const unsigned d0 = blockIdx.x * TRIALS;
+    const unsigned nd = ndm - d0 < (unsigned)TRIALS ? ndm - d0 : (unsigned)TRIALS;
+    const size_t filled = m + latency; /* history columns holding data */
     float acc[TRIALS][ITEMS];
 #pragma unroll
     for (int d = 0; d < TRIALS; ++d)
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i)
             acc[d][i] = 0.0f;
-    for (unsigned c0 = 0; c0 < nused; c0 += CHUNK) {
-        const unsigned nc = nused - c0 < (unsigned)CHUNK ? nused - c0 : (unsigned)CHUNK;
-        __syncthreads();
-        for (unsigned e = threadIdx.x; e < (unsigned)CHUNK * TRIALS; e += THREADS) {
+    for (unsigned c0 = 0; c0 < nused; c0 += CHANS) {
+        const unsigned nc = nused - c0 < (unsigned)CHANS ? nused - c0 : (unsigned)CHANS;
+        __syncthreads(); /* the previous chunk's readers are done */
+        for (unsigned e = threadIdx.x; e < (unsigned)CHANS * TRIALS; e += THREADS) {
             const unsigned c = e / TRIALS, d = e % TRIALS;
-            sdl[c][d] =
-                (c < nc && d0 + d < ndm) ? dl[(size_t)(c0 + c) * ndm + d0 + d] : 0u;
+            /* trials past ndm repeat the first: they widen no span */
+            sdl[c][d] = c < nc ? dl[(size_t)(c0 + c) * ndm + d0 + (d < nd ? d : 0)] : 0u;
+        }
+        __syncthreads();
+        if (threadIdx.x < (unsigned)CHANS) {
+            const unsigned c = threadIdx.x;
+            uint32_t lo = sdl[c][0], hi = sdl[c][0];
+            for (int d = 1; d < TRIALS; ++d) {
+                lo = sdl[c][d] < lo ? sdl[c][d] : lo;
+                hi = sdl[c][d] > hi ? sdl[c][d] : hi;
+            }
+            base[c] = lo;
+            len[c] = c < nc && hi - lo <= (uint32_t)SPREAD ? TILE + (hi - lo) : 0u;
         }
         __syncthreads();
         for (unsigned c = 0; c < nc; ++c) {
-            const float *row = hist + (size_t)(c0 + c) * cap + k0;
+            const size_t first = kb + base[c];
+            const float *row = hist + (size_t)(c0 + c) * cap + first;
+            for (unsigned e = threadIdx.x; e < len[c]; e += THREADS)
+                rows[c][e] = first + e < filled ? row[e] : 0.0f;
+        }
+        __syncthreads();
+        for (unsigned c = 0; c < nc; ++c) {
+            if (len[c]) {
 #pragma unroll
-            for (int d = 0; d < TRIALS; ++d) {
-                const float *r = row + sdl[c][d];
+                for (int d = 0; d < TRIALS; ++d) {
+                    const float *r = rows[c] + (sdl[c][d] - base[c]) + threadIdx.x;
 #pragma unroll
-                for (int i = 0; i < ITEMS; ++i)
-                    if (k0 + (size_t)i * THREADS < m) acc[d][i] += __ldg(r + i * THREADS);
+                    for (int i = 0; i < ITEMS; ++i)
+                        acc[d][i] += r[i * THREADS];
+                }
+            } else {
+                const float *row = hist + (size_t)(c0 + c) * cap + kb + threadIdx.x;
+#pragma unroll
+                for (int d = 0; d < TRIALS; ++d) {
+                    const float *r = row + sdl[c][d];
+#pragma unroll
+                    for (int i = 0; i < ITEMS; ++i)
+                        if (kb + threadIdx.x + (size_t)i * THREADS < m)
+                            acc[d][i] += __ldg(r + i * THREADS);
+                }
             }
         }
     }
     const float n = (float)nused;
 #pragma unroll
     for (int d = 0; d < TRIALS; ++d) {
-        if (d0 + d >= ndm) break;
+        if ((unsigned)d >= nd) break;
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
-            const size_t k = k0 + (size_t)i * THREADS;
+            const size_t k = kb + threadIdx.x + (size_t)i * THREADS;
             if (k >= m) continue;
             const float v = mean ? acc[d][i] / n : acc[d][i];
             out[k * sk + (size_t)(d0 + d) * sd] = pos0 + k < latency ? 0.0f : v;

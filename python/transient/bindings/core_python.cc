@@ -29,6 +29,8 @@
 #include <transient/boxcar_predict.h>
 #include <transient/candidates.h>
 
+#include "core_util_python.h"
+
 #include <algorithm>
 #include <complex>
 #include <cstdint>
@@ -40,6 +42,7 @@
 #include <vector>
 
 namespace py = pybind11;
+using namespace tr_python;
 
 namespace
 {
@@ -48,40 +51,6 @@ using float_array = py::array_t<float, py::array::c_style | py::array::forcecast
 
 // Transitions are collected in chunks of at most this many per process() call.
 constexpr size_t k_edge_chunk = size_t(1) << 20;
-
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
-
-tr_backend parse_backend(const std::string &name)
-{
-    const std::string s = lower(name);
-    if (s == "auto") return TR_BACKEND_AUTO;
-    if (s == "cpu") return TR_BACKEND_CPU;
-    if (s == "cuda") return TR_BACKEND_CUDA;
-    throw py::value_error("backend must be 'auto', 'cpu' or 'cuda', not '" + name + "'");
-}
-
-tr_variant parse_variant(const std::string &name)
-{
-    const std::string s = lower(name);
-    if (s == "fast") return TR_VARIANT_FAST;
-    if (s == "reference") return TR_VARIANT_REFERENCE;
-    if (s == "paper") return TR_VARIANT_PAPER;
-    throw py::value_error("variant must be 'fast', 'reference' or 'paper', not '" + name +
-                          "'");
-}
-
-// ValueError for invalid input, RuntimeError for everything else.
-[[noreturn]] void raise_status(tr_status st, const std::string &message)
-{
-    const std::string msg = message.empty() ? std::string(tr_strerror(st)) : message;
-    if (st == TR_ERR_INVALID) throw py::value_error(msg);
-    throw std::runtime_error(msg);
-}
 
 const float *samples_of(const float_array &x, size_t *n)
 {

@@ -26,8 +26,9 @@ void bind_boxcar_search_ff(py::module &m);
 void bind_power_cf(py::module &m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
-// Core helpers on numpy arrays (core_python.cc).
+// Core helpers on numpy arrays (core_python.cc, dedisp_python.cc).
 void bind_core(py::module &m);
+void bind_dedisp(py::module &m);
 
 // import_array() is a macro that returns from the calling function; wrap it.
 void *init_numpy()
@@ -60,4 +61,5 @@ PYBIND11_MODULE(transient_python, m)
     // ) END BINDING_FUNCTION_CALLS
 
     bind_core(m);
+    bind_dedisp(m);
 }

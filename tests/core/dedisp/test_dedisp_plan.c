@@ -15,6 +15,18 @@ typedef struct {
     double value;
 } entry;
 
+/* A plan configuration for a header (the generated list's defaults). */
+static tr_dedisp_plan_config header(uint32_t nchan, double fch1, double foff,
+                                    double tsamp)
+{
+    tr_dedisp_plan_config c = tr_dedisp_plan_config_default();
+    c.nchan = nchan;
+    c.fch1 = fch1;
+    c.foff = foff;
+    c.tsamp = tsamp;
+    return c;
+}
+
 static void check_list(const char *what, tr_dedisp_plan_config *c, size_t count,
                        const entry *e, size_t ne)
 {
@@ -38,12 +50,8 @@ static void check_list(const char *what, tr_dedisp_plan_config *c, size_t count,
 
 static void test_lists(void)
 {
-    tr_dedisp_plan_config c = tr_dedisp_plan_config_default();
     /* 29.fil: 336 channels, fch1 1465, foff -1, tsamp 0.00126646875. */
-    c.nchan = 336;
-    c.fch1 = 1465.0;
-    c.foff = -1.0;
-    c.tsamp = 0.00126646875;
+    tr_dedisp_plan_config c = header(336, 1465.0, -1.0, 0.00126646875);
     c.dm_min = 0;
     c.dm_max = 2000;
     const entry fil29[] = {{1, 2.9771876335144043}, {2, 5.954071998596191},
@@ -55,10 +63,7 @@ static void test_lists(void)
     check_list("29.fil 0-1000", &c, 208, fil29b, 2);
     /* Heimdall's synthetic file: 1024 channels, 64 us, fch1 1599.8046875,
      * foff -0.390625 (make_fil.py), DM 0-2000, tolerance 1.25. */
-    c.nchan = 1024;
-    c.fch1 = 1599.8046875;
-    c.foff = -0.390625;
-    c.tsamp = 64e-6;
+    c = header(1024, 1599.8046875, -0.390625, 64e-6);
     c.dm_max = 2000;
     const entry synth[] = {{1, 0.18713238835334778},   {2, 0.3742627203464508},
                            {10, 1.8714241981506348},   {100, 18.963449478149414},
@@ -72,21 +77,14 @@ static void test_lists(void)
 
 static void test_delays(void)
 {
-    tr_dedisp_plan_config c = tr_dedisp_plan_config_default();
-    c.nchan = 336;
-    c.fch1 = 1465.0;
-    c.foff = -1.0;
-    c.tsamp = 0.00126646875;
+    tr_dedisp_plan_config c = header(336, 1465.0, -1.0, 0.00126646875);
     /* round(4148.808 * DM * (f^-2 - 1465^-2) / tsamp), computed independently */
     CHECK(tr_dedisp_delay(&c, 475.0, 335) == 494, "DM 475 lowest channel: %u",
           tr_dedisp_delay(&c, 475.0, 335));
     CHECK(tr_dedisp_delay(&c, 2014.6474609375, 335) == 2094,
           "latency of the 0-2000 plan");
     CHECK(tr_dedisp_delay(&c, 475.0, 0) == 0, "top channel has no delay");
-    c.nchan = 48;
-    c.fch1 = 1200.0;
-    c.foff = 0.5; /* ascending: the reference is the last channel */
-    c.tsamp = 1e-3;
+    c = header(48, 1200.0, 0.5, 1e-3); /* ascending: the reference is the last channel */
     CHECK(tr_dedisp_delay(&c, 100.0, 47) == 0 && tr_dedisp_delay(&c, 100.0, 0) == 11,
           "foff > 0: %u %u", tr_dedisp_delay(&c, 100.0, 47),
           tr_dedisp_delay(&c, 100.0, 0));
@@ -124,11 +122,7 @@ static void expect_error(tr_dedisp_plan_config c, const char *text)
 
 static void test_errors(void)
 {
-    tr_dedisp_plan_config c = tr_dedisp_plan_config_default();
-    c.nchan = 64;
-    c.fch1 = 1500;
-    c.foff = -1;
-    c.tsamp = 1e-3;
+    const tr_dedisp_plan_config c = header(64, 1500, -1, 1e-3);
     tr_dedisp_plan_config b = c;
     b.nchan = 0;
     expect_error(b, "nchan");

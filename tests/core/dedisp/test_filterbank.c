@@ -189,25 +189,25 @@ static void unknown_kw(FILE *f)
     fw_int(f, "frobnicate", 3);
     fw_string(f, "HEADER_END");
 }
-static void two_ifs(FILE *f)
+/* The required keywords but foff (unless with_foff), and nifs. */
+static void partial(FILE *f, int with_foff, int32_t nifs)
 {
     fw_string(f, "HEADER_START");
     fw_double(f, "tsamp", 1e-3);
     fw_int(f, "nbits", 8);
     fw_double(f, "fch1", 1500);
-    fw_double(f, "foff", -1);
+    if (with_foff) fw_double(f, "foff", -1);
     fw_int(f, "nchans", 16);
-    fw_int(f, "nifs", 2);
+    fw_int(f, "nifs", nifs);
     fw_string(f, "HEADER_END");
+}
+static void two_ifs(FILE *f)
+{
+    partial(f, 1, 2);
 }
 static void no_foff(FILE *f)
 {
-    fw_string(f, "HEADER_START");
-    fw_double(f, "tsamp", 1e-3);
-    fw_int(f, "nbits", 8);
-    fw_double(f, "fch1", 1500);
-    fw_int(f, "nchans", 16);
-    fw_string(f, "HEADER_END");
+    partial(f, 0, 1);
 }
 static void wrong_nsamples(FILE *f)
 {
