@@ -77,9 +77,9 @@ struct tr_boxcar {
     uint64_t wlo, whi; /* windows the CUDA context holds (multiwin) */
     int have_wins;
     /* hold of the first window (see the top of this file) */
-    uint32_t hold;  /* W with measured statistics and first_own, else 0 */
-    float *ring;    /* hold * nchan cleaned samples: position p at (p % hold) * nchan */
-    unsigned warn;  /* TR_BOXCAR_WARN_* */
+    uint32_t hold; /* W with measured statistics and first_own, else 0 */
+    float *ring;   /* hold * nchan cleaned samples: position p at (p % hold) * nchan */
+    unsigned warn; /* TR_BOXCAR_WARN_* */
     char warn_msg[512]; /* the warnings, one line */
     tr_error err;
 };
@@ -441,8 +441,7 @@ static void warn(tr_boxcar *q, unsigned w, const char *text)
     if (q->warn & w) return;
     q->warn |= w;
     const size_t len = strlen(q->warn_msg);
-    snprintf(q->warn_msg + len, sizeof q->warn_msg - len, "%s%s", len ? "; " : "",
-             text);
+    snprintf(q->warn_msg + len, sizeof q->warn_msg - len, "%s%s", len ? "; " : "", text);
 }
 
 /*
@@ -499,9 +498,8 @@ static tr_status run_variant(tr_boxcar *q, const float *y, size_t m, uint64_t vp
 {
 #ifdef TR_HAVE_CUDA
     if (q->cuda)
-        return cuda_run_host(q, y, m,
-                             (int64_t)vpos - (int64_t)tr_boxcar_plan_latency(&q->plan),
-                             so, wo);
+        return cuda_run_host(
+            q, y, m, (int64_t)vpos - (int64_t)tr_boxcar_plan_latency(&q->plan), so, wo);
 #endif
     (void)vpos; /* the CPU variants count positions themselves */
     if (q->ref) {

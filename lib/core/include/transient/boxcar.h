@@ -247,14 +247,14 @@ void tr_boxcar_host_free(const tr_boxcar *q, void *p);
  * or flush, cleared by reset). A caller that reports "nothing found" should
  * report these too.
  */
-#define TR_BOXCAR_WARN_SHORT_STREAM                                                    \
-    1u /* the stream ended before the first statistics window was complete: its      \
+#define TR_BOXCAR_WARN_SHORT_STREAM                                                      \
+    1u /* the stream ended before the first statistics window was complete: its          \
           statistics were measured on the samples there were (flush) */
-#define TR_BOXCAR_WARN_NARROW                                                          \
-    2u /* the stream is shorter than L_end: boxcars longer than it were not searched \
+#define TR_BOXCAR_WARN_NARROW                                                            \
+    2u /* the stream is shorter than L_end: boxcars longer than it were not searched     \
           (flush) */
-#define TR_BOXCAR_WARN_UNMEASURED                                                      \
-    4u /* a channel's first window had fewer than 2 finite values or none that       \
+#define TR_BOXCAR_WARN_UNMEASURED                                                        \
+    4u /* a channel's first window had fewer than 2 finite values or none that           \
           differ: its S/N uses init_mean/init_sigma and it gives no candidates */
 unsigned tr_boxcar_warnings(const tr_boxcar *q);
 /* The warnings in one line that says what was done ("" when there are none). */

@@ -136,8 +136,8 @@ typedef struct {
     int reject_correct; /* 1: correct sigma for the clipping (Gaussian), default 1 */
     double init_mean;   /* warm-up input mean (default 0) */
     double init_sigma;  /* warm-up input sigma, > 0 (default 1) */
-    int first_own; /* 1: window 0 uses its own statistics (see above), default 1;
-                      0: window 0 uses the warm-up values */
+    int first_own;      /* 1: window 0 uses its own statistics (see above), default 1;
+                           0: window 0 uses the warm-up values */
     /* FIXED mode */
     double fixed_mean;         /* input mean, all channels (default 0) */
     double fixed_sigma;        /* input sigma, all channels, > 0 (default 1) */
