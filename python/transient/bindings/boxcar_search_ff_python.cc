@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(boxcar_search_ff.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(ca503b37063653cf56f158bffc3a62ef)                     */
+/* BINDTOOL_HEADER_FILE_HASH(9f70c6ed0cc3f4a2abfdb47bc819cbe8)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -81,6 +81,7 @@ template <class T> void bind_boxcar_search_template(py::module &m, const char *c
         .def("nchan", &boxcar_search::nchan, D(boxcar_search, nchan))
         .def("candidates", &boxcar_search::candidates, D(boxcar_search, candidates))
         .def("nonfinite", &boxcar_search::nonfinite, D(boxcar_search, nonfinite))
+        .def("warning", &boxcar_search::warning, D(boxcar_search, warning))
         .def("backend", &boxcar_search::backend, D(boxcar_search, backend))
         .def("device_buffers", &boxcar_search::device_buffers,
              D(boxcar_search, device_buffers))
