@@ -563,7 +563,7 @@ def main(argv=None):
         except ValueError as e:
             sys.stderr.write("timeseries: %s\n" % e)
             return 2
-        print("pulses    %d at S/N >= %g (the first %d samples warm up the statistics)" %
+        print("pulses    %d at S/N >= %g (statistics windows of %d samples)" %
               (len(c), args.threshold, args.window))
         for r in c[:args.rows]:
             print("          start %9d (%10.4f s)  width %5d  S/N %6.1f  members %d" %

@@ -443,6 +443,20 @@ class qa_transient_detect(gr_unittest.TestCase):
                                "--window", 1024)
         self.assertEqual((rc, err), (0, ""))
 
+    def test_013_frb_recording_default_settings(self):
+        # A real FRB de-dispersed series of 4,626 samples (examples/data/README.md):
+        # the defaults find the burst at samples 1601-1602 and nothing else.
+        path = os.path.join(os.path.dirname(APP), os.pardir, "examples", "data",
+                            "FRB_29_DM475.f32")
+        rc, out, err = self.tool("boxcar", path, "--backend", "cpu", "-q")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("warning: boxcar: the stream ended after 4626 samples", err)
+        rows = out.splitlines()[1:]
+        self.assertEqual(len(rows), 1, out)
+        sample, _, width, snr = rows[0].split(",")[:4]
+        self.assertTrue(1600 <= int(sample) <= 1602 and int(width) <= 4, rows[0])
+        self.assertTrue(15.0 < float(snr) < 23.0, rows[0])
+
     # ---- SigMF output -----------------------------------------------------
 
     def test_020_sigmf_round_trip(self):
