@@ -26,7 +26,11 @@ INPUT is raw float32 (.f32) or complex64 (.c64, .cf32, .cfile), SigMF
 The recording streams through a GNU Radio flowgraph (file source -> detector
 -> null sinks) and the detector's "detects" messages are collected. Exit
 status: 0 on success, 2 on a usage or input error (one line on stderr, nothing
-written), 1 when the flowgraph fails, 130 when interrupted.
+written), 1 when the flowgraph fails, 130 when interrupted. When the search
+could not run as its settings say (boxcar: the input is shorter than the
+statistics window or than --max-width, or a channel has no usable
+statistics) one "warning:" line on stderr says what was done instead (even
+with -q); the status stays 0.
 See docs/transient-detect.md.
 """
 
@@ -297,7 +301,9 @@ def to_detections(det, messages, start, rate):
                 rows.append({"sample": s, "time": t(s), "count": int(d["width"]),
                              "width": int(d["width"]), "snr": float(d["snr"]),
                              "channel": int(d["channel"]),
-                             "centre": int(d["sample"]) + start,
+                             # start + (width - 1) / 2 with its fraction
+                             # (the block's "sample" is rounded down)
+                             "centre": s + (int(d["width"]) - 1) / 2.0,
                              "members": int(d["members"])})
         elif det == "spiir":
             for d in m.get("triggers", []):
@@ -513,6 +519,8 @@ def run_flowgraph(args, rec, start, count, progress):
         det = make_detector(args, transient, is_complex, rec.vlen, rec.rate)
     except (ValueError, RuntimeError, TypeError) as e:
         raise UsageError("cannot make the %s detector: %s" % (args.detector, e))
+    if args.detector == "boxcar" and not args.verbose:
+        det.set_log_level("error")  # its end-of-stream warning: run() prints it once
     tb = gr.top_block("transient_detect")
     src = make_source(gr, blocks, rec, start, count)
     chain = [src] + ([conv] if conv is not None else []) + [det]
@@ -556,7 +564,9 @@ def run_flowgraph(args, rec, start, count, progress):
     rate = rec.rate
     if rate is None and args.detector == "spiir":
         rate = det.samp_rate()  # the bank's
-    return msgs, det.backend(), elapsed, rate
+    # what the search did differently from its settings (run() prints it)
+    warning = det.warning() if args.detector == "boxcar" else ""
+    return msgs, det.backend(), elapsed, rate, warning
 
 
 # ---- outputs ------------------------------------------------------------------
@@ -703,8 +713,10 @@ def run(argv=None, stdout=None, stderr=None):
         from gnuradio import gr
         _set_log_level(gr, args.verbose)
         show = not args.quiet and (args.progress or stderr.isatty())
-        msgs, backend, elapsed, rate = run_flowgraph(args, rec, start, count,
-                                                     Progress(count, show, stderr))
+        msgs, backend, elapsed, rate, warning = run_flowgraph(
+            args, rec, start, count, Progress(count, show, stderr))
+        if warning:
+            stderr.write("%s: warning: %s: %s\n" % (PROG, args.detector, warning))
         if rec.rate is None and rate is not None:
             rec.rate = rate
         rows = to_detections(args.detector, msgs, start, rec.rate)

@@ -153,7 +153,7 @@ boxcar_search_impl<T>::boxcar_search_impl(
                 gr::io_signature::make(1, 1, sizeof(T) * std::max(nchan, 1u)),
                 gr::io_signature::make(0, 2, sizeof(float) * std::max(nchan, 1u))),
       d_nchan(nchan), d_q(nullptr), d_cands(nullptr), d_backend(TR_BACKEND_CPU),
-      d_threshold(threshold), d_latency(0), d_hold(0),
+      d_threshold(threshold), d_latency(0), d_lend(0), d_hold(0),
       d_chunk(
           std::max<size_t>(64, std::min(k_chunk, k_chunk_values / std::max(nchan, 1u)))),
       d_need_base(true), d_out_base(0), d_core_base(0), d_fed(0), d_ready(0),
@@ -216,7 +216,6 @@ boxcar_search_impl<T>::boxcar_search_impl(
     try {
         d_backend = tr_boxcar_backend(d_q);
         d_cfg.backend = d_backend; // a restart must not change the backend
-        d_latency = tr_boxcar_latency(d_q);
 
         // Positions >= 0 only reach the clustering (start_position 0). An
         // event spans at most 4 L_end samples: bounds the hold.
@@ -226,14 +225,10 @@ boxcar_search_impl<T>::boxcar_search_impl(
         d_ccfg.link_time = cluster_time;
         d_ccfg.link_chan = cluster_chan;
         d_ccfg.start_position = 0;
-        d_span = std::max<uint64_t>(64, 4 * (static_cast<uint64_t>(d_latency) + 1));
+        d_span = std::max<uint64_t>(64, 4 * static_cast<uint64_t>(d_lend));
         d_ccfg.max_span = d_span;
         create_clustering();
-        const uint64_t horizon = tr_candidates_horizon(d_cands);
-        if (horizon > UINT_MAX / 2 - d_latency)
-            throw std::runtime_error(std::string(block_name<T>()) +
-                                     ": clustering horizon out of range");
-        d_hold = d_latency + static_cast<unsigned int>(horizon);
+        set_hold();
         if (d_backend == TR_BACKEND_CUDA) {
             if (batch == 0 || batch > static_cast<size_t>(INT_MAX / 4))
                 invalid<T>("batch must be in [1, " + std::to_string(INT_MAX / 4) +
@@ -267,7 +262,7 @@ boxcar_search_impl<T>::boxcar_search_impl(
     }
     this->d_debug_logger->debug(
         "{} channel(s), {}, L_end {}, latency {}, hold {} samples", nchan,
-        tr_boxcar_algorithm_name(d_cfg.algorithm), d_latency + 1, d_latency, d_hold);
+        tr_boxcar_algorithm_name(d_cfg.algorithm), d_lend, d_latency, d_hold);
 
     this->message_port_register_out(d_port);
 }
@@ -285,6 +280,20 @@ template <class T> void boxcar_search_impl<T>::create_search()
     if (!q) throw_status<T>(err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);
     if (d_q) tr_boxcar_destroy(d_q);
     d_q = q;
+    // The latency depends on the statistics settings (the first window is
+    // held in "white" and "levels" modes), so a restart may change it.
+    d_latency = tr_boxcar_latency(q);
+    d_lend = tr_boxcar_lend(q);
+    if (d_cands) set_hold();
+}
+
+template <class T> void boxcar_search_impl<T>::set_hold()
+{
+    const uint64_t horizon = tr_candidates_horizon(d_cands);
+    if (horizon > UINT_MAX / 2 - d_latency)
+        throw std::runtime_error(std::string(block_name<T>()) +
+                                 ": clustering horizon out of range");
+    d_hold = d_latency + static_cast<unsigned int>(horizon);
 }
 
 template <class T> void boxcar_search_impl<T>::create_clustering()
@@ -310,6 +319,7 @@ template <class T> void boxcar_search_impl<T>::reset_stream()
     d_restart_pending = false;
     d_ncands = 0;
     d_nonfinite_before = 0;
+    d_warning.clear();
     d_fifo_snr.clear();
     d_fifo_width.clear();
     d_tags.clear();
@@ -334,8 +344,14 @@ template <class T> bool boxcar_search_impl<T>::start()
     }
     reset_stream();
     // Without outputs on the CUDA backend (host input) the S/N and widths stay
-    // on the device and are clustered there: only events come back.
-    const bool dev = !has_output() && d_backend == TR_BACKEND_CUDA && !d_input_on_device;
+    // on the device and are clustered there: only events come back. Measured
+    // statistics on the device need no baseline and no hold of window 0
+    // (first_own); otherwise the statistics stay on the host.
+    const tr_boxcar_norm_config &nc = d_cfg.norm;
+    const bool dev_norm = nc.baseline == TR_BOXCAR_BASELINE_NONE &&
+                          (nc.mode == TR_BOXCAR_NORM_FIXED || !nc.first_own);
+    const bool dev =
+        !has_output() && d_backend == TR_BACKEND_CUDA && !d_input_on_device && dev_norm;
     if (dev != d_device_cands) {
         d_ccfg.backend = dev ? TR_BACKEND_CUDA : TR_BACKEND_CPU;
         d_ccfg.device = d_cfg.device;
@@ -521,6 +537,8 @@ template <class T> void boxcar_search_impl<T>::flush_all()
     }
     const tr_status st = tr_boxcar_flush(d_q, d_snr.data(), d_width.data());
     if (st != TR_OK) throw_status<T>(st, tr_boxcar_last_error(d_q));
+    d_warning = tr_boxcar_warning(d_q);
+    if (!d_warning.empty()) this->d_logger->warn("{}", d_warning);
     // The flushed outputs are core positions pos - latency .. pos - 1.
     take_outputs(nl, pos);
 }
@@ -744,7 +762,7 @@ void boxcar_search_impl<T>::validate_norm(const tr_boxcar_norm_config &norm) con
 {
     // The settings of every mode must hold, not only those of the mode in
     // use: a later set_norm_mode() must not meet a window the core refuses.
-    const uint32_t max_width = std::max<uint32_t>(d_cfg.max_width, d_latency + 1);
+    const uint32_t max_width = std::max<uint32_t>(d_cfg.max_width, d_lend);
     for (int m = 0; m < 2; m++) {
         tr_boxcar_norm_config c = norm;
         if (m == 1) c.mode = TR_BOXCAR_NORM_WHITE;
@@ -876,6 +894,12 @@ template <class T> uint64_t boxcar_search_impl<T>::nonfinite() const
 {
     gr::thread::scoped_lock guard(const_cast<gr::thread::mutex &>(this->d_setlock));
     return d_nonfinite_before + tr_boxcar_nonfinite(d_q);
+}
+
+template <class T> std::string boxcar_search_impl<T>::warning() const
+{
+    gr::thread::scoped_lock guard(const_cast<gr::thread::mutex &>(this->d_setlock));
+    return d_warning;
 }
 
 template <class T> std::string boxcar_search_impl<T>::backend() const

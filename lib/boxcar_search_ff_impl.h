@@ -36,7 +36,8 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     tr_candidates *d_cands;      // the running clustering
     tr_backend d_backend;
     float d_threshold;
-    unsigned int d_latency;
+    unsigned int d_latency; // core latency (tr_boxcar_latency)
+    unsigned int d_lend;    // L_end of the plan
     unsigned int d_hold;
     size_t d_chunk; // samples per core call
 
@@ -53,6 +54,7 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     bool d_restart_pending; // a statistics setter asked for a new search
     uint64_t d_ncands;
     uint64_t d_nonfinite_before; // non-finite count of the searches ended
+    std::string d_warning;       // warnings of the last search that ended
 
     // Y and W of the positions [d_released, d_ready), in lockstep.
     detail::held_fifo<float> d_fifo_snr;
@@ -115,6 +117,7 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     uint64_t safe_position() const;
     void validate_norm(const tr_boxcar_norm_config &norm) const;
     void set_norm(const tr_boxcar_norm_config &norm);
+    void set_hold();
 
   public:
     boxcar_search_impl(unsigned int nchan, const std::string &algorithm,
@@ -157,10 +160,11 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
 
     unsigned int latency() const override { return d_latency; }
     unsigned int hold() const override { return d_hold; }
-    unsigned int lend() const override { return d_latency + 1; }
+    unsigned int lend() const override { return d_lend; }
     unsigned int nchan() const override { return d_nchan; }
     uint64_t candidates() const override;
     uint64_t nonfinite() const override;
+    std::string warning() const override;
     std::string backend() const override;
     bool device_buffers() const override { return d_device_buffers; }
     int cuda_device() const override { return d_cfg.device; }

@@ -230,8 +230,8 @@ def score_boxcar(tb):
                     false, "S/N found/inj %.2f" % stat(np.median, ratio),
                     ["boxcar FRB-like pulses: " + b for b in bad]))
 
-    # The pulsar: one pulse per period after the first statistics window; the
-    # period fitted to their arrival times must agree with the period found by
+    # The pulsar: one pulse per period (the first statistics window included:
+    # it is normalised by its own statistics); the period fitted to their arrival times must agree with the period found by
     # folding the series.
     ts = ds.pulsar_recording(tb.recording)
     if ts is not None:
@@ -243,7 +243,7 @@ def score_boxcar(tb):
             fit = timeseries.period_from_arrivals(starts * ts.tsamp, fold["period"])
         else:
             fit = {"period": math.nan, "n_used": 0, "n_off": len(starts)}
-        expected = int((ts.nsamples - ds.PULSAR_WINDOW) * ts.tsamp / fold["period"])
+        expected = int(ts.nsamples * ts.tsamp / fold["period"])
         if (fit["n_used"] < 0.9 * expected or fit["n_off"] > max(2, 0.05 * len(cands)) or
                 not abs(fit["period"] - fold["period"]) <= 2 * fold["sigma"]):
             bad.append("%d pulses on the phase of %d periods, %d off, period %.6f vs %.6f s" %

@@ -231,7 +231,7 @@ def i2c_level_samples(path="default"):
 # ---- boxcar: FRB-like pulses ------------------------------------------------------
 
 FRB_CHANNELS = 4
-FRB_WINDOW = 8192  # statistics window of the search; the first one warms up
+FRB_WINDOW = 8192  # statistics window of the search (the pulses start after it)
 FRB_WIDTHS = [32, 16, 16, 16, 8]  # BoxDIT list (AstroAccelerate's), up to 256 samples
 FRB_MAX_WIDTH = 256
 
@@ -308,7 +308,7 @@ def frb_samples(n, seed=1):
 
 # ---- boxcar: the pulsar recording -----------------------------------------------
 
-PULSAR_WINDOW = 4096  # statistics window (the first one warms up)
+PULSAR_WINDOW = 4096  # statistics window
 PULSAR_BASELINE = 2049  # running median: two periods of the pulsar
 PULSAR_THRESHOLD = 8.0
 

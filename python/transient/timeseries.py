@@ -496,16 +496,16 @@ def search_pulses(x, threshold=8.0, max_width=256, algorithm="boxdit",
     (gnuradio.transient.boxcar_search, white statistics over `window` samples
     after a running-median baseline of `baseline_window` samples) and its
     friends-of-friends candidates (boxcar_candidates) at `threshold`, events
-    closed after 4 L_end samples like the block boxcar_search_ff. The first
-    statistics window warms up and gives no candidates. Returns the
-    candidates' structured array (see boxcar_candidates), ordered by start."""
+    closed after 4 L_end samples like the block boxcar_search_ff (the first
+    statistics window is normalised by its own statistics, so it gives
+    candidates too). Returns the candidates' structured array (see
+    boxcar_candidates), ordered by start."""
     from gnuradio import transient
     y = np.ascontiguousarray(x, dtype=np.float32)
     snr, width = transient.boxcar_search(y, algorithm, int(max_width), list(widths),
                                          norm_mode="white", window=int(window),
                                          baseline_window=int(baseline_window),
                                          backend=backend)
-    snr[:min(len(snr), int(window))] = -np.inf  # warm-up: initial statistics
     # Events span at most 4 L_end samples, as in the block boxcar_search_ff.
     lend = transient.boxcar_plan(algorithm, int(max_width), list(widths))["lend"]
     c = transient.boxcar_candidates(snr, width, float(threshold), max_span=4 * lend)
@@ -563,7 +563,7 @@ def main(argv=None):
         except ValueError as e:
             sys.stderr.write("timeseries: %s\n" % e)
             return 2
-        print("pulses    %d at S/N >= %g (the first %d samples warm up the statistics)" %
+        print("pulses    %d at S/N >= %g (statistics windows of %d samples)" %
               (len(c), args.threshold, args.window))
         for r in c[:args.rows]:
             print("          start %9d (%10.4f s)  width %5d  S/N %6.1f  members %d" %

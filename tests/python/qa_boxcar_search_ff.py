@@ -201,21 +201,49 @@ class qa_boxcar_search_ff(gr_unittest.TestCase):
         tags = pulse_tags(snk)
         self.assertTrue(any(abs(off - 7000) <= 4 for off, _ in tags), tags)
 
-    def test_005_warmup_gives_no_candidates(self):
-        # Mean 100, sigma 10: the first statistics window is searched with the
-        # initial values (mean 0, sigma 1) and must not flood the output.
+    def test_005_first_window_own_statistics(self):
+        # Mean 100, sigma 10: the first statistics window is normalised by its
+        # own statistics (not the initial mean 0, sigma 1): no flood, and a
+        # pulse inside it is found like the later one.
         n, window = 40000, 8192
         x = 100.0 + 10.0 * noise(n, seed=6)
-        x = inject(x, [(20000, 10, 0)], 250.0)  # S/N 25 in units of sigma 10
+        x = inject(x, [(3000, 10, 0), (20000, 10, 0)], 250.0)  # S/N 25 at sigma 10
         blk = transient.boxcar_search_ff(1, "boxdit", [16], max_width=64, threshold=8.0,
                                          norm_mode="white", window=window, backend="cpu")
+        self.assertEqual(blk.latency(), blk.lend() - 1 + window)  # window 0 held
         snr, _, snk, _ = self.run_block(x, blk, max_items=1024)
-        # warm-up S/N: 100 * L / sqrt(L), up to 800 at L = 64
-        self.assertGreater(float(np.max(snr[:window - 100])), 500.0)
+        self.assertEqual(len(snr), n)
+        self.assertLess(float(np.max(snr[:2900])), 8.0)
         tags = pulse_tags(snk)
-        self.assertEqual([off for off, _ in tags if off < window], [])
+        self.assertEqual(len(tags), 2, tags)
+        self.assertLessEqual(abs(tags[0][0] - 3000), 2)
+        self.assertLessEqual(abs(tags[1][0] - 20000), 2)
+        self.assertEqual(blk.warning(), "")
+
+    def test_005b_short_recording_default_settings(self):
+        # A burst in the first 1,000 samples of a 4,000-sample series, shorter
+        # than the default 16,384-sample window: searched at the end of the
+        # stream with the statistics of its 4,000 samples, found, and a warning
+        # says so. The same through the array helper.
+        n = 4000
+        x = 3.0 + 2.0 * noise(n, seed=12)
+        x = inject(x, [(600, 16, 0)], 2.0 * 15.0)  # S/N 15 at sigma 2
+        blk = transient.boxcar_search_ff(backend="cpu")
+        snr, width, snk, dbg = self.run_block(x, blk, max_items=700)
+        self.assertEqual(len(snr), n)
+        tags = pulse_tags(snk)
         self.assertEqual(len(tags), 1, tags)
-        self.assertLessEqual(abs(tags[0][0] - 20000), 2)
+        self.assertLessEqual(abs(tags[0][0] - 600), 4)
+        self.assertAlmostEqual(tags[0][1]["snr"], 15.0, delta=3.0)
+        self.assertEqual(len(detect_dicts(dbg)), 1)
+        self.assertIn("ended after 4000 samples", blk.warning())
+        self.assertIn("16384", blk.warning())
+        with self.assertWarnsRegex(RuntimeWarning, "ended after 4000 samples"):
+            ref_s, ref_w = transient.boxcar_search(x)
+        np.testing.assert_array_equal(snr, ref_s)
+        ev = transient.boxcar_candidates(ref_s, ref_w, 7.0)
+        self.assertEqual(len(ev), 1, ev)
+        self.assertLessEqual(abs(int(ev["start"][0]) - 600), 4)
 
     def test_006_threshold_callback_and_nonfinite(self):
         n = 30000
@@ -392,11 +420,11 @@ class qa_boxcar_search_ff(gr_unittest.TestCase):
         self.assertEqual(len(snr), len(x))
         starts = np.array(sorted(off for off, _ in pulse_tags(snk)))
         self.assertEqual(len(detect_dicts(dbg)), len(starts))
-        # One pulse per period (131 in the record) except in the first
-        # statistics window (4096 samples, 4 periods), nothing else.
+        # One pulse per period (131 in the record, the first statistics window
+        # included: it is normalised by its own statistics), nothing else.
         period = 0.16372
         fit = timeseries.period_from_arrivals(starts * ts.tsamp, period)
-        self.assertGreaterEqual(fit["n_used"], 124)
+        self.assertGreaterEqual(fit["n_used"], 128)
         self.assertEqual(fit["distinct_pulses"], fit["n_used"])
         self.assertLessEqual(fit["n_off"], 2)
         self.assertAlmostEqual(fit["period"], period, delta=2e-5)

@@ -93,7 +93,7 @@ class test_signals(unittest.TestCase):
         self.assertEqual(x.shape, (4 * 8192, ds.FRB_CHANNELS))
         self.assertEqual(len(ds.frb_samples(4 * 8192, 2)), 4 * 4 * 8192)
         for p in truth:
-            self.assertGreater(p["extent"][0], ds.FRB_WINDOW)  # after the warm-up window
+            self.assertGreater(p["extent"][0], ds.FRB_WINDOW)  # after the first statistics window
             self.assertTrue(9.0 <= p["snr"] <= 25.0)
 
     def test_kalman_bursts(self):

@@ -399,6 +399,64 @@ class qa_transient_detect(gr_unittest.TestCase):
         self.assertEqual(rc, 2, err)
         self.assertFalse(os.path.exists(self.p("no.csv")))
 
+    def test_012_boxcar_short_recording(self):
+        # A burst in the first 1,000 samples of a 4,000-sample series, with the
+        # default settings (window 16,384, max width 256): found, with one
+        # warning line on stderr that says what was done (also with -q), exit 0.
+        rng = np.random.default_rng(13)
+        x = (3.0 + 2.0 * rng.standard_normal(4000)).astype(np.float32)
+        x[600:616] += 2.0 * 15.0 / 4.0  # S/N 15 over 16 samples
+        x.astype("<f4").tofile(self.p("short.f32"))
+        rc, _, err = self.tool("boxcar", self.p("short.f32"), "--backend", "cpu", "-o",
+                               self.p("s.json"))
+        self.assertEqual(rc, 0, err)
+        warn = [l for l in err.splitlines() if "warning" in l]
+        self.assertEqual(len(warn), 1, err)
+        self.assertTrue(warn[0].startswith("transient-detect: warning: boxcar: the stream "
+                                           "ended after 4000 samples"), err)
+        self.assertIn("16384", warn[0])
+        with open(self.p("s.json")) as f:
+            dets = json.load(f)["detections"]
+        self.assertEqual(len(dets), 1, dets)
+        d = dets[0]
+        self.assertLessEqual(abs(d["sample"] - 600), 4)
+        self.assertAlmostEqual(d["snr"], 15.0, delta=3.0)
+        # centre = start + (width - 1) / 2 with its fraction
+        self.assertEqual(d["centre"], d["sample"] + (d["width"] - 1) / 2.0)
+        rc, out, err = self.tool("boxcar", self.p("short.f32"), "--backend", "cpu", "-q")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertIn("warning", err)
+        row = out.splitlines()[1].split(",")
+        self.assertEqual(float(row[5]), int(row[0]) + (int(row[2]) - 1) / 2.0)
+        # Shorter than the widest boxcar too: both in the one line.
+        x[:200].astype("<f4").tofile(self.p("tiny.f32"))
+        rc, _, err = self.tool("boxcar", self.p("tiny.f32"), "--backend", "cpu", "-q")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertIn("ended after 200 samples", err)
+        self.assertIn("fewer than the widest boxcar (256)", err)
+        # A long enough input with --window 1024: no warning.
+        big = np.tile(x, 2)
+        big.astype("<f4").tofile(self.p("long.f32"))
+        rc, _, err = self.tool("boxcar", self.p("long.f32"), "--backend", "cpu", "-q",
+                               "--window", 1024)
+        self.assertEqual((rc, err), (0, ""))
+
+    def test_013_frb_recording_default_settings(self):
+        # A real FRB de-dispersed series of 4,626 samples (examples/data/README.md):
+        # the defaults find the burst at samples 1601-1602 and nothing else.
+        path = os.path.join(os.path.dirname(APP), os.pardir, "examples", "data",
+                            "FRB_29_DM475.f32")
+        rc, out, err = self.tool("boxcar", path, "--backend", "cpu", "-q")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("warning: boxcar: the stream ended after 4626 samples", err)
+        rows = out.splitlines()[1:]
+        self.assertEqual(len(rows), 1, out)
+        sample, _, width, snr = rows[0].split(",")[:4]
+        self.assertTrue(1600 <= int(sample) <= 1602 and int(width) <= 4, rows[0])
+        self.assertTrue(15.0 < float(snr) < 23.0, rows[0])
+
     # ---- SigMF output -----------------------------------------------------
 
     def test_020_sigmf_round_trip(self):

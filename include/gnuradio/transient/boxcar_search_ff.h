@@ -49,8 +49,10 @@ namespace transient
  *      boxcars that START at sample p (boxcar (p, L) sums x[p .. p+L-1]);
  *   1: width, vector of nchan floats: W[p], the width L of that boxcar.
  * Y[p] needs the samples up to p + L_end - 1, so the block holds its output
- * back by the core's fixed latency L_end - 1 samples (latency(); L_end is
- * the first evaluated width >= max_width) plus the candidate clustering
+ * back by the core's fixed latency (latency(): L_end - 1 samples, L_end the
+ * first evaluated width >= max_width, plus the statistics window in "white"
+ * and "levels" modes, which hold their first window, see below) plus the
+ * candidate clustering
  * horizon, hold() = latency() + max(64, 4 L_end) + 1 samples, and releases it
  * once every candidate that starts at or before it is known. At the end of a finite
  * stream the last samples are evaluated with the boxcars that fit inside the data and
@@ -80,9 +82,14 @@ namespace transient
  *     stream, the events still open are closed and published there as the
  *     block stops (without tags: their samples are not released); a receiver
  *     gets them only if it still handles messages then.
- * While a channel's statistics are still warming up (the first statistics
- * window of WHITE and LEVELS modes, see boxcar_norm.h) its S/N output uses the
- * initial values and no candidates are made there.
+ * The first statistics window of "white" and "levels" modes is normalised by
+ * its own statistics (boxcar_norm.h, first_own), so it gives candidates like
+ * any other; a stream shorter than the window is searched at its end with the
+ * statistics of the samples it has. What was done differently from the
+ * settings (the stream ended inside the first window; it was shorter than
+ * L_end; a channel's first window had no usable statistics, so no candidates
+ * came from it) is logged as a warning at the end of the stream and kept in
+ * warning().
  *
  * Parameters
  *   algorithm    "boxdit", "igrid" or "ideal"
@@ -124,8 +131,8 @@ namespace transient
  * set_fixed_stats) restart the search at the next input sample: the running
  * search is ended as at the end of a stream (its last latency() samples are
  * evaluated with the boxcars that fit before the change) and a new one starts
- * with the new settings (WHITE and LEVELS modes warm up again: no candidates
- * in its first statistics window); set between two runs of a flow graph, they
+ * with the new settings (WHITE and LEVELS modes hold and measure their first
+ * statistics window again); set between two runs of a flow graph, they
  * apply from the start of the next run. Invalid values throw
  * std::invalid_argument (ValueError in Python) and change nothing.
  */
@@ -211,7 +218,8 @@ template <class T> class TRANSIENT_API boxcar_search : virtual public gr::block
      */
     virtual void set_fixed_stats(double mean, double sigma) = 0;
 
-    //! Core latency L_end - 1 in samples (the search part of the hold)
+    //! Core latency in samples (L_end - 1, plus the window in "white" and
+    //! "levels" modes): the search part of the hold
     virtual unsigned int latency() const = 0;
     //! Samples the block holds back at most: latency() + clustering horizon
     virtual unsigned int hold() const = 0;
@@ -223,6 +231,9 @@ template <class T> class TRANSIENT_API boxcar_search : virtual public gr::block
     virtual uint64_t candidates() const = 0;
     //! Non-finite input samples replaced so far (since start)
     virtual uint64_t nonfinite() const = 0;
+    //! Warnings of the last search that ended (end of stream or restart), one
+    //! line, "" when none
+    virtual std::string warning() const = 0;
     //! Backend actually in use: "cpu" or "cuda" ("auto" resolved)
     virtual std::string backend() const = 0;
     //! Whether the input is a device buffer (make's device_buffers)

@@ -23,6 +23,11 @@
  *    window boundary is cut there (flush: run once per window, each time
  *    keeping the positions of that window).
  * All three give the same bits.
+ * First window (measured statistics with norm.first_own): the cleaned samples
+ * pass through a delay line of W samples (`ring`) before the variant, so the
+ * variant sees position p when the input is at p + W, after window 0's own
+ * values were fixed; the NaN the normalisation writes for non-finite samples
+ * of window 0 are replaced by window 0's own mean at that moment (release).
  * Device path (tr_boxcar_process_device): the samples never reach the host.
  * FIXED: non-finite samples are replaced on the device by the fixed mean of
  * their channel and counted. WHITE and LEVELS: the statistics are measured on
@@ -30,6 +35,9 @@
  * search takes its per-window tables from there; such a stream stays on the
  * device until reset (host calls are TR_ERR_STATE), flush included.
  * Baseline removal runs on the host only (TR_ERR_UNSUPPORTED here).
+ * The device statistics follow the warm-up definition (first_own = 0): holding
+ * window 0 on the device is not implemented, so measured statistics with
+ * first_own there are TR_ERR_UNSUPPORTED.
  */
 #include <transient/boxcar.h>
 #include <transient/candidates.h>
@@ -44,6 +52,7 @@
 #endif
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +89,11 @@ struct tr_boxcar {
     void *dnorm;      /* tr_cuda_norm: statistics of device samples, or NULL */
     void *stage;      /* tr_cuda_stage: device buffers of tr_boxcar_search_candidates */
     int dnorm_active; /* this stream's statistics are measured on the device */
+    /* hold of the first window (see the top of this file) */
+    uint32_t hold; /* W with measured statistics and first_own, else 0 */
+    float *ring;   /* hold * nchan cleaned samples: position p at (p % hold) * nchan */
+    unsigned warn; /* TR_BOXCAR_WARN_* */
+    char warn_msg[512]; /* the warnings, one line */
     tr_error err;
 };
 
@@ -202,7 +216,10 @@ tr_boxcar *tr_boxcar_create(const tr_boxcar_config *cfg, tr_error *err)
     if (q->piece > ((size_t)1 << 24) / cfg->nchan)
         q->piece = ((size_t)1 << 24) / cfg->nchan;
     if (q->piece < TR_BOXCAR_SUBCHUNK) q->piece = TR_BOXCAR_SUBCHUNK;
-    const uint64_t lookback = (uint64_t)tr_boxcar_plan_latency(&plan) + q->piece + 64;
+    if (cfg->norm.mode != TR_BOXCAR_NORM_FIXED && cfg->norm.first_own)
+        q->hold = cfg->norm.window;
+    const uint64_t lookback =
+        (uint64_t)tr_boxcar_plan_latency(&plan) + q->hold + q->piece + 64;
     tr_boxcar_norm_config nc = cfg->norm;
     {
         /* the former CUDA host path (benchmark baseline, see cuda_start) also
@@ -221,8 +238,9 @@ tr_boxcar *tr_boxcar_create(const tr_boxcar_config *cfg, tr_error *err)
     }
     if (q->backend == TR_BACKEND_CPU) q->piece = TR_BOXCAR_SUBCHUNK;
     q->clean = malloc(q->piece * cfg->nchan * sizeof(float));
+    if (q->hold) q->ring = calloc((size_t)q->hold * cfg->nchan, sizeof(float));
     if (cfg->stage_outputs) q->st = calloc(plan.nstages, sizeof *q->st);
-    if (!q->clean || (cfg->stage_outputs && !q->st)) {
+    if (!q->clean || (q->hold && !q->ring) || (cfg->stage_outputs && !q->st)) {
         tr_fail(err, TR_ERR_NOMEM, "boxcar: cannot allocate the work buffers");
         tr_boxcar_destroy(q);
         return NULL;
@@ -250,6 +268,7 @@ void tr_boxcar_destroy(tr_boxcar *q)
         }
     free(q->st);
     free(q->clean);
+    free(q->ring);
     free(q->tmu);
     free(q->tsig);
     free(q->fill);
@@ -267,6 +286,8 @@ tr_status tr_boxcar_reset(tr_boxcar *q)
     q->position = 0;
     q->dev_nonfinite = 0;
     q->flushed = 0;
+    q->warn = 0;
+    q->warn_msg[0] = '\0';
     /* FIXED values never change: the CUDA context keeps its tables over reset */
     if (q->cfg.norm.mode != TR_BOXCAR_NORM_FIXED) q->have_win = 0;
     q->have_wins = 0;
@@ -482,6 +503,84 @@ static tr_status check_io(tr_boxcar *q, const void *x, size_t n, const void *snr
     return TR_OK;
 }
 
+/* Warning w with its part of the message. */
+static void warn(tr_boxcar *q, unsigned w, const char *text)
+{
+    if (q->warn & w) return;
+    q->warn |= w;
+    const size_t len = strlen(q->warn_msg);
+    snprintf(q->warn_msg + len, sizeof q->warn_msg - len, "%s%s", len ? "; " : "", text);
+}
+
+/*
+ * Window 0's values are fixed (its end, or the flush of a shorter stream):
+ * the n0 held samples of window 0 get their non-finite ones (NaN) replaced by
+ * window 0's own mean, and channels left unmeasured are reported.
+ */
+static void release_first(tr_boxcar *q, uint64_t n0)
+{
+    const uint32_t C = q->cfg.nchan;
+    int unmeasured = 0;
+    for (uint32_t c = 0; c < C; c++) {
+        double mu = 0.0;
+        tr_boxcar_norm_stats(q->norm, 0, c, 1, &mu, NULL);
+        for (uint64_t p = 0; p < n0; p++) {
+            float *v = q->ring + p * C + c;
+            if (isnan(*v)) *v = (float)mu;
+        }
+        if (!tr_boxcar_norm_ready(q->norm, 0, c)) unmeasured++;
+    }
+    if (unmeasured) {
+        char t[160];
+        snprintf(t, sizeof t,
+                 "%d of %u channel(s) had no statistics in the first window (too few "
+                 "finite or varying values): no candidates from it",
+                 unmeasured, C);
+        warn(q, TR_BOXCAR_WARN_UNMEASURED, t);
+    }
+}
+
+/* The m cleaned samples in q->clean (positions position .. position + m - 1)
+ * into the delay line, and the m samples W positions earlier out of it, in
+ * their place. */
+static void hold_swap(tr_boxcar *q, size_t m)
+{
+    const size_t C = q->cfg.nchan;
+    size_t k = 0;
+    while (k < m) {
+        const size_t r = (size_t)((q->position + k) % q->hold);
+        const size_t len = m - k < q->hold - r ? m - k : q->hold - r;
+        float *a = q->clean + k * C, *b = q->ring + r * C;
+        for (size_t i = 0; i < len * C; i++) {
+            const float t = a[i];
+            a[i] = b[i];
+            b[i] = t;
+        }
+        k += len;
+    }
+}
+
+/* The variant on m cleaned samples y of positions vpos .. vpos + m - 1. */
+static tr_status run_variant(tr_boxcar *q, const float *y, size_t m, uint64_t vpos,
+                             float *so, int32_t *wo)
+{
+#ifdef TR_HAVE_CUDA
+    if (q->cuda)
+        return cuda_run_host(
+            q, y, m, (int64_t)vpos - (int64_t)tr_boxcar_plan_latency(&q->plan), so, wo);
+#endif
+    (void)vpos; /* the CPU variants count positions themselves */
+    if (q->ref) {
+        tr_boxcar_ref_run(q->ref, y, m, so, wo, q->st);
+        return TR_OK;
+    }
+    tr_boxcar_cpu_run(q->fast, y, m, so, wo, q->st);
+    if (tr_boxcar_cpu_failed(q->fast))
+        return tr_fail(&q->err, TR_ERR_NOMEM,
+                       "boxcar: out of memory for the search state (reset it)");
+    return TR_OK;
+}
+
 tr_status tr_boxcar_process(tr_boxcar *q, const float *x, size_t n, float *snr,
                             int32_t *width)
 {
@@ -490,7 +589,6 @@ tr_status tr_boxcar_process(tr_boxcar *q, const float *x, size_t n, float *snr,
     if ((s = stage_prepare(q, n)) != TR_OK) return s;
     if (n == 0) return TR_OK;
     const uint32_t C = q->cfg.nchan;
-    const int64_t latency = (int64_t)tr_boxcar_plan_latency(&q->plan);
     if (q->dnorm_active)
         return tr_fail(&q->err, TR_ERR_STATE,
                        "boxcar: this stream's statistics are measured on the device "
@@ -509,30 +607,69 @@ tr_status tr_boxcar_process(tr_boxcar *q, const float *x, size_t n, float *snr,
 #endif
     size_t done = 0;
     while (done < n) {
-        const size_t m = n - done < q->piece ? n - done : q->piece;
+        size_t m = n - done < q->piece ? n - done : q->piece;
+        /* a piece ends where window 0 does: its values are fixed there */
+        if (q->hold && q->position < q->hold && q->position + m > q->hold)
+            m = (size_t)(q->hold - q->position);
         s = tr_boxcar_norm_process(q->norm, x + done * C, m, q->clean);
         if (s != TR_OK)
             return tr_fail(&q->err, s, "boxcar: %s", tr_boxcar_norm_last_error(q->norm));
         float *so = snr + done * C;
         int32_t *wo = width ? width + done * C : NULL;
-#ifdef TR_HAVE_CUDA
-        if (q->cuda) {
-            s = cuda_run_host(q, q->clean, m, (int64_t)q->position - latency, so, wo);
-            if (s != TR_OK) return s;
-        } else
-#endif
-            if (q->ref) {
-            tr_boxcar_ref_run(q->ref, q->clean, m, so, wo, q->st);
-        } else {
-            tr_boxcar_cpu_run(q->fast, q->clean, m, so, wo, q->st);
-            if (tr_boxcar_cpu_failed(q->fast))
-                return tr_fail(&q->err, TR_ERR_NOMEM,
-                               "boxcar: out of memory for the search state (reset it)");
+        if (q->hold) hold_swap(q, m);
+        if (q->position < q->hold) {
+            /* window 0 held: these outputs are positions < 0 */
+            memset(so, 0, m * C * sizeof *so);
+            if (wo) memset(wo, 0, m * C * sizeof *wo);
+        } else if ((s = run_variant(q, q->clean, m, q->position - q->hold, so, wo)) !=
+                   TR_OK) {
+            return s;
         }
         q->position += m;
         done += m;
+        if (q->hold && q->position == q->hold) release_first(q, q->hold);
     }
-    (void)latency; /* used by the CUDA path only */
+    return TR_OK;
+}
+
+/*
+ * Flush with a hold: window 0's values fixed if the stream ended inside it,
+ * then the held samples through the variant. Writes the first `hold`
+ * positions of the flush (zeros for positions before the data).
+ */
+static tr_status flush_held(tr_boxcar *q, float *snr, int32_t *width)
+{
+    const uint32_t C = q->cfg.nchan;
+    const uint64_t N = q->position;
+    if (N < q->hold) {
+        tr_boxcar_norm_finish(q->norm);
+        if (N > 0) {
+            release_first(q, N);
+            char t[200];
+            snprintf(t, sizeof t,
+                     "the stream ended after %llu samples, before the first statistics "
+                     "window (%u) was complete: its statistics were measured on those "
+                     "%llu samples",
+                     (unsigned long long)N, q->hold, (unsigned long long)N);
+            warn(q, TR_BOXCAR_WARN_SHORT_STREAM, t);
+        }
+    }
+    const size_t have = (size_t)(N < q->hold ? N : q->hold);
+    const size_t zeros = q->hold - have;
+    memset(snr, 0, zeros * C * sizeof *snr);
+    if (width) memset(width, 0, zeros * C * sizeof *width);
+    size_t k = 0;
+    while (k < have) {
+        const uint64_t p0 = N - have + k;
+        const size_t r = (size_t)(p0 % q->hold);
+        size_t m = have - k < q->piece ? have - k : q->piece;
+        if (m > q->hold - r) m = q->hold - r;
+        memcpy(q->clean, q->ring + r * C, m * C * sizeof(float));
+        const tr_status s = run_variant(q, q->clean, m, p0, snr + (zeros + k) * C,
+                                        width ? width + (zeros + k) * C : NULL);
+        if (s != TR_OK) return s;
+        k += m;
+    }
     return TR_OK;
 }
 
@@ -542,10 +679,23 @@ tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width)
     const uint32_t L = tr_boxcar_plan_latency(&q->plan);
     tr_status s = check_io(q, snr, 0, snr);
     if (s != TR_OK) return s;
-    if (L > 0 && !snr)
+    if (L + q->hold > 0 && !snr)
         return tr_fail(&q->err, TR_ERR_INVALID, "boxcar: NULL S/N output for the flush");
-    if ((s = stage_prepare(q, L)) != TR_OK) return s;
+    if ((s = stage_prepare(q, (size_t)L + q->hold)) != TR_OK) return s;
     q->flushed = 1;
+    if (q->position < q->plan.lend) {
+        char t[160];
+        snprintf(t, sizeof t,
+                 "the stream has %llu samples, fewer than the widest boxcar (%u): "
+                 "longer boxcars were not searched",
+                 (unsigned long long)q->position, q->plan.lend);
+        warn(q, TR_BOXCAR_WARN_NARROW, t);
+    }
+    if (q->hold) {
+        if ((s = flush_held(q, snr, width)) != TR_OK) return s;
+        snr += (size_t)q->hold * q->cfg.nchan;
+        if (width) width += (size_t)q->hold * q->cfg.nchan;
+    }
     if (L == 0) return TR_OK;
 #ifdef TR_HAVE_CUDA
     if (q->dnorm_active) {
@@ -613,6 +763,10 @@ static tr_status device_check(tr_boxcar *q)
         return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
                        "boxcar: device samples need norm.baseline NONE (baseline removal "
                        "runs on the host)");
+    if (q->hold)
+        return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
+                       "boxcar: device samples with measured statistics need "
+                       "norm.first_own = 0 (window 0 is held on the host only)");
     if (q->cfg.norm.mode != TR_BOXCAR_NORM_FIXED && tr_boxcar_norm_position(q->norm) != 0)
         return tr_fail(&q->err, TR_ERR_STATE,
                        "boxcar: this stream's statistics are measured on the host "
@@ -768,7 +922,7 @@ const tr_boxcar_norm *tr_boxcar_get_norm(const tr_boxcar *q)
 }
 uint32_t tr_boxcar_latency(const tr_boxcar *q)
 {
-    return q ? tr_boxcar_plan_latency(&q->plan) : 0;
+    return q ? tr_boxcar_plan_latency(&q->plan) + q->hold : 0;
 }
 uint32_t tr_boxcar_lend(const tr_boxcar *q)
 {
@@ -801,6 +955,14 @@ tr_backend tr_boxcar_backend(const tr_boxcar *q)
 tr_variant tr_boxcar_variant(const tr_boxcar *q)
 {
     return q ? q->variant : TR_VARIANT_FAST;
+}
+unsigned tr_boxcar_warnings(const tr_boxcar *q)
+{
+    return q ? q->warn : 0;
+}
+const char *tr_boxcar_warning(const tr_boxcar *q)
+{
+    return q ? q->warn_msg : "";
 }
 const char *tr_boxcar_last_error(const tr_boxcar *q)
 {

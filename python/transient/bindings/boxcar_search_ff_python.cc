@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(boxcar_search_ff.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(539cefad415b33035f5c30d9780b4e3a)                     */
+/* BINDTOOL_HEADER_FILE_HASH(136db120085bb36ca881306323b5912a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -81,6 +81,7 @@ template <class T> void bind_boxcar_search_template(py::module &m, const char *c
         .def("nchan", &boxcar_search::nchan, D(boxcar_search, nchan))
         .def("candidates", &boxcar_search::candidates, D(boxcar_search, candidates))
         .def("nonfinite", &boxcar_search::nonfinite, D(boxcar_search, nonfinite))
+        .def("warning", &boxcar_search::warning, D(boxcar_search, warning))
         .def("backend", &boxcar_search::backend, D(boxcar_search, backend))
         .def("device_buffers", &boxcar_search::device_buffers,
              D(boxcar_search, device_buffers))

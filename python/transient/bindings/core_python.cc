@@ -700,6 +700,11 @@ py::tuple boxcar_search_array(const float_array &x, const std::string &algorithm
         if (st != TR_OK) message = tr_boxcar_last_error(q.get());
     }
     if (st != TR_OK) raise_status(st, message);
+    // what was done differently from the settings (a short stream ...)
+    if (tr_boxcar_warnings(q.get()))
+        py::module_::import("warnings")
+            .attr("warn")(std::string("boxcar_search: ") + tr_boxcar_warning(q.get()),
+                          py::module_::import("builtins").attr("RuntimeWarning"));
     return py::make_tuple(snr, width);
 }
 
@@ -939,7 +944,11 @@ Boxcar search of a whole array x of shape (n,) or (n, nchan) (float32,
 time-major: channels in the last axis). Returns (snr, width) of the same shape:
 snr[p] is the best S/N of the evaluated boxcars that START at sample p and
 width[p] (int32) that boxcar's width; the core's latency is removed and the
-last samples are evaluated with the boxcars that fit inside the data.
+last samples are evaluated with the boxcars that fit inside the data. The
+first statistics window is normalised by its own statistics; an array shorter
+than the window by the statistics of the whole array, with a RuntimeWarning
+that says so (also when it is shorter than L_end, or a channel had no usable
+statistics).
 
 Parameters as in the block boxcar_search_ff; baseline_window 0 = no baseline
 removal, baseline_mode 'median' (running) or 'block' (median of 16 block

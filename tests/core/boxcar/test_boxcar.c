@@ -525,7 +525,8 @@ static void test_measured_norm(void)
             }
             tr_error err;
             tr_boxcar_plan *plan = tr_boxcar_plan_create(&c, &err);
-            const uint32_t L = tr_boxcar_plan_latency(plan);
+            /* the search holds the first statistics window (first_own) */
+            const uint32_t L = tr_boxcar_plan_latency(plan) + c.norm.window;
             const size_t n = 5000;
             float *x = noise(&r, n * 2, 1.0, 0.5);
             add_pulses(&r, x, n, 2, 10, tr_boxcar_plan_lend(plan), 0.5, 12);

@@ -135,14 +135,14 @@ typedef struct {
     double worst;
 } cmp_stats;
 
-/* GPU outputs (yg, wg) against the reference (yr, wr); with fixed = 1 every
- * width difference is checked against the definition. */
-static void compare(const tr_boxcar_plan *plan, const float *x, size_t n, uint32_t C,
-                    const float *yr, const int32_t *wr, const float *yg,
+/* GPU outputs (yg, wg) against the reference (yr, wr) of a search of latency
+ * L (the plan's, plus the window held by measured statistics); with fixed = 1
+ * every width difference is checked against the definition. */
+static void compare(const tr_boxcar_plan *plan, uint32_t L, const float *x, size_t n,
+                    uint32_t C, const float *yr, const int32_t *wr, const float *yg,
                     const int32_t *wg, int fixed, double mean, double sigma, cmp_stats *s,
                     const char *what)
 {
-    const uint32_t L = tr_boxcar_plan_latency(plan);
     const double tol = TR_BOXCAR_FAST_TOL(tr_boxcar_plan_lend(plan));
     int printed = 0;
     for (size_t i = 0; i < (n + L) * C; i++) {
@@ -231,7 +231,9 @@ static void test_variants(void)
             tr_boxcar_plan *plan = tr_boxcar_plan_create(&c, &err);
             CHECK(plan != NULL, "%s: plan: %s", what, err.message);
             if (!plan) continue;
-            const uint32_t C = c.nchan, L = tr_boxcar_plan_latency(plan);
+            /* measured statistics: the search holds the first window */
+            const uint32_t C = c.nchan, L = tr_boxcar_plan_latency(plan) +
+                                            (measured ? c.norm.window : 0);
             const size_t n = (size_t)tu_range(&r, 3000, 20000);
             const size_t tot = (n + L) * C;
             float *x = noise(&r, n * C, mean, sigma);
@@ -254,7 +256,8 @@ static void test_variants(void)
             CHECK(ok, "%s: GPU run", what);
             if (ok) {
                 cmp_stats s = {0, 0, 0, 0, 0.0};
-                compare(plan, x, n, C, yr, wr, yg, wg, !measured, mean, sigma, &s, what);
+                compare(plan, L, x, n, C, yr, wr, yg, wg, !measured, mean, sigma, &s,
+                        what);
                 CHECK(s.bad_snr == 0 && s.bad_width == 0,
                       "%s: %zu of %zu S/N outside tolerance %.2g (worst %.3g), %zu bad "
                       "widths",
@@ -550,7 +553,9 @@ static void test_host_path(void)
             tr_boxcar_plan *plan = tr_boxcar_plan_create(&c, &err);
             CHECK(plan != NULL, "%s: plan: %s", what, err.message);
             if (!plan) continue;
-            const uint32_t C = c.nchan, L = tr_boxcar_plan_latency(plan);
+            /* measured statistics: the search holds the first window */
+            const uint32_t C = c.nchan,
+                           L = tr_boxcar_plan_latency(plan) + (mode ? c.norm.window : 0);
             const size_t n = cases[k].n, tot = (n + L) * C;
             float *x = noise(&r, n * C, mean, sigma);
             add_pulses(&r, x, n, C, 40, tr_boxcar_plan_lend(plan), sigma, 30);
@@ -571,7 +576,8 @@ static void test_host_path(void)
             CHECK(ok, "%s: GPU run", what);
             if (ok) {
                 cmp_stats st = {0, 0, 0, 0, 0.0};
-                compare(plan, x, n, C, yr, wr, yg, wg, mode == 0, mean, sigma, &st, what);
+                compare(plan, L, x, n, C, yr, wr, yg, wg, mode == 0, mean, sigma, &st,
+                        what);
                 CHECK(st.bad_snr == 0 && st.bad_width == 0,
                       "%s: %zu of %zu S/N outside tolerance (worst %.3g), %zu bad widths",
                       what, st.bad_snr, st.compared, st.worst, st.bad_width);

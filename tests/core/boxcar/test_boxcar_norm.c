@@ -151,7 +151,8 @@ static void run_chunks(tr_boxcar_norm *q, const float *x, size_t n, uint32_t nch
     }
 }
 
-/* WHITE streaming: values of window j = merge of the clipped windows j-H..j-1. */
+/* WHITE streaming: values of window j = merge of the clipped windows j-H..j-1,
+ * window 0's its own clipped values (first_own; warm-up values without). */
 static void test_white_stream(void)
 {
     tu_rng r = {21};
@@ -174,22 +175,38 @@ static void test_white_stream(void)
     tr_boxcar_norm *q = tr_boxcar_norm_create(&cfg, C, 64, n, &err);
     CHECK(q != NULL, "create: %s", err.message);
     if (!q) return;
+    {
+        tr_boxcar_norm_config c0 = cfg;
+        c0.first_own = 0;
+        tr_boxcar_norm *q0 = tr_boxcar_norm_create(&c0, C, 64, n, &err);
+        CHECK(q0 != NULL, "create: %s", err.message);
+        run_chunks(q0, x, n, C, y, &r, 0);
+        for (uint32_t c = 0; q0 && c < C; c++) {
+            double mu, sd;
+            /* warm-up in window 0 */
+            CHECK(tr_boxcar_norm_stats(q0, 7, c, 9, &mu, &sd) == TR_OK, "stats");
+            CHECK(close_rel(mu, 9 * 0.5, 1e-15) && close_rel(sd, 3 * 2.0, 1e-15),
+                  "warm-up values %g %g", mu, sd);
+            CHECK(!tr_boxcar_norm_ready(q0, 7, c) && tr_boxcar_norm_ready(q0, W, c),
+                  "ready");
+        }
+        CHECK(tr_boxcar_norm_first_measured(q0) == 0, "first_own 0 measures no window 0");
+        tr_boxcar_norm_destroy(q0);
+    }
     run_chunks(q, x, n, C, y, &r, 0);
     CHECK(tr_boxcar_norm_position(q) == n, "position");
+    CHECK(tr_boxcar_norm_first_measured(q) == W, "window 0 measured on W samples");
     double *d = malloc(H * W * sizeof *d);
     unsigned char *kept = malloc(H * W);
     for (uint32_t c = 0; c < C; c++) {
         double mu, sd;
-        /* warm-up in window 0 */
-        CHECK(tr_boxcar_norm_stats(q, 7, c, 9, &mu, &sd) == TR_OK, "stats");
-        CHECK(close_rel(mu, 9 * 0.5, 1e-15) && close_rel(sd, 3 * 2.0, 1e-15),
-              "warm-up values %g %g", mu, sd);
-        CHECK(!tr_boxcar_norm_ready(q, 7, c) && tr_boxcar_norm_ready(q, W, c), "ready");
-        for (size_t j = 1; j < nw; j++) {
-            /* direct: clip each earlier window alone, two-pass on the union */
+        CHECK(tr_boxcar_norm_ready(q, 7, c) && tr_boxcar_norm_ready(q, W, c), "ready");
+        for (size_t j = 0; j < nw; j++) {
+            /* direct: clip each earlier window alone (window 0: itself), two-pass
+             * on the union */
             size_t m = 0;
-            const size_t j0 = j >= H ? j - H : 0;
-            for (size_t w = j0; w < j; w++) {
+            const size_t j0 = j >= H ? j - H : 0, j1 = j ? j : 1;
+            for (size_t w = j0; w < j1; w++) {
                 double *v = d + m;
                 for (uint32_t i = 0; i < W; i++)
                     v[i] = x[(w * W + i) * C + c];
@@ -284,9 +301,14 @@ static void test_chunking_nonfinite(void)
                       "non-finite counted %llu vs %zu",
                       (unsigned long long)tr_boxcar_norm_nonfinite(b), nbad);
             }
-            /* replaced by the input mean in effect, finite everywhere */
+            /* replaced by the input mean in effect, finite everywhere but in
+             * window 0, whose non-finite samples are NaN (first_own) */
             int fin = 1, repl = 1;
             for (size_t i = 0; i < n * C; i++) {
+                if (i / C < W) {
+                    fin &= isfinite(x[i]) ? isfinite(y0[i]) != 0 : isnan(y0[i]) != 0;
+                    continue;
+                }
                 fin &= isfinite(y0[i]) != 0;
                 if (!isfinite(x[i])) {
                     double mu;

@@ -29,6 +29,7 @@ tr_boxcar_norm_config tr_boxcar_norm_config_default(void)
     c.reject_correct = 1;
     c.init_mean = 0.0;
     c.init_sigma = 1.0;
+    c.first_own = 1;
     c.fixed_mean = 0.0;
     c.fixed_sigma = 1.0;
     c.baseline = TR_BOXCAR_BASELINE_NONE;
@@ -76,6 +77,9 @@ tr_status tr_boxcar_norm_validate(const tr_boxcar_norm_config *c, uint32_t nchan
             return tr_fail(err, TR_ERR_INVALID,
                            "boxcar_norm: reject_correct must be 0 or 1, got %d",
                            c->reject_correct);
+        if (c->first_own != 0 && c->first_own != 1)
+            return tr_fail(err, TR_ERR_INVALID,
+                           "boxcar_norm: first_own must be 0 or 1, got %d", c->first_own);
         if (!isfinite(c->init_mean) || !is_pos_finite(c->init_sigma))
             return tr_fail(err, TR_ERR_INVALID,
                            "boxcar_norm: init_mean must be finite and init_sigma > 0");
@@ -185,6 +189,8 @@ tr_status tr_boxcar_norm_reset(tr_boxcar_norm *q)
     q->position = 0;
     q->nonfinite = 0;
     q->rejected = 0;
+    q->first_n = 0;
+    q->finished = 0;
     if (q->measure) {
         memset(q->sum_valid, 0, q->cfg.history);
         tr_norm_compute_effect(q, 0);
@@ -365,6 +371,10 @@ int tr_boxcar_norm_ready(const tr_boxcar_norm *q, uint64_t p, uint32_t c)
 uint64_t tr_boxcar_norm_position(const tr_boxcar_norm *q)
 {
     return q ? q->position : 0;
+}
+uint64_t tr_boxcar_norm_first_measured(const tr_boxcar_norm *q)
+{
+    return q ? q->first_n : 0;
 }
 uint64_t tr_boxcar_norm_nonfinite(const tr_boxcar_norm *q)
 {

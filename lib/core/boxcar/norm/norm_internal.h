@@ -51,6 +51,8 @@ struct tr_boxcar_norm {
     uint64_t position;  /* samples per channel consumed */
     uint64_t nonfinite; /* non-finite input samples */
     uint64_t rejected;  /* level-0 values dropped as outliers */
+    uint64_t first_n;   /* samples window 0's own values were measured on (0: not yet) */
+    int finished;       /* tr_boxcar_norm_finish was called */
     /* current window, channel-major: buf[c * BUF_STRIDE(W) + i]; NaN marks
      * non-finite */
     float *buf;
@@ -121,7 +123,8 @@ tr_status tr_norm_stats_at(const tr_boxcar_norm *q, uint64_t p, uint32_t c, uint
                            double *mu, double *sigma);
 
 /* Input mean in effect at position p of channel c, for the current window
- * (whose values are fixed); reads q only. */
+ * (whose values are fixed; NaN in window 0 with first_own, whose values are
+ * fixed only at its end); reads q only. */
 double tr_norm_mean_at(const tr_boxcar_norm *q, uint64_t p, uint32_t c);
 
 /* The values in effect for window j from the summaries of j-H .. j-1: all
@@ -129,18 +132,23 @@ double tr_norm_mean_at(const tr_boxcar_norm *q, uint64_t p, uint32_t c);
 void tr_norm_compute_effect(tr_boxcar_norm *q, uint64_t j);
 void tr_norm_compute_effect_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1);
 
-/* Summary s[0 .. nlev-1] of one channel's window: values b[i * stride], i < W
- * (non-finite ones left out); adds the level-0 values rejected. */
-void tr_norm_summarise_one(tr_boxcar_norm *q, const float *b, size_t stride, acc_t *s,
-                           const tr_norm_scratch *sc, uint64_t *rejected);
+/* What the end of the summarised window j changes for channels c0 .. c1 - 1:
+ * window 0's own values (first_own, j = 0), then the values of window j + 1. */
+void tr_norm_window_end_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1);
 
-/* Summaries of channels c0 .. c1 - 1 of the completed window j in buf into
- * slot j % H (sum_valid is set by the caller). */
-void tr_norm_summarise_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1,
-                          const tr_norm_scratch *sc, uint64_t *rejected);
+/* Summary s[0 .. nlev-1] of one channel's window: values b[i * stride], i < n
+ * (n = W, or fewer for the part of window 0 a short stream has; non-finite
+ * ones left out); adds the level-0 values rejected. */
+void tr_norm_summarise_one(tr_boxcar_norm *q, const float *b, size_t stride, uint32_t n,
+                           acc_t *s, const tr_norm_scratch *sc, uint64_t *rejected);
 
-/* Summaries of the completed window j (in buf) into slot j % H. */
-void tr_norm_summarise_window(tr_boxcar_norm *q, uint64_t j);
+/* Summaries of channels c0 .. c1 - 1 of the first n samples of window j in
+ * buf into slot j % H (sum_valid is set by the caller). */
+void tr_norm_summarise_ch(tr_boxcar_norm *q, uint64_t j, uint32_t n, uint32_t c0,
+                          uint32_t c1, const tr_norm_scratch *sc, uint64_t *rejected);
+
+/* Summaries of the first n samples of window j (in buf) into slot j % H. */
+void tr_norm_summarise_window(tr_boxcar_norm *q, uint64_t j, uint32_t n);
 
 /* ---- baseline.c */
 

@@ -89,8 +89,9 @@ static void fast_channels(norm_job *jb)
         pos = p0 + run;
         if (W && pos % W == 0) {
             const uint64_t j = p0 / W;
-            tr_norm_summarise_ch(q, j, jb->c0, jb->c1, &jb->sc, &jb->rejected);
-            tr_norm_compute_effect_ch(q, j + 1, jb->c0, jb->c1);
+            tr_norm_summarise_ch(q, j, (uint32_t)W, jb->c0, jb->c1, &jb->sc,
+                                 &jb->rejected);
+            tr_norm_window_end_ch(q, j, jb->c0, jb->c1);
         }
         k += run;
     }
@@ -114,8 +115,10 @@ static void channel_segment(tr_boxcar_norm *q, const float *x, float *y, size_t 
     /* threads only where the statistics make the work worth their start */
     if (!q->measure || (uint64_t)n * C < ((uint64_t)1 << 17)) T = 1;
     if (W) /* windows that complete in this call (see fast_channels) */
-        for (uint64_t j = q->position / W; (j + 1) * W <= q->position + n; j++)
+        for (uint64_t j = q->position / W; (j + 1) * W <= q->position + n; j++) {
             q->sum_valid[(size_t)(j % q->cfg.history)] = 1;
+            if (j == 0 && q->cfg.first_own) q->first_n = W;
+        }
     norm_job jobs[TR_BOXCAR_NORM_MAX_THREADS];
     for (uint32_t t = 0; t < T; t++) {
         norm_job *jb = &jobs[t];
@@ -161,8 +164,8 @@ static void win_tasks(win_job *jb)
         const uint32_t c = (uint32_t)(t % C);
         const float *src = jb->x + jw * W * C + c;
         if (jb->phase == 0) {
-            tr_norm_summarise_one(q, src, C, jb->tmp + (jw * C + c) * L, &jb->sc,
-                                  &jb->rejected);
+            tr_norm_summarise_one(q, src, C, (uint32_t)W, jb->tmp + (jw * C + c) * L,
+                                  &jb->sc, &jb->rejected);
             continue;
         }
         float *dst = jb->y + jw * W * C + c;
@@ -234,7 +237,8 @@ static int window_segment(tr_boxcar_norm *q, const float *x, float *y, size_t m)
         q->sum_valid[slot] = 1;
         memcpy(q->sum + (size_t)slot * C * L, tmp + jw * C * L,
                (size_t)C * L * sizeof(acc_t));
-        tr_norm_compute_effect(q, j + 1);
+        tr_norm_window_end_ch(q, j, 0, C);
+        if (j == 0 && q->cfg.first_own) q->first_n = W;
     }
     win_run(q, &base, m, 1);
     q->rejected += base.rejected;
@@ -247,6 +251,9 @@ static int window_segment(tr_boxcar_norm *q, const float *x, float *y, size_t m)
 tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, float *y)
 {
     if (!q) return TR_ERR_INVALID;
+    if (q->finished)
+        return tr_fail(&q->err, TR_ERR_STATE,
+                       "boxcar_norm: the stream was finished; reset before new samples");
     if (n == 0) return TR_OK;
     if (!x || !y)
         return tr_fail(&q->err, TR_ERR_INVALID, "boxcar_norm: NULL buffer with n = %zu",
@@ -301,10 +308,8 @@ tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, fl
             if (fin) {
                 yk[c] = v;
             } else {
-                double mu1 = 0.0;
                 q->nonfinite++;
-                tr_norm_stats_at(q, p, c, 1, &mu1, NULL);
-                yk[c] = (float)mu1;
+                yk[c] = (float)tr_norm_mean_at(q, p, c);
                 v = NAN;
             }
             if (bk) bk[(size_t)c * S] = v;
@@ -312,9 +317,24 @@ tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, fl
         q->position = p + 1;
         if (W && q->position % W == 0) {
             const uint64_t j = p / W;
-            tr_norm_summarise_window(q, j);
-            tr_norm_compute_effect(q, j + 1);
+            tr_norm_summarise_window(q, j, (uint32_t)W);
+            tr_norm_window_end_ch(q, j, 0, C);
+            if (j == 0 && q->cfg.first_own) q->first_n = W;
         }
     }
+    return TR_OK;
+}
+
+tr_status tr_boxcar_norm_finish(tr_boxcar_norm *q)
+{
+    if (!q) return TR_ERR_INVALID;
+    const uint64_t n = q->position;
+    if (q->measure && q->cfg.first_own && n > 0 && n < q->cfg.window) {
+        /* window 0 incomplete: its own values from the n samples in buf */
+        tr_norm_summarise_window(q, 0, (uint32_t)n);
+        tr_norm_window_end_ch(q, 0, 0, q->nchan);
+        q->first_n = n;
+    }
+    q->finished = 1;
     return TR_OK;
 }

@@ -33,7 +33,10 @@ void tr_norm_compute_effect(tr_boxcar_norm *q, uint64_t j)
     tr_norm_compute_effect_ch(q, j, 0, q->nchan);
 }
 
-void tr_norm_compute_effect_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1)
+/* Values of window j (slot j % E) from the summaries of windows j0 .. j1 - 1
+ * (those kept), channels c0 .. c1 - 1. */
+static void effect_from(tr_boxcar_norm *q, uint64_t j, uint64_t j0, uint64_t j1,
+                        uint32_t c0, uint32_t c1)
 {
     const uint32_t H = q->cfg.history, L = q->nlev;
     const double f = (q->cfg.reject_sigma > 0.0 && q->cfg.reject_correct)
@@ -46,8 +49,8 @@ void tr_norm_compute_effect_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint3
         int ready = 0;
         for (uint32_t k = 0; k < L; k++) {
             acc_t a = {0.0, 0.0, 0.0};
-            for (uint32_t h = 1; h <= H && h <= j; h++) {
-                const size_t slot = (size_t)((j - h) % H);
+            for (uint64_t i = j0; i < j1; i++) {
+                const size_t slot = (size_t)(i % H);
                 if (!q->sum_valid[slot]) continue;
                 acc_merge(&a, q->sum + ((size_t)slot * q->nchan + c) * L + k);
             }
@@ -69,18 +72,29 @@ void tr_norm_compute_effect_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint3
     }
 }
 
-/* Summaries of the completed window j (in buf) into slot j % H. */
-void tr_norm_summarise_window(tr_boxcar_norm *q, uint64_t j)
+void tr_norm_compute_effect_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1)
+{
+    const uint64_t H = q->cfg.history;
+    effect_from(q, j, j > H ? j - H : 0, j, c0, c1);
+}
+
+void tr_norm_window_end_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1)
+{
+    if (j == 0 && q->cfg.first_own) effect_from(q, 0, 0, 1, c0, c1);
+    tr_norm_compute_effect_ch(q, j + 1, c0, c1);
+}
+
+void tr_norm_summarise_window(tr_boxcar_norm *q, uint64_t j, uint32_t n)
 {
     const tr_norm_scratch sc = {q->scratch, q->prefix, q->pbad};
     q->sum_valid[(size_t)(j % q->cfg.history)] = 1;
-    tr_norm_summarise_ch(q, j, 0, q->nchan, &sc, &q->rejected);
+    tr_norm_summarise_ch(q, j, n, 0, q->nchan, &sc, &q->rejected);
 }
 
-void tr_norm_summarise_one(tr_boxcar_norm *q, const float *b, size_t stride, acc_t *s,
-                           const tr_norm_scratch *sc, uint64_t *rejected)
+void tr_norm_summarise_one(tr_boxcar_norm *q, const float *b, size_t stride, uint32_t W,
+                           acc_t *s, const tr_norm_scratch *sc, uint64_t *rejected)
 {
-    const uint32_t W = q->cfg.window, L = q->nlev;
+    const uint32_t L = q->nlev;
     double *const scratch = sc->scratch, *const prefix = sc->prefix;
     uint32_t *const pbad = sc->pbad;
     /* level 0: the finite samples */
@@ -112,13 +126,13 @@ void tr_norm_summarise_one(tr_boxcar_norm *q, const float *b, size_t stride, acc
     }
 }
 
-void tr_norm_summarise_ch(tr_boxcar_norm *q, uint64_t j, uint32_t c0, uint32_t c1,
-                          const tr_norm_scratch *sc, uint64_t *rejected)
+void tr_norm_summarise_ch(tr_boxcar_norm *q, uint64_t j, uint32_t n, uint32_t c0,
+                          uint32_t c1, const tr_norm_scratch *sc, uint64_t *rejected)
 {
     const uint32_t W = q->cfg.window, H = q->cfg.history, L = q->nlev;
     const size_t slot = (size_t)(j % H);
     for (uint32_t c = c0; c < c1; c++)
-        tr_norm_summarise_one(q, q->buf + (size_t)c * BUF_STRIDE(W), 1,
+        tr_norm_summarise_one(q, q->buf + (size_t)c * BUF_STRIDE(W), 1, n,
                               q->sum + ((size_t)slot * q->nchan + c) * L, sc, rejected);
 }
 
@@ -177,6 +191,7 @@ double tr_norm_mean_at(const tr_boxcar_norm *q, uint64_t p, uint32_t c)
 {
     double mu1 = 0.0;
     if (q->measure) {
+        if (q->cfg.first_own && p < q->cfg.window) return NAN;
         const size_t es = tr_norm_eff_slot(q, p / q->cfg.window);
         interp(q->eff + (es * q->nchan + c) * q->nlev, q->nlev, 1, &mu1, NULL);
     } else {

@@ -42,7 +42,13 @@
  *
  * Streaming and latency
  *   The boxcar (p, L) needs x up to p + L - 1, so the outputs come out with a
- *   fixed latency of L_end - 1 samples (tr_boxcar_latency). tr_boxcar_process
+ *   fixed latency of L_end - 1 samples, plus the statistics window W when the
+ *   normalisation measures (WHITE, LEVELS) with norm.first_own = 1 (the
+ *   default): the first window is normalised by its own statistics, known
+ *   only at its end, so the search holds W samples (the whole stream is
+ *   delayed by W to keep the latency fixed; a stream shorter than W is held
+ *   until flush and normalised by the statistics of the samples it has). The
+ *   latency is tr_boxcar_latency. tr_boxcar_process
  *   consumes n samples per channel and writes exactly n output positions:
  *   output k of the call is position position_in + k - latency (position_in =
  *   tr_boxcar_position before the call); positions < 0 get Y = 0, W = 0. The
@@ -244,6 +250,24 @@ tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, flo
 void *tr_boxcar_host_alloc(const tr_boxcar *q, size_t bytes);
 void tr_boxcar_host_free(const tr_boxcar *q, void *p);
 
+/*
+ * Warnings: the search ran, but not as its settings describe (set by process
+ * or flush, cleared by reset). A caller that reports "nothing found" should
+ * report these too.
+ */
+#define TR_BOXCAR_WARN_SHORT_STREAM                                                      \
+    1u /* the stream ended before the first statistics window was complete: its          \
+          statistics were measured on the samples there were (flush) */
+#define TR_BOXCAR_WARN_NARROW                                                            \
+    2u /* the stream is shorter than L_end: boxcars longer than it were not searched     \
+          (flush) */
+#define TR_BOXCAR_WARN_UNMEASURED                                                        \
+    4u /* a channel's first window had fewer than 2 finite values or none that           \
+          differ: its S/N uses init_mean/init_sigma and it gives no candidates */
+unsigned tr_boxcar_warnings(const tr_boxcar *q);
+/* The warnings in one line that says what was done ("" when there are none). */
+const char *tr_boxcar_warning(const tr_boxcar *q);
+
 /* Per-stage outputs of the last process or flush call (cfg.stage_outputs). */
 typedef struct {
     uint32_t stride;      /* s_i: output k is position (first + k) * stride */
@@ -260,7 +284,7 @@ tr_status tr_boxcar_stage_output(const tr_boxcar *q, uint32_t stage,
 const tr_boxcar_plan *tr_boxcar_get_plan(const tr_boxcar *q);
 /* The normalisation object the search uses (statistics queries; do not feed it). */
 const tr_boxcar_norm *tr_boxcar_get_norm(const tr_boxcar *q);
-uint32_t tr_boxcar_latency(const tr_boxcar *q); /* L_end - 1 */
+uint32_t tr_boxcar_latency(const tr_boxcar *q); /* L_end - 1 (+ W, see above) */
 uint32_t tr_boxcar_lend(const tr_boxcar *q);    /* L_end */
 uint32_t tr_boxcar_nchan(const tr_boxcar *q);
 tr_boxcar_layout tr_boxcar_device_layout(const tr_boxcar *q); /* cfg.device_layout */

@@ -44,8 +44,20 @@
  *     (n, mean, M2) of windows j-H .. j-1 (H = `history`, those that exist
  *     since the start or the last reset, and that had any accepted value).
  *     They depend only on data before j W.
- *   - Warm-up: until one window is complete (window 0 and any window whose
- *     H predecessors all lacked finite data) the values are init_mean and
+ *   - The first window (first_own = 1, the default): window 0 has no
+ *     predecessors, so its values are the robust (n, mean, M2) of window 0
+ *     ITSELF, fixed when window 0 is complete, or, for a stream that ends
+ *     earlier, by tr_boxcar_norm_finish on the samples there are (positions
+ *     0 .. N-1; LEVELS measures the levels whose sums fit). Until then the
+ *     values for window 0 are the warm-up values below, and a non-finite
+ *     sample of window 0 is written as NaN in the cleaned output (its
+ *     replacement, window 0's own mean, is not known yet): the search
+ *     (<transient/boxcar.h>) holds window 0 until its values are fixed and
+ *     replaces those NaN then. Later windows are as above (window 1 uses
+ *     window 0's summary like any predecessor).
+ *   - Warm-up: values that could not be measured (first_own = 0: window 0;
+ *     a window 0 with fewer than 2 finite values or no variance; any window
+ *     whose H predecessors all lacked finite data) are init_mean and
  *     init_sigma of the input, scaled by eq. 5 (tr_boxcar_norm_ready says 0).
  *   - The boxcar (p, L) is normalised by the values in effect for the window
  *     that contains its START p, whatever windows it spans.
@@ -124,6 +136,8 @@ typedef struct {
     int reject_correct; /* 1: correct sigma for the clipping (Gaussian), default 1 */
     double init_mean;   /* warm-up input mean (default 0) */
     double init_sigma;  /* warm-up input sigma, > 0 (default 1) */
+    int first_own;      /* 1: window 0 uses its own statistics (see above), default 1;
+                           0: window 0 uses the warm-up values */
     /* FIXED mode */
     double fixed_mean;         /* input mean, all channels (default 0) */
     double fixed_sigma;        /* input sigma, all channels, > 0 (default 1) */
@@ -173,6 +187,20 @@ tr_status tr_boxcar_norm_reset(tr_boxcar_norm *q);
  * same layout; y may equal x. n = 0 is allowed (x, y may then be NULL).
  */
 tr_status tr_boxcar_norm_process(tr_boxcar_norm *q, const float *x, size_t n, float *y);
+
+/*
+ * End of the stream (first_own): when window 0 is not complete, fix its
+ * values from the tr_boxcar_norm_position() samples consumed (none: the
+ * warm-up values stay). Then only queries and reset (process: TR_ERR_STATE).
+ */
+tr_status tr_boxcar_norm_finish(tr_boxcar_norm *q);
+
+/*
+ * Samples per channel that window 0's own statistics were measured on: W once
+ * window 0 is complete, N < W after finish of a stream of N samples, 0 before
+ * (and always 0 with first_own = 0 or in FIXED mode).
+ */
+uint64_t tr_boxcar_norm_first_measured(const tr_boxcar_norm *q);
 
 /*
  * mu_L and sigma_L (sigma_L > 0) in effect for boxcars of width L >= 1

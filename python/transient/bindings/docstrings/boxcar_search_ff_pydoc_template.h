@@ -139,6 +139,13 @@ Candidates reported since start.)doc";
 static const char *__doc_gr_transient_boxcar_search_nonfinite = R"doc(
 Non-finite input samples replaced since start.)doc";
 
+static const char *__doc_gr_transient_boxcar_search_warning = R"doc(
+Warnings of the last search that ended (end of stream, or a restart by a
+statistics setter), one line saying what was done; "" when there were none:
+the stream ended inside the first statistics window (its statistics were
+measured on the samples there were), it was shorter than L_end, or a
+channel's first window had no usable statistics. Also logged as a warning.)doc";
+
 static const char *__doc_gr_transient_boxcar_search_backend = R"doc(
 Backend in use: "cpu" or "cuda".)doc";
 
