@@ -67,6 +67,9 @@ tr_frb_config tr_frb_config_default(void)
     c.search.max_width = 1024;
     c.search.norm.window = 1024;
     c.search.norm.history = 8;
+    /* the first window of each trial is the search's warm-up (not searched):
+     * the definition the device statistics follow */
+    c.search.norm.first_own = 0;
     c.threshold = 8.0f;
     c.link_time = 0;
     c.link_dm = 200;

@@ -95,6 +95,7 @@ void run_case(size_t ci, const ncase &t)
 
     tr_boxcar_norm_config nc = tr_boxcar_norm_config_default();
     nc.mode = t.mode;
+    nc.first_own = 0; /* the device statistics follow the warm-up definition */
     nc.window = t.window;
     nc.history = t.history;
     nc.reject_sigma = t.reject;

@@ -217,6 +217,7 @@ static void test_search(void)
                 bc.nchan = C;
                 bc.max_width = 256;
                 bc.norm.mode = modes[mi];
+                bc.norm.first_own = 0; /* device statistics: warm-up definition */
                 bc.device_layout = li ? TR_BOXCAR_CHANNEL_MAJOR : TR_BOXCAR_TIME_MAJOR;
                 tr_error err;
                 bc.backend = TR_BACKEND_CUDA;
