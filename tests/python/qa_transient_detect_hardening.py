@@ -101,24 +101,29 @@ class qa_transient_detect_hardening(gr_unittest.TestCase):
 
     def test_004_file_truncated_while_read(self):
         rng = np.random.default_rng(3)
-        path = self.p("long.f32")
-        rng.standard_normal(1 << 23).astype("<f4").tofile(path)
-        proc = subprocess.Popen([sys.executable, APP, "kalman", path, "--progress", "-o",
-                                 self.p("out.csv"), "--backend", "cpu"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        err = b""
-        while b"[" not in err:  # the flowgraph runs
-            c = proc.stderr.read(1)
-            self.assertNotEqual(c, b"", "ended before running")
-            err += c
-        os.truncate(path, 4096)
-        t0 = time.time()
-        out, rest = proc.communicate(timeout=30)
-        err = (err + rest).decode()
-        self.assertLess(time.time() - t0, 15)
-        self.assertEqual(proc.returncode, 1, err)
-        self.assertIn("long.f32: truncated while being read", err)
-        self.assertFalse(os.path.exists(self.p("out.csv")))
+        raw = self.p("long.f32")
+        rng.standard_normal(1 << 23).astype("<f4").tofile(raw)
+        # int16 SigMF streams through the Python chunk source, not file_source
+        meta = qa.write_sigmf(self.p("long16"), rng.integers(-99, 99, 1 << 23), "ri16_le",
+                              1e6)
+        for inp, data in ((raw, raw), (meta, self.p("long16.sigmf-data"))):
+            proc = subprocess.Popen([sys.executable, APP, "kalman", inp, "--progress", "-o",
+                                     self.p("out.csv"), "--backend", "cpu"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            err = b""
+            while b"[" not in err:  # the flowgraph runs
+                c = proc.stderr.read(1)
+                self.assertNotEqual(c, b"", "ended before running")
+                err += c
+            os.truncate(data, 4096)
+            t0 = time.time()
+            out, rest = proc.communicate(timeout=30)
+            err = (err + rest).decode()
+            self.assertLess(time.time() - t0, 15)
+            self.assertEqual(proc.returncode, 1, err)
+            self.assertRegex(err, os.path.basename(data) + ": (truncated while being read|"
+                             "ends early)")
+            self.assertFalse(os.path.exists(self.p("out.csv")))
 
     def test_005_stream_watch(self):
         path, _ = self.train()
@@ -291,6 +296,20 @@ class qa_transient_detect_hardening(gr_unittest.TestCase):
             self.assertEqual(proc.returncode, 128 + sig)
             self.assertEqual(os.listdir(tmp), [])
             self.assertFalse(os.path.exists(self.p("o.csv")))
+
+    def test_024_sigrok_data_without_metadata_kept(self):
+        qa.write_sr(self.p("s.sr"), "1 MHz", {"A0": np.zeros(1000, np.float32)})
+        with open(self.p("s.sigmf-data"), "wb") as f:
+            f.write(b"someone else's")
+        self.refused("s.sigmf-data", "edges", self.p("s.sr"), "--sigmf-annotations")
+        with open(self.p("s.sigmf-data"), "rb") as f:
+            self.assertEqual(f.read(), b"someone else's")
+        # A second run on the same session and channel adds to its own metadata.
+        os.unlink(self.p("s.sigmf-data"))
+        for _ in range(2):
+            code, _, err, _ = self.cli("edges", self.p("s.sr"), "--sigmf-annotations", "-q")
+            self.assertEqual(code, 0, err)
+        self.assertEqual(sigmf.read_meta(self.p("s.sigmf-meta")).nsamples, 1000)
 
     # ---- results that are likely not what the user wanted -----------------------
 
