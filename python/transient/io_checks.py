@@ -35,6 +35,11 @@ import stat
 import tempfile
 import time
 
+try:  # inside the package
+    from . import sigmf
+except ImportError:  # imported by file path
+    import sigmf
+
 __all__ = [
     "MAX_CHANNELS", "MAX_LEVEL_SAMPLES", "MAX_HIST_BINS", "MAX_EXTRACT_BYTES", "InputError",
     "OutputError", "Terminated", "input_file", "channels", "extract_budget", "StreamWatch",
@@ -204,20 +209,7 @@ def write_output(path, data, mode=0o644):
         with open(target, "wb") as f:
             f.write(data)
         return
-    folder = os.path.dirname(os.path.abspath(target))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp",
-                               dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    sigmf.atomic_write(target, data, mode)
 
 
 def merge_meta(meta_path, load, same_recording):
