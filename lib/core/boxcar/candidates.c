@@ -63,6 +63,7 @@ struct tr_candidates {
     tr_candidate *tmp; /* closing batch */
     size_t tmpcap;
     int summary;      /* per-channel summaries instead of entries (see chan_t) */
+    uint64_t visits;  /* channels looked at by add_peak (tr_candidates_visits) */
     const void *kern; /* the scan kernel chosen at create */
     tr_error err;
 };
@@ -128,7 +129,7 @@ tr_status tr_candidates_reset(tr_candidates *q)
 {
     if (!q) return TR_ERR_INVALID;
     q->position = q->cfg.start_position;
-    q->peaks = q->emitted = 0;
+    q->peaks = q->emitted = q->visits = 0;
     q->ncl = q->nfree = q->nopen = 0;
     q->next_check = INT64_MAX;
     for (uint32_t c = 0; c < q->cfg.nchan; c++) {
@@ -371,6 +372,7 @@ static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, f
             if (r != root) root = unite(q, root, r);
             from = (uint64_t)prev + lc + 1;
         }
+        if (from <= c1) q->visits += c1 - from + 1;
         for (uint64_t cc = from; cc <= c1; cc++) {
             chan_t *ch = &q->ch[cc];
             if (!ch->has) continue;
@@ -389,6 +391,7 @@ static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, f
         ch->sgen = q->cl[root].gen;
         return TR_OK;
     }
+    q->visits += (uint64_t)(c1 - c0) + 1;
     for (uint32_t cc = c0; cc <= c1; cc++) {
         chan_t *ch = &q->ch[cc];
         for (uint32_t i = 0; i < ch->n;) {
@@ -676,4 +679,9 @@ uint64_t tr_candidates_emitted(const tr_candidates *q)
 const char *tr_candidates_last_error(const tr_candidates *q)
 {
     return q ? q->err.message : "candidates: NULL object";
+}
+
+uint64_t tr_candidates_visits(const tr_candidates *q)
+{
+    return q ? q->visits : 0;
 }
