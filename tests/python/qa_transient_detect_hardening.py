@@ -11,7 +11,6 @@ nothing. Every case ends within seconds with a one-line error naming the file
 and a non-zero exit, or succeeds with nothing clobbered."""
 
 import importlib.util
-import json
 import os
 import signal
 import stat
@@ -21,7 +20,6 @@ import sys
 import tempfile
 import threading
 import time
-import zipfile
 
 import numpy as np
 from gnuradio import gr_unittest
