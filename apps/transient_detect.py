@@ -52,23 +52,25 @@ SIGMF_EXTENSION = {"name": "transient", "version": "1.0.0", "optional": True}
 
 
 def _import_package():
-    """gnuradio.transient's recordings and sigmf modules; from the source tree
-    (../python/transient) when the installed package predates them."""
+    """gnuradio.transient's recordings, sigmf and io_checks modules; from the
+    source tree (../python/transient) when the installed package predates them."""
     try:
-        from gnuradio.transient import recordings, sigmf
-        return recordings, sigmf
+        from gnuradio.transient import io_checks, recordings, run_advice, sigmf
+        return recordings, sigmf, io_checks, run_advice
     except ImportError:
         here = os.path.dirname(os.path.abspath(__file__))
         src = os.path.join(here, os.pardir, "python", "transient")
         if not os.path.exists(os.path.join(src, "recordings.py")):
             raise
         sys.path.insert(0, os.path.abspath(src))
+        import io_checks
         import recordings
+        import run_advice
         import sigmf
-        return recordings, sigmf
+        return recordings, sigmf, io_checks, run_advice
 
 
-recordings, sigmf = _import_package()
+recordings, sigmf, io_checks, run_advice = _import_package()
 
 
 def _import_frb():
@@ -449,14 +451,20 @@ def make_source(gr, blocks, rec, start, count):
             self.pos = start
             self.end = start + count
             self.f = open(rec.data_path, "rb")
+            self.error = None  # a read error ends the stream; raised after the run
 
         def work(self, input_items, output_items):
             out = output_items[0]
             n = min(len(out), self.end - self.pos)
+            if n > 0:
+                try:
+                    out[:n] = rec.read(self.pos, n, self.f)
+                except (ValueError, OSError) as e:
+                    self.error = e
+                    n = 0
             if n <= 0:
                 self.f.close()
                 return -1  # WORK_DONE
-            out[:n] = rec.read(self.pos, n, self.f)
             self.pos += n
             return n
 
@@ -534,6 +542,9 @@ def run_flowgraph(args, rec, start, count, progress):
     tb.msg_connect((det, "detects"), (store, "store"))
 
     t0 = time.time()
+    watch = io_checks.StreamWatch(rec.data_path, rec.offset + (start + count) * rec.frame_bytes,
+                                  count)
+    stopped = None
     tb.start()
     waiter = threading.Thread(target=tb.wait, daemon=True)
     waiter.start()
@@ -541,6 +552,11 @@ def run_flowgraph(args, rec, start, count, progress):
         while waiter.is_alive():
             waiter.join(0.25)
             progress.update(det.nitems_read(0))
+            stopped = waiter.is_alive() and watch.check(det.nitems_read(0))
+            if stopped:
+                tb.stop()
+                waiter.join(5.0)
+                break
     except KeyboardInterrupt:
         tb.stop()
         tb.wait()
@@ -548,6 +564,10 @@ def run_flowgraph(args, rec, start, count, progress):
         raise
     progress.update(det.nitems_read(0))
     progress.finish()
+    if stopped:
+        raise RuntimeError(stopped)
+    if getattr(src, "error", None) is not None:
+        raise RuntimeError(str(src.error))
     elapsed = time.time() - t0
     # Messages are delivered asynchronously: wait until the count settles.
     last, t_end = -1, time.time() + 1.0
@@ -607,15 +627,29 @@ def plan_sigmf(args, rec):
     data = None
     if rec.format == "sigrok":
         data = meta[:-len(".sigmf-meta")] + ".sigmf-data"
-    if not os.path.isdir(os.path.dirname(os.path.abspath(meta))):
-        raise UsageError("--sigmf-annotations: folder of %s does not exist" % meta)
+        if os.path.lexists(data) and not os.path.lexists(meta):
+            raise UsageError("%s exists without its metadata; remove it or choose another "
+                             "--sigmf-annotations file" % data)
+    folder = os.path.dirname(os.path.abspath(io_checks.output_path(meta, "--sigmf-annotations")))
+    if rec.format != "sigrok" and not sigmf.dataset_inside(os.path.relpath(rec.data_path,
+                                                                           folder)):
+        raise UsageError("--sigmf-annotations %s: SigMF metadata must lie in the folder of "
+                         "its data (%s)" % (meta, rec.data_path))
+    io_checks.merge_meta(meta, sigmf.load_json, lambda d: _describes(d, rec, meta, args))
     return meta, data
 
 
 def sigmf_doc(args, rec, meta_path, anns):
-    """The metadata document to write at meta_path."""
+    """The metadata document to write at meta_path: existing metadata of the
+    same recording with the annotations added (this detector's earlier ones
+    replaced), else a new one; existing metadata of anything else is refused."""
     folder = os.path.dirname(os.path.abspath(meta_path))
-    if rec.format == "sigmf":
+    existing = None if args.in_place else io_checks.merge_meta(
+        meta_path, sigmf.load_json, lambda d: _describes(d, rec, meta_path, args))
+    if existing is not None:
+        doc = existing
+        doc["annotations"] = _without_own(doc["annotations"], args.detector)
+    elif rec.format == "sigmf":
         import copy
         doc = copy.deepcopy(rec.info["doc"])
         if not args.in_place:
@@ -623,15 +657,9 @@ def sigmf_doc(args, rec, meta_path, anns):
             doc["global"]["core:dataset"] = os.path.relpath(os.path.abspath(rec.data_path),
                                                             folder)
         if args.in_place:
-            doc["annotations"] = [
-                a for a in doc["annotations"]
-                if not (str(a.get("core:generator", "")).endswith(PROG) and
-                        a.get("transient:detector") == args.detector)
-            ]
+            doc["annotations"] = _without_own(doc["annotations"], args.detector)
     elif rec.format == "sigrok":
-        desc = "%s channel %r (sigrok session)" % (os.path.basename(rec.path),
-                                                   rec.channel_name)
-        doc = sigmf.new_meta("rf32_le", rec.rate, description=desc)
+        doc = sigmf.new_meta("rf32_le", rec.rate, description=_sigrok_description(rec))
     else:
         desc = "%s (%s)" % (os.path.basename(rec.path), rec.format)
         doc = sigmf.new_meta(rec.datatype.text, rec.rate,
@@ -640,6 +668,32 @@ def sigmf_doc(args, rec, meta_path, anns):
                              num_channels=rec.num_channels)
     doc["global"].setdefault("core:version", sigmf.SIGMF_VERSION)
     return sigmf.add_annotations(doc, anns, extension=SIGMF_EXTENSION)
+
+
+def _without_own(anns, det):
+    """Annotations less this tool's earlier ones of detector det."""
+    return [
+        a for a in anns if not (str(a.get("core:generator", "")).endswith(PROG) and
+                                a.get("transient:detector") == det)
+    ]
+
+
+def _sigrok_description(rec):
+    return "%s channel %r (sigrok session)" % (os.path.basename(rec.path), rec.channel_name)
+
+
+def _describes(doc, rec, meta_path, args):
+    """True when existing metadata doc (at meta_path) describes rec's samples:
+    its dataset is rec's data file, or for sigrok the channel extracted before."""
+    g = doc["global"]
+    if rec.format == "sigrok":
+        return g.get("core:description") == _sigrok_description(rec) and \
+            g.get("core:datatype") == "rf32_le"
+    ds = g.get("core:dataset")
+    if not isinstance(ds, str) or not sigmf.dataset_inside(ds):
+        return False
+    return _same_file(os.path.join(os.path.dirname(os.path.abspath(meta_path)), ds),
+                      rec.data_path)
 
 
 def _output_format(args):
@@ -669,6 +723,21 @@ def _set_log_level(gr, verbose):
         pass
 
 
+def _edges_advice(args, rec, start, count):
+    """Check the edges settings before the run (UsageError beyond a ceiling)
+    and return f(detections) -> warnings about the levels and the data."""
+    if args.detector != "edges":
+        return lambda n: []
+    for text in run_advice.edges_limits(args.auto_levels, args.level_samples, args.hist_bins,
+                                        args.level_interval, io_checks.MAX_LEVEL_SAMPLES,
+                                        io_checks.MAX_HIST_BINS):
+        raise UsageError(text)
+    rng = None if args.auto_levels else run_advice.data_range(rec, start, count,
+                                                             args.complex_to)
+    levels = (args.low, args.mid, args.high)
+    return lambda n: run_advice.edges_level_advice(levels, args.auto_levels, rng, n)
+
+
 def run(argv=None, stdout=None, stderr=None):
     """The tool; returns the exit status (raises nothing for usage/input errors)."""
     stdout = stdout if stdout is not None else sys.stdout
@@ -679,9 +748,8 @@ def run(argv=None, stdout=None, stderr=None):
         if args.detector == "frb":
             return _import_frb().run(args, stdout, stderr, PROG, sigmf, recordings, _app_dir())
         fmt = _output_format(args)
-        if args.output not in (None, "-") and not os.path.isdir(
-                os.path.dirname(os.path.abspath(args.output))):
-            raise UsageError("-o: folder of %s does not exist" % args.output)
+        if args.output is not None:
+            io_checks.output_path(args.output)
         if args.in_place and args.sigmf_annotations is None:
             args.sigmf_annotations = ""
         try:
@@ -709,6 +777,7 @@ def run(argv=None, stdout=None, stderr=None):
             count = min(count, args.samples)
         if count == 0:
             raise UsageError("%s: no samples to process" % rec.path)
+        advice = _edges_advice(args, rec, start, count)
 
         from gnuradio import gr
         _set_log_level(gr, args.verbose)
@@ -720,6 +789,8 @@ def run(argv=None, stdout=None, stderr=None):
         if rec.rate is None and rate is not None:
             rec.rate = rate
         rows = to_detections(args.detector, msgs, start, rec.rate)
+        for text in advice(len(rows)) if not args.quiet else ():
+            io_checks.note(stderr, PROG, text)
 
         stats = {"start": start, "samples": count, "seconds": None if rec.rate is None
                  else count / rec.rate, "backend": backend, "detections": len(rows)}
@@ -731,6 +802,8 @@ def run(argv=None, stdout=None, stderr=None):
         if sig is not None:
             meta, data_file = sig
             doc = sigmf_doc(args, rec, meta, to_annotations(args.detector, rows, rec))
+            if data_file is not None and os.path.exists(meta):
+                data_file = None  # sigrok, merged: the dataset was extracted before
             if data_file is not None:  # sigrok: the extracted channel as the dataset
                 folder = os.path.dirname(os.path.abspath(data_file))
                 fd, tmp = tempfile.mkstemp(prefix=".transient-detect-", dir=folder)
@@ -743,7 +816,7 @@ def run(argv=None, stdout=None, stderr=None):
                     if os.path.exists(tmp):
                         os.unlink(tmp)
                     raise
-            sigmf.write_meta(meta, doc)
+            io_checks.write_output(meta, sigmf.serialize(doc))
         for path, data in outputs:
             if path in (None, "-"):
                 out = getattr(stdout, "buffer", None)
@@ -753,7 +826,7 @@ def run(argv=None, stdout=None, stderr=None):
                 else:
                     stdout.write(data.decode("utf-8"))
             else:
-                sigmf.atomic_write(path, data)
+                io_checks.write_output(path, data)
         if not args.quiet:
             what = "%d samples" % count
             if rec.rate is not None:
@@ -768,9 +841,12 @@ def run(argv=None, stdout=None, stderr=None):
     except UsageError as e:
         stderr.write("%s: error: %s\n" % (PROG, e))
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         stderr.write("%s: interrupted; nothing written\n" % PROG)
-        return 130
+        return getattr(e, "status", 130)
+    except (io_checks.InputError, io_checks.OutputError) as e:
+        stderr.write("%s: error: %s\n" % (PROG, e))
+        return 2
     except (RuntimeError, ValueError, OSError) as e:
         stderr.write("%s: error: %s\n" % (PROG, e))
         return 1
@@ -780,6 +856,7 @@ def run(argv=None, stdout=None, stderr=None):
 
 
 def main(argv=None):
+    io_checks.exit_on_signals()
     return run(argv)
 
 

@@ -45,10 +45,12 @@ import zlib
 import numpy as np
 
 try:  # inside the package
+    from . import io_checks
     from . import sigmf
     from . import sigrok as _sr
     from . import timeseries as _ts
 except ImportError:  # imported by file path
+    import io_checks
     import sigmf  # noqa: F401
     import sigrok as _sr
     import timeseries as _ts
@@ -67,7 +69,7 @@ _SUFFIXES = {
 }
 
 
-class RecordingError(ValueError):
+class RecordingError(io_checks.InputError):
     """A recording that cannot be read as asked (the message names the file)."""
 
 
@@ -238,7 +240,7 @@ def _pick_channel(path, channel, num_channels, names=None, allow_all=False):
 
 def _raw(path, fmt, rate, channel):
     dt = sigmf.Datatype("rf32_le" if fmt == "f32" else "cf32_le")
-    size = os.path.getsize(path)
+    size = io_checks.input_file(path)
     if size % dt.sample_bytes:
         raise _err(path, "%d bytes are not a whole number of %s samples (%d bytes each; "
                    "truncated?)" % (size, "float32" if fmt == "f32" else "complex64",
@@ -248,7 +250,12 @@ def _raw(path, fmt, rate, channel):
 
 
 def _sigmf(path, rate, channel, allow_all):
-    meta = sigmf.read_meta(path)
+    io_checks.input_file(sigmf.meta_paths(path)[0], "SigMF metadata")
+    meta = sigmf.read_meta(path, check_data=False)
+    size = io_checks.input_file(meta.data_path, "SigMF data")
+    io_checks.channels(meta.data_path, meta.num_channels, meta.frame_bytes,
+                       size - meta.data_offset)
+    meta.measure()
     if meta.sample_rate is None and rate is None:
         r = None
     else:
@@ -262,7 +269,7 @@ def _sigmf(path, rate, channel, allow_all):
 
 def sigproc_header(path, limit=1 << 20):
     """(header dict, header bytes) of a SIGPROC file, reading only the header."""
-    size = os.path.getsize(path)
+    size = io_checks.input_file(path)
     with open(path, "rb") as f:
         raw = f.read(min(size, limit))
     c = _ts._Cursor(path, raw)
@@ -319,6 +326,7 @@ def _sigproc(path, rate, channel, allow_all):
     dt = sigmf.Datatype(dt[nbits])
     payload = os.path.getsize(path) - hbytes
     frame = dt.sample_bytes * nchans
+    io_checks.channels(path, nchans, frame, payload)
     if payload % frame:
         raise _err(path, "data size %d bytes is not a whole number of samples of %d "
                    "channel(s) x %d bits (truncated?)" % (payload, nchans, nbits))
@@ -338,11 +346,12 @@ def _presto(path, rate, channel):
     if not os.path.exists(inf):
         raise _err(dat, "PRESTO .dat needs its .inf (%s not found; or give --format f32 "
                    "--rate R)" % inf)
+    io_checks.input_file(inf, "PRESTO .inf")
     try:
         info = _ts.read_inf(inf)
     except ValueError as e:
         raise RecordingError(str(e))
-    size = os.path.getsize(dat)
+    size = io_checks.input_file(dat)
     if size != 4 * info["nsamples"]:
         raise _err(dat, "holds %d bytes, but %s describes %d float32 samples (%d bytes; "
                    "truncated?)" % (size, inf, info["nsamples"], 4 * info["nsamples"]))
@@ -353,6 +362,7 @@ def _presto(path, rate, channel):
 
 def _sigrok(path, rate, channel, tmpdir=None):
     """Extract one analog channel (or logic probe) to a temporary float32 file."""
+    io_checks.input_file(path, "sigrok session")
     try:
         zf = zipfile.ZipFile(path)
     except zipfile.BadZipFile as e:
@@ -427,6 +437,8 @@ def _sigrok(path, rate, channel, tmpdir=None):
                     if not chunks:
                         raise _err(path, "analog channel %r has no %s-N chunks" %
                                    (name, prefix))
+                    io_checks.extract_budget(path, sum(zf.getinfo(c).file_size
+                                                       for c in chunks), tmpdir)
                     for c in chunks:
                         n += _copy_member(zf, c, path, out, 4, None)
                 else:
@@ -448,6 +460,8 @@ def _sigrok(path, rate, channel, tmpdir=None):
                         chunks = [prefix]
                     if not chunks:
                         raise _err(path, "logic probes listed but no %s chunks" % prefix)
+                    io_checks.extract_budget(path, 4 * sum(zf.getinfo(c).file_size // unitsize
+                                                           for c in chunks), tmpdir)
                     for c in chunks:
                         n += _copy_member(zf, c, path, out, unitsize, bit)
         r = _check_rate(path, rate) if rate is not None else srate

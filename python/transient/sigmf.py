@@ -118,6 +118,8 @@ def load_json(path):
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
         raise ValueError("%s: not SigMF metadata (invalid JSON: %s)" % (path, e))
+    except RecursionError:
+        raise ValueError("%s: not SigMF metadata (JSON nested too deeply)" % path)
     if not isinstance(doc, dict) or not isinstance(doc.get("global"), dict):
         raise ValueError("%s: not SigMF metadata (no 'global' object)" % path)
     for key in ("captures", "annotations"):
@@ -192,17 +194,22 @@ class SigMFMeta(object):
             not isinstance(f, bool) else None
         self.nsamples = None
         if check_data:
-            size = os.path.getsize(data_path)  # OSError if missing
-            frame = self.frame_bytes
-            payload = size - self.data_offset
-            if payload < 0:
-                raise ValueError("%s: %d bytes, shorter than its %d header bytes" %
-                                 (data_path, size, self.data_offset))
-            if payload % frame:
-                raise ValueError("%s: %d data bytes are not a whole number of %s samples "
-                                 "(%d bytes each; truncated?)" %
-                                 (data_path, payload, self.datatype.text, frame))
-            self.nsamples = payload // frame
+            self.measure()
+
+    def measure(self):
+        """Set nsamples from the data file's size (OSError if it is missing,
+        ValueError if it does not hold whole samples)."""
+        size = os.path.getsize(self.data_path)
+        frame = self.frame_bytes
+        payload = size - self.data_offset
+        if payload < 0:
+            raise ValueError("%s: %d bytes, shorter than its %d header bytes" %
+                             (self.data_path, size, self.data_offset))
+        if payload % frame:
+            raise ValueError("%s: %d data bytes are not a whole number of %s samples "
+                             "(%d bytes each; truncated?)" %
+                             (self.data_path, payload, self.datatype.text, frame))
+        self.nsamples = payload // frame
 
     @property
     def frame_bytes(self):
@@ -260,6 +267,14 @@ def convert(raw, dt, num_channels=1, channel=0):
     return raw[:, 0].astype(np.float32)
 
 
+def dataset_inside(name):
+    """True when a core:dataset name stays inside the metadata's folder: a
+    relative path without '..' (a recording must not reach outside it)."""
+    norm = os.path.normpath(name)
+    return not (os.path.isabs(name) or norm == os.pardir or
+                norm.startswith(os.pardir + os.sep))
+
+
 def read_meta(path, check_data=True):
     """Read a SigMF recording given by its .sigmf-meta, .sigmf-data or base
     name. The data file is NAME.sigmf-data unless the global
@@ -271,6 +286,9 @@ def read_meta(path, check_data=True):
     if ds is not None:
         if not isinstance(ds, str) or not ds:
             raise ValueError("%s: core:dataset must be a file name" % meta_path)
+        if not dataset_inside(ds):
+            raise ValueError("%s: core:dataset %r must name a file in the metadata's folder "
+                             "(not an absolute path, no '..')" % (meta_path, ds))
         data_path = os.path.join(os.path.dirname(meta_path), ds)
     return SigMFMeta(meta_path, data_path, doc, check_data=check_data)
 

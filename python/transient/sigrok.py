@@ -33,6 +33,7 @@ Example::
 
 import array
 import configparser
+import math
 import re
 import sys
 import zipfile
@@ -54,8 +55,8 @@ def parse_samplerate(text):
     if not m or m.group(2).lower() not in _RATE_UNITS:
         raise ValueError("unrecognized samplerate %r" % (text,))
     rate = float(m.group(1)) * _RATE_UNITS[m.group(2).lower()]
-    if not rate > 0:
-        raise ValueError("samplerate must be positive, got %r" % (text,))
+    if not (math.isfinite(rate) and rate > 0):
+        raise ValueError("samplerate must be a positive finite number, got %r" % (text,))
     return rate
 
 

@@ -32,7 +32,7 @@ __all__ = ["FILTER_DTYPE", "MAGIC", "MAX_DELAY", "MAX_LEVEL", "SpiirBank"]
 MAGIC = b"TRSPIIR1"
 MAX_DELAY = 1 << 24  # TR_SPIIR_MAX_DELAY
 MAX_LEVEL = 16  # TR_SPIIR_MAX_LEVEL
-MAX_TEMPLATES = 1 << 24
+MAX_TEMPLATES = 1 << 20  # TR_SPIIR_MAX_TEMPLATES
 
 # One filter: a1 (re, im), b0 (re, im) as little-endian doubles, delay and
 # level as little-endian int32: the 40-byte record of the bank file.

@@ -471,8 +471,13 @@ class qa_transient_detect(gr_unittest.TestCase):
                            annotations=[own])
         with open(meta, "rb") as f:
             original = f.read()
-        out_meta = self.p("sub/annotated.sigmf-meta")
+        # Metadata elsewhere would name a dataset outside its folder: refused.
         os.mkdir(self.p("sub"))
+        rc, _, err = self.tool("boxcar", meta, "--sigmf-annotations",
+                               self.p("sub/annotated.sigmf-meta"))
+        self.assertEqual(rc, 2)
+        self.assertIn("must lie in the folder of its data", err)
+        out_meta = self.p("annotated.sigmf-meta")
         rc, _, err = self.tool("boxcar", meta, "--window", 4096, "--threshold", 9, "-o",
                                self.p("det.json"), "--sigmf-annotations", out_meta,
                                "--backend", "cpu")
@@ -488,7 +493,7 @@ class qa_transient_detect(gr_unittest.TestCase):
         src = sigmf.read_meta(meta)
         # The input's metadata is preserved; the copy names the input's dataset.
         self.assertEqual(os.path.realpath(back.data_path), os.path.realpath(src.data_path))
-        self.assertEqual(back.doc["global"]["core:dataset"], "../in.sigmf-data")
+        self.assertEqual(back.doc["global"]["core:dataset"], "in.sigmf-data")
         for k, v in src.doc["global"].items():
             self.assertEqual(back.doc["global"][k], v)
         self.assertEqual(back.captures, src.captures)

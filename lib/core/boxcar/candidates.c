@@ -66,6 +66,7 @@ struct tr_candidates {
     tr_candidate *tmp; /* closing batch */
     size_t tmpcap;
     int summary;      /* per-channel summaries instead of entries (see chan_t) */
+    uint64_t visits;  /* channels looked at by add_peak (tr_candidates_visits) */
     const void *kern; /* the scan kernel chosen at create */
     void *cuda;       /* tr_cuda_cand with the CUDA backend, else NULL */
     tr_error err;
@@ -137,7 +138,7 @@ tr_status tr_candidates_reset(tr_candidates *q)
 {
     if (!q) return TR_ERR_INVALID;
     q->position = q->cfg.start_position;
-    q->peaks = q->emitted = 0;
+    q->peaks = q->emitted = q->visits = 0;
     q->ncl = q->nfree = q->nopen = 0;
     q->next_check = INT64_MAX;
     for (uint32_t c = 0; c < q->cfg.nchan; c++) {
@@ -379,8 +380,10 @@ static int widths_link(const tr_candidates *q, uint32_t a, uint32_t b)
     return (double)hi <= q->cfg.link_width * (double)lo;
 }
 
-/* One peak (p, c, w, s). */
-static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, float s)
+/* One peak (p, c, w, s); prev: the channel of the previous peak of the same
+ * position (NONE for the first). */
+static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, float s,
+                          uint32_t prev)
 {
     uint32_t id;
     tr_status st = new_cluster(q, p, c, w, s, &id);
@@ -394,8 +397,19 @@ static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, f
     if (q->summary) {
         /* Any widths link: after each peak, every peak of channels c0..c1 that
          * can still link is in the peak's set (the rest can never link
-         * again), so per channel one set and the largest end say it all. */
-        for (uint32_t cc = c0; cc <= c1; cc++) {
+         * again), so per channel one set and the largest end say it all.
+         * A previous peak of this position within link_chan covered the
+         * channels up to prev + link_chan already and is a friend: join its
+         * set and look only past them, so that a position costs
+         * O(channels + peaks), not O(peaks x link_chan). */
+        uint64_t from = c0;
+        if (prev != NONE && (uint64_t)prev + lc >= c) {
+            const uint32_t r = find(q, q->ch[prev].sid);
+            if (r != root) root = unite(q, root, r);
+            from = (uint64_t)prev + lc + 1;
+        }
+        if (from <= c1) q->visits += c1 - from + 1;
+        for (uint64_t cc = from; cc <= c1; cc++) {
             chan_t *ch = &q->ch[cc];
             if (!ch->has) continue;
             if (q->cl[ch->sid].gen != ch->sgen || ch->max_end + lt < p) {
@@ -413,6 +427,7 @@ static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, f
         ch->sgen = q->cl[root].gen;
         return TR_OK;
     }
+    q->visits += (uint64_t)(c1 - c0) + 1;
     for (uint32_t cc = c0; cc <= c1; cc++) {
         chan_t *ch = &q->ch[cc];
         for (uint32_t i = 0; i < ch->n;) {
@@ -542,12 +557,14 @@ static tr_status add_position(tr_candidates *q, const float *snr, const int32_t 
 {
     const uint32_t C = q->cfg.nchan;
     const float thr = q->cfg.threshold;
+    uint32_t prev = NONE;
     for (uint32_t c = 0; c < C; c++) {
         const float s = snr[k * C + c];
         if (!(s >= thr)) continue;
         const int32_t wi = width ? width[k * C + c] : 1;
-        const tr_status st = add_peak(q, p, c, wi < 1 ? 1u : (uint32_t)wi, s);
+        const tr_status st = add_peak(q, p, c, wi < 1 ? 1u : (uint32_t)wi, s, prev);
         if (st != TR_OK) return st;
+        prev = c;
     }
     return TR_OK;
 }
@@ -791,4 +808,9 @@ uint64_t tr_candidates_emitted(const tr_candidates *q)
 const char *tr_candidates_last_error(const tr_candidates *q)
 {
     return q ? q->err.message : "candidates: NULL object";
+}
+
+uint64_t tr_candidates_visits(const tr_candidates *q)
+{
+    return q ? q->visits : 0;
 }

@@ -1,7 +1,8 @@
 /*
  * Candidates, internal: the choice of the scan that finds the positions with
- * values at or above the threshold (for tests and benchmarks), and the part
- * of a device buffer given to the CUDA backend (warm-up masking).
+ * values at or above the threshold, the clustering's cost (for tests and
+ * benchmarks), and the part of a device buffer given to the CUDA backend
+ * (warm-up masking).
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
@@ -50,6 +51,11 @@ tr_status tr_boxcar_cluster_device(tr_candidates *c, const struct tr_boxcar *q,
                                    uint64_t position, const float *d_snr,
                                    const int32_t *d_width, int64_t ld, int64_t k0,
                                    size_t n, int channel_major);
+
+/* Channel entries looked at by the peaks since create or reset: the cost
+ * of the clustering, which tests bound (O(nchan + peaks) per position with
+ * link_width = 0, whatever link_chan). */
+uint64_t tr_candidates_visits(const tr_candidates *q);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
  *   P_{k+1|k} = A P_{k|k} A' + target_var g[k] e_1 e_1' + noise_var e_{Q+1} e_{Q+1}'
  */
 #include "common/core_util.h"
+#include "common/file_open.h"
 #include "kalman/kalman_internal.h"
 
 #include <math.h>
@@ -548,15 +549,9 @@ tr_status tr_kalman_model_save(const tr_kalman_model *m, const char *path, tr_er
 
 tr_kalman_model *tr_kalman_model_load(const char *path, tr_error *err)
 {
-    if (!path) {
-        tr_fail(err, TR_ERR_INVALID, "kalman: NULL path");
-        return NULL;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        tr_fail(err, TR_ERR_IO, "kalman: cannot open %s", path);
-        return NULL;
-    }
+    uint64_t size = 0;
+    FILE *f = tr_open_regular("kalman", path, &size, err);
+    if (!f) return NULL;
     unsigned char head[16];
     tr_kalman_model *m = NULL;
     unsigned char *buf = NULL;
@@ -570,6 +565,15 @@ tr_kalman_model *tr_kalman_model_load(const char *path, tr_error *err)
         goto done;
     }
     const size_t n = 2 * (size_t)Q, cnt = n * n + (size_t)M * n + M;
+    /* The header's sizes must match the file before they size any buffer. */
+    if (size != 16 + 8 * (uint64_t)cnt) {
+        tr_fail(err, TR_ERR_IO,
+                "kalman: %s holds %llu bytes; Q = %u, M = %u need %llu (%s)", path,
+                (unsigned long long)size, Q, M,
+                (unsigned long long)(16 + 8 * (uint64_t)cnt),
+                size < 16 + 8 * (uint64_t)cnt ? "truncated" : "trailing data");
+        goto done;
+    }
     buf = malloc(8 * cnt);
     double *v = malloc(cnt * sizeof(double));
     if (!buf || !v) {
@@ -577,15 +581,9 @@ tr_kalman_model *tr_kalman_model_load(const char *path, tr_error *err)
         tr_fail(err, TR_ERR_NOMEM, "kalman: cannot allocate a model of M = %u", M);
         goto done;
     }
-    unsigned char extra;
     if (fread(buf, 8, cnt, f) != cnt) {
         free(v);
-        tr_fail(err, TR_ERR_IO, "kalman: %s is truncated", path);
-        goto done;
-    }
-    if (fread(&extra, 1, 1, f) != 0) {
-        free(v);
-        tr_fail(err, TR_ERR_IO, "kalman: %s has trailing data", path);
+        tr_fail(err, TR_ERR_IO, "kalman: %s: read error", path);
         goto done;
     }
     for (size_t i = 0; i < cnt; i++)

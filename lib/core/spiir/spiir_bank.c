@@ -6,6 +6,7 @@
  * on |a1| < 1, finite coefficients and 0 <= delay <= TR_SPIIR_MAX_DELAY.
  */
 #include "common/core_util.h"
+#include "common/file_open.h"
 #include "spiir/spiir_internal.h"
 
 #include <math.h>
@@ -13,10 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Upper bound on templates and filters: keeps every size computation (also
- * output sizes of ntemplates x samples) far from overflow. */
-#define MAX_TEMPLATES ((uint32_t)1 << 24)
-#define MAX_FILTERS   ((uint64_t)1 << 32)
+/* Upper bound on filters (templates: TR_SPIIR_TR_SPIIR_MAX_TEMPLATES). */
+#define MAX_FILTERS ((uint64_t)1 << 32)
 
 #define HEADER_BYTES 24u /* magic, ntemplates, reserved, dt */
 #define FILTER_BYTES 40u /* 4 doubles, 2 int32 */
@@ -60,9 +59,9 @@ static tr_status validate_shape(const uint32_t *counts, uint32_t ntemplates, dou
 {
     if (ntemplates == 0)
         return tr_fail(err, TR_ERR_INVALID, "spiir: a bank needs at least one template");
-    if (ntemplates > MAX_TEMPLATES)
+    if (ntemplates > TR_SPIIR_MAX_TEMPLATES)
         return tr_fail(err, TR_ERR_INVALID, "spiir: %u templates, at most %u supported",
-                       ntemplates, MAX_TEMPLATES);
+                       ntemplates, TR_SPIIR_MAX_TEMPLATES);
     if (!finite_d(dt) || !(dt > 0.0))
         return tr_fail(err, TR_ERR_INVALID,
                        "spiir: sampling interval dt must be finite and > 0, got %g", dt);
@@ -285,24 +284,17 @@ tr_spiir_bank *tr_spiir_bank_load(const char *path, tr_error *err)
         tr_fail(err, TR_ERR_INVALID, "spiir: NULL path");
         return NULL;
     }
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        tr_fail(err, TR_ERR_IO, "spiir: cannot open bank file %s", path);
-        return NULL;
-    }
+    /* The file size bounds every count before anything is allocated. */
+    uint64_t size = 0;
+    FILE *fp = tr_open_regular("spiir", path, &size, err);
+    if (!fp) return NULL;
     tr_spiir_bank *b = NULL;
     uint32_t *counts = NULL;
     unsigned char hdr[HEADER_BYTES], rec[FILTER_BYTES];
 
-    /* The file size bounds every count before anything is allocated. */
-    long size = -1;
-    if (fseek(fp, 0, SEEK_END) == 0) size = ftell(fp);
-    if (size < 0 || fseek(fp, 0, SEEK_SET) != 0) {
-        tr_fail(err, TR_ERR_IO, "spiir: cannot determine the size of %s", path);
-        goto done;
-    }
     if ((uint64_t)size < HEADER_BYTES || !read_all(fp, hdr, HEADER_BYTES)) {
-        tr_fail(err, TR_ERR_IO, "spiir: %s: truncated header (%ld bytes)", path, size);
+        tr_fail(err, TR_ERR_IO, "spiir: %s: truncated header (%llu bytes)", path,
+                (unsigned long long)size);
         goto done;
     }
     if (memcmp(hdr, MAGIC, sizeof MAGIC) != 0) {
@@ -320,8 +312,8 @@ tr_spiir_bank *tr_spiir_bank_load(const char *path, tr_error *err)
     }
     if (ntemplates == 0 || (uint64_t)ntemplates * 4u > avail) {
         tr_fail(err, TR_ERR_IO,
-                "spiir: %s: %u templates do not fit in a file of %ld bytes", path,
-                ntemplates, size);
+                "spiir: %s: %u templates do not fit in a file of %llu bytes", path,
+                ntemplates, (unsigned long long)size);
         goto done;
     }
     counts = malloc((size_t)ntemplates * sizeof *counts);

@@ -29,6 +29,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <transient/spiir.h>
 #include <transient/spiir_triggers.h>
 
 #include "common/core_util.h"
@@ -423,8 +424,9 @@ tr_spiir_triggers *tr_spiir_triggers_create(const tr_spiir_triggers_config *cfg,
         tr_fail(err, TR_ERR_INVALID, "spiir triggers: NULL configuration");
         return NULL;
     }
-    if (cfg->ntemplates == 0) {
-        tr_fail(err, TR_ERR_INVALID, "spiir triggers: ntemplates must be >= 1");
+    if (cfg->ntemplates == 0 || cfg->ntemplates > TR_SPIIR_MAX_TEMPLATES) {
+        tr_fail(err, TR_ERR_INVALID, "spiir triggers: ntemplates must be 1..%u, got %u",
+                TR_SPIIR_MAX_TEMPLATES, cfg->ntemplates);
         return NULL;
     }
     if (cfg->window == 0) {

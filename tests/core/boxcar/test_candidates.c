@@ -149,17 +149,19 @@ static size_t stream(tr_candidates *q, const float *snr, const int32_t *wd, size
 static void test_random(void)
 {
     tu_rng r = {81};
-    for (int it = 0; it < 40; it++) {
-        const uint32_t C = (uint32_t)tu_range(&r, 1, 6);
-        const size_t n = (size_t)tu_range(&r, 50, 1500);
+    for (int it = 0; it < 60; it++) {
+        /* from it 40: many channels, wide channel links, dense peaks */
+        const int wide = it >= 40;
+        const uint32_t C = (uint32_t)tu_range(&r, 1, wide ? 40 : 6);
+        const size_t n = (size_t)tu_range(&r, 50, wide ? 300 : 1500);
         tr_candidates_config cfg = tr_candidates_config_default();
         cfg.nchan = C;
         cfg.threshold = 5.0f;
         cfg.link_time = (uint32_t)tu_range(&r, 0, 6);
-        cfg.link_chan = (uint32_t)tu_range(&r, 0, 2);
+        cfg.link_chan = (uint32_t)tu_range(&r, 0, wide ? 12 : 2);
         cfg.link_width = (it % 3 == 0) ? 0.0 : 1.0 + 2.0 * tu_uniform(&r);
         cfg.start_position = tu_range(&r, -50, 50);
-        const double dens = 0.002 + 0.05 * tu_uniform(&r);
+        const double dens = 0.002 + (wide ? 0.3 : 0.05) * tu_uniform(&r);
         float *snr = malloc(n * C * sizeof *snr);
         int32_t *wd = malloc(n * C * sizeof *wd);
         peak_t *pk = malloc(n * C * sizeof *pk);
@@ -548,9 +550,42 @@ static void test_kernels(void)
     CHECK(tr_candidates_select(NULL) == 1, "best kernel");
 }
 
+/* Every value above threshold, a channel link as wide as the channels: one
+ * event, and the channels looked at grow like channels + peaks per position,
+ * not peaks x link_chan. */
+static void test_wide_link(void)
+{
+    const uint32_t C = 4096;
+    const size_t n = 16;
+    float *snr = malloc(n * C * sizeof *snr);
+    for (size_t i = 0; i < n * C; i++)
+        snr[i] = 10.0f;
+    tr_candidates_config cfg = tr_candidates_config_default();
+    cfg.nchan = C;
+    cfg.link_chan = C;
+    tr_error err;
+    tr_candidates *q = tr_candidates_create(&cfg, &err);
+    CHECK(q != NULL, "create: %s", err.message);
+    if (!q) return;
+    CHECK(tr_candidates_process(q, snr, NULL, n) == TR_OK, "process");
+    CHECK(tr_candidates_flush(q) == TR_OK, "flush");
+    tr_candidate ev[2];
+    const size_t ne = tr_candidates_read(q, ev, 2);
+    CHECK(ne == 1 && ev[0].members == (uint64_t)n * C && ev[0].chan_lo == 0 &&
+              ev[0].chan_hi == C - 1,
+          "%zu events, %llu members", ne, ne ? (unsigned long long)ev[0].members : 0ull);
+    if (strcmp(tr_candidates_kernel(), "reference") != 0)
+        CHECK(tr_candidates_visits(q) <= 2 * (uint64_t)n * C,
+              "%llu channels looked at for %zu peaks",
+              (unsigned long long)tr_candidates_visits(q), n * C);
+    tr_candidates_destroy(q);
+    free(snr);
+}
+
 int main(void)
 {
     test_random();
+    test_wide_link();
     test_rules();
     test_invalid();
     test_search();

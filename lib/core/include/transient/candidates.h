@@ -60,7 +60,11 @@
  * looked at: per channel only the latest active peak of each width is kept
  * (an earlier one of the same width is a friend of it), and with
  * link_width = 0 only one set and the largest end per channel (every peak
- * of a channel that can still link lies in one set).
+ * of a channel that can still link lies in one set). With link_width = 0 a
+ * peak looks only at the channels the previous peak of its position did not
+ * (that peak is a friend when within link_chan), so a position costs
+ * O(nchan + peaks) for any link_chan; with link_width > 0 a peak costs up to
+ * (2 link_chan + 1) x (distinct active widths) (docs/reliability.md).
  *
  * CUDA backend (cfg.backend CUDA, or AUTO with a usable GPU): the same rules
  * and the same emitted sequence, computed on the GPU, so that S/N and widths

@@ -37,6 +37,10 @@ typedef struct {
 /* Limits checked when a bank is built. */
 #define TR_SPIIR_MAX_DELAY (1 << 24)
 #define TR_SPIIR_MAX_LEVEL 16
+/* Templates of a bank and of a trigger search (docs/reliability.md): keeps
+ * every size computation (also outputs of ntemplates x samples) far from
+ * overflow and bounds the memory a configuration can ask for. */
+#define TR_SPIIR_MAX_TEMPLATES ((uint32_t)1 << 20)
 
 typedef struct tr_spiir_bank tr_spiir_bank;
 

@@ -36,6 +36,7 @@
 #define TRANSIENT_SPIIR_TRIGGERS_H
 
 #include <transient/common.h>
+#include <transient/spiir.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,7 +53,7 @@ typedef struct {
 } tr_spiir_trigger;
 
 typedef struct {
-    uint32_t ntemplates; /* templates per SNR sample (>= 1) */
+    uint32_t ntemplates; /* templates per SNR sample (1..TR_SPIIR_MAX_TEMPLATES) */
     float threshold;     /* |z| above this starts or extends a cluster (finite, >= 0) */
     uint32_t window;     /* samples after a peak that end its cluster (>= 1) */
     tr_variant variant;  /* FAST (default) or REFERENCE (CPU; PAPER is refused) */
