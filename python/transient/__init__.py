@@ -33,6 +33,7 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     boxcar_predict(algorithm, max_width, widths, depth, layers, smax=0, exact=False)
     boxcar_predict_list(widths, separations, smax, exact=False)
     version(), cuda_compiled(), cuda_device_count()
+    __version__        the module's version (also version(), libtransient's)
     edge_arrays(msg)   the transitions of an edge_localizer_f "detects" message
                        (either msg_format) as numpy arrays
 
@@ -56,4 +57,5 @@ try:
 except ModuleNotFoundError:
     pass
 
+from ._version import __version__
 from .edge_messages import edge_arrays
