@@ -19,6 +19,8 @@ Blocks:
     boxcar_search_ff   boxcar single-pulse search (BoxDIT, IGRID, ideal) per
     boxcar_search_cf   channel of a float (or complex: power) vector stream;
                        S/N and width outputs, "pulse" tags and "detects".
+    detections_to_pdu  the samples around each detection of the blocks above
+                       (edges, boxcar, kalman) as gr-pdu PDUs on "pdus".
 
 Helpers on numpy arrays (libtransient, no flowgraph needed):
     find_edges(x, low, mid, high, backend='cpu', variant='fast')
@@ -58,4 +60,5 @@ except ModuleNotFoundError:
     pass
 
 from ._version import __version__
+from .detections_pdu import detections_to_pdu
 from .edge_messages import edge_arrays
