@@ -7,8 +7,10 @@ TR_BUILD=${TR_BUILD:-$TR_SRC/build}
 TR_JOBS=${TR_JOBS:-$(nproc)}
 
 # Debian 12 packages the module needs to build, install and test.
-TR_PACKAGES="build-essential cmake ninja-build pkg-config git gnuradio-dev pybind11-dev
-python3-pybind11 python3-numpy python3-packaging python3-yaml"
+# gnuradio: grcc, the QT GUI sinks and gr-soapy of the examples; python3-pyqt5:
+# the GUI examples (run headless in the tests); help2man: the man pages.
+TR_PACKAGES="build-essential cmake ninja-build pkg-config git gnuradio-dev gnuradio pybind11-dev
+python3-pybind11 python3-numpy python3-packaging python3-yaml python3-pyqt5 help2man"
 
 tr_say() { printf '== %s\n' "$*"; }
 

@@ -196,6 +196,32 @@ tb.run()
         LABELS "python;gnuradio;grc" TIMEOUT 120)
   endif()
 
+  # The same live flow graph through gr-soapy (part of GNU Radio 3.10), run with
+  # a stand-in for gnuradio.soapy that gives the gr-osmosdr stand-in's signal
+  # (tests/python/fake_soapy): the same 40 edges.
+  if(EXISTS ${_tr_grc_gr_blocks}/soapy_custom_source.block.yml)
+    add_test(NAME grc_compile_demo_sdr_soapy
+             COMMAND ${TR_GRCC_EXECUTABLE} -o ${_tr_grc_out}
+                     ${PROJECT_SOURCE_DIR}/examples/demo_sdr_soapy.grc)
+    set_tests_properties(grc_compile_demo_sdr_soapy PROPERTIES
+        ENVIRONMENT "${_tr_grc_env};HOME=${_tr_grc_out}/home-demo_sdr_soapy"
+        ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+        FAIL_REGULAR_EXPRESSION "Traceback|Load Error|Generate Error"
+        FIXTURES_SETUP grc_demo_sdr_soapy
+        LABELS "python;gnuradio;grc" TIMEOUT 120)
+    add_test(NAME grc_run_demo_sdr_soapy
+             COMMAND ${PYTHON_EXECUTABLE} -B
+                     ${CMAKE_CURRENT_SOURCE_DIR}/fake_soapy/run_with_fake_soapy.py
+                     ${_tr_grc_out}/demo_sdr_soapy.py --driver rtlsdr --samples 1000000)
+    set_tests_properties(grc_run_demo_sdr_soapy PROPERTIES
+        ENVIRONMENT "${_tr_grc_env}"
+        ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+        PASS_REGULAR_EXPRESSION "edges +[a-z]+ +4[0-9]  "
+        FAIL_REGULAR_EXPRESSION "Traceback"
+        FIXTURES_REQUIRED grc_demo_sdr_soapy
+        LABELS "python;gnuradio;grc" TIMEOUT 120)
+  endif()
+
   # The demo itself (apps/transient_demo.py, the first README command): it
   # compiles examples/demo_*.grc with grcc and prints one table; every
   # detector must find the injected events (exit status 0, "demo: PASS").
@@ -221,6 +247,37 @@ tb.run()
         PASS_REGULAR_EXPRESSION "--source sdr needs gr-osmosdr"
         FAIL_REGULAR_EXPRESSION "Traceback"
         LABELS "python;gnuradio;grc" TIMEOUT 120)
+  endif()
+
+  # QT GUI examples (examples/gui_*.grc), headless: QT's offscreen platform,
+  # tests/python/run_qt_flowgraph.py runs each for a few seconds, saves a
+  # screenshot (the ones in docs/img/ were made so) and counts the detections.
+  execute_process(COMMAND ${PYTHON_EXECUTABLE} -c "from gnuradio import qtgui; from PyQt5 import Qt"
+                  RESULT_VARIABLE _tr_no_qt OUTPUT_QUIET ERROR_QUIET)
+  if(_tr_no_qt)
+    message(STATUS "gr-transient: gnuradio.qtgui or PyQt5 missing, GUI example tests skipped")
+  else()
+    foreach(_tr_gui gui_edge_tags gui_boxcar_candidates gui_sdr_waterfall)
+      add_test(NAME grc_compile_${_tr_gui}
+               COMMAND ${TR_GRCC_EXECUTABLE} -o ${_tr_grc_out}
+                       ${PROJECT_SOURCE_DIR}/examples/${_tr_gui}.grc)
+      set_tests_properties(grc_compile_${_tr_gui} PROPERTIES
+          ENVIRONMENT "${_tr_grc_env};HOME=${_tr_grc_out}/home-${_tr_gui}"
+          ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+          FAIL_REGULAR_EXPRESSION "Traceback|Load Error|Generate Error"
+          FIXTURES_SETUP grc_${_tr_gui}
+          LABELS "python;gnuradio;grc;gui" TIMEOUT 120)
+      add_test(NAME grc_run_${_tr_gui}
+               COMMAND ${PYTHON_EXECUTABLE} -B ${CMAKE_CURRENT_SOURCE_DIR}/run_qt_flowgraph.py
+                       ${_tr_grc_out} ${_tr_gui} 4 ${_tr_grc_out}/${_tr_gui}.png)
+      set_tests_properties(grc_run_${_tr_gui} PROPERTIES
+          ENVIRONMENT "${_tr_grc_env};QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=${_tr_grc_out}/home-${_tr_gui}"
+          ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+          PASS_REGULAR_EXPRESSION "detections: [1-9][0-9]*\nscreenshot: "
+          FAIL_REGULAR_EXPRESSION "Traceback"
+          FIXTURES_REQUIRED grc_${_tr_gui}
+          LABELS "python;gnuradio;grc;gui" TIMEOUT 120)
+    endforeach()
   endif()
 
   # The level variables' callbacks reach the block: High above the signal's
