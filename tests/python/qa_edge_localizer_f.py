@@ -7,6 +7,8 @@
 """Tests of the edge_localizer_f block and the core helpers of gnuradio.transient."""
 
 import math
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -666,6 +668,18 @@ class qa_edge_localizer_f(gr_unittest.TestCase):
             for f in (obj, getattr(obj, "__init__", None)):
                 self.assertNotRegex(getattr(f, "__doc__", None) or "", r"= -?\d+\.\d{9}",
                                     name)
+
+    def test_043_cpu_fallback_said_once(self):
+        # backend auto on the CPU: one log line per process, not one per block
+        if transient.cuda_device_count() > 0:
+            self.skipTest("a GPU is usable: no fallback")
+        code = ("from gnuradio import transient\n"
+                "blocks = [transient.edge_localizer_f(backend='auto') for _ in range(3)]\n"
+                "blocks.append(transient.kalman_detector_ff(backend='auto'))\n")
+        r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        self.assertEqual(r.stdout.count("falling back to the CPU"), 1, r.stdout)
 
 
 if __name__ == "__main__":
