@@ -280,6 +280,37 @@ tb.run()
     endforeach()
   endif()
 
+  # Several hosts (docs/scaling.md): the gr-zeromq flow graph pair on localhost,
+  # samples from zmq_sender to zmq_detector (a process of its own), the edge
+  # localizer's "detects" messages back; every transition must come back.
+  execute_process(COMMAND ${PYTHON_EXECUTABLE} -c "from gnuradio import zeromq"
+                  RESULT_VARIABLE _tr_no_zmq OUTPUT_QUIET ERROR_QUIET)
+  if(_tr_no_zmq)
+    message(STATUS "gr-transient: gnuradio.zeromq missing, ZMQ example test skipped")
+  else()
+    foreach(_tr_zmq zmq_sender zmq_detector)
+      add_test(NAME grc_compile_${_tr_zmq}
+               COMMAND ${TR_GRCC_EXECUTABLE} -o ${_tr_grc_out}
+                       ${PROJECT_SOURCE_DIR}/examples/${_tr_zmq}.grc)
+      set_tests_properties(grc_compile_${_tr_zmq} PROPERTIES
+          ENVIRONMENT "${_tr_grc_env};HOME=${_tr_grc_out}/home-${_tr_zmq}"
+          ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+          FAIL_REGULAR_EXPRESSION "Traceback|Load Error|Generate Error"
+          FIXTURES_SETUP grc_zmq_pair
+          LABELS "python;gnuradio;grc" TIMEOUT 120)
+    endforeach()
+    add_test(NAME grc_run_zmq_pair
+             COMMAND ${PYTHON_EXECUTABLE} -B ${CMAKE_CURRENT_SOURCE_DIR}/run_zmq_pair.py
+                     ${_tr_grc_out})
+    set_tests_properties(grc_run_zmq_pair PROPERTIES
+        ENVIRONMENT "${_tr_grc_env}"
+        ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+        PASS_REGULAR_EXPRESSION "edges over ZMQ: 40 of 40"
+        FAIL_REGULAR_EXPRESSION "Traceback"
+        FIXTURES_REQUIRED grc_zmq_pair
+        LABELS "python;gnuradio;grc" TIMEOUT 180)
+  endif()
+
   # The level variables' callbacks reach the block: High above the signal's
   # high state leaves no transition, Low above Mid is refused (ValueError).
   file(WRITE ${_tr_grc_out}/check_synthetic_setters.py [=[
