@@ -7,7 +7,7 @@
 """gr-transient demo, headless: every detector in GNU Radio flow graphs against
 known truth and the real recordings, one table of the results.
 
-The flow graphs are the GNU Radio Companion files examples/demo_*.grc. The demo
+The flow graphs are the GNU Radio Companion files share/gr-transient/examples/demo_*.grc. The demo
 compiles them with grcc into a temporary directory, imports the generated top
 blocks, runs them with its options as the flow graphs' parameters and reads
 their sinks (vector sinks keep the stream tags, message debug blocks the
@@ -16,11 +16,11 @@ their sinks (vector sinks keep the stream tags, message debug blocks the
   demo_edges.grc   edge localizer: (a) a synthetic pulse train with ringing,
                    runts and oscillating edges (truth: the mid crossings of the
                    transitions); (b) the SDA line of the I2C recording
-                   examples/data/i2c_sda_analog_8MHz.sr against the logic
+                   share/gr-transient/examples/data/i2c_sda_analog_8MHz.sr against the logic
                    analyzer probe that sampled the same wire.
   demo_boxcar.grc  boxcar search: (c) FRB-like pulses (Gaussian, some scattered,
                    S/N 9 to 25, widths 2 to 128 samples) in 4 trials of white
-                   noise; (d) PSR J1807-0847 in examples/data/GBT_J1807-0847.dat:
+                   noise; (d) PSR J1807-0847 in share/gr-transient/examples/data/GBT_J1807-0847.dat:
                    one pulse per period, the period fitted to them against the
                    period found by folding.
   demo_spiir.grc   SPIIR bank: (e) one chirp of a designed 4-template bank in
@@ -154,9 +154,11 @@ def describe(args, ds):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        description="gr-transient demo: the flow graphs examples/demo_*.grc (compiled with "
+        description="gr-transient demo: the flow graphs share/gr-transient/examples/demo_*.grc (compiled with "
         "grcc) stream synthetic data with known injections and real recordings through the "
         "four detectors and print one table of detections against the truth.")
+    from gnuradio.transient import __version__
+    ap.add_argument("--version", action="version", version="%(prog)s " + __version__)
     ap.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto",
                     help="backend of every block (default: auto = CUDA if usable, else CPU)")
     ap.add_argument("--source", choices=("synthetic", "file", "sdr"), default="synthetic",
@@ -177,10 +179,10 @@ def main(argv=None):
     g.add_argument("--multirate", action="store_true",
                    help="SPIIR: run each filter at its level's rate")
     g.add_argument("--recording", default=None,
-                   help="sigrok session file for edges (default: examples/data/"
+                   help="sigrok session file for edges (default: share/gr-transient/examples/data/"
                    "i2c_sda_analog_8MHz.sr)")
     g.add_argument("--pulsar", default=None,
-                   help="pulsar time series, .tim or .dat (default: examples/data/"
+                   help="pulsar time series, .tim or .dat (default: share/gr-transient/examples/data/"
                    "GBT_J1807-0847.dat)")
     g.add_argument("--no-recording", action="store_true", help="synthetic signals only")
     g = ap.add_argument_group("file source (--source file)")

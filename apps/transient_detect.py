@@ -31,7 +31,7 @@ could not run as its settings say (boxcar: the input is shorter than the
 statistics window or than --max-width, or a channel has no usable
 statistics) one "warning:" line on stderr says what was done instead (even
 with -q); the status stays 0.
-See docs/transient-detect.md.
+See share/doc/gr-transient/transient-detect.md.
 """
 
 import argparse
@@ -163,7 +163,7 @@ def build_parser():
                    help="format of -o (default: from its suffix)")
     g.add_argument("--sigmf-annotations", nargs="?", const="", metavar="META",
                    help="write SigMF metadata with one annotation per detection to "
-                   "META (default: beside the input, see docs/transient-detect.md)")
+                   "META (default: beside the input, see share/doc/gr-transient/transient-detect.md)")
     g.add_argument("--in-place", action="store_true",
                    help="SigMF input: add the annotations to the input's own "
                    ".sigmf-meta (replacing this detector's earlier ones)")
@@ -179,7 +179,9 @@ def build_parser():
     g.add_argument("--device", type=_nonneg_int, default=0, help="CUDA device index")
 
     p = _Parser(prog=PROG, description="Run a gr-transient detector over a recording "
-                "and write its detections (docs/transient-detect.md).")
+                "and write its detections (share/doc/gr-transient/transient-detect.md).")
+    from gnuradio.transient import __version__
+    p.add_argument("--version", action="version", version=PROG + " " + __version__)
     sub = p.add_subparsers(dest="detector", metavar="DETECTOR", parser_class=_Parser)
     sub.required = True
 
@@ -233,7 +235,7 @@ def build_parser():
     s = sub.add_parser("spiir", parents=[common], help="spiir_bank_fc/_cc: chirp triggers")
     g = s.add_argument_group("spiir_bank_fc / spiir_bank_cc")
     g.add_argument("--bank", required=True,
-                   help="bank file (docs/spiir.md; gnuradio.transient.spiir_bank)")
+                   help="bank file (share/doc/gr-transient/spiir.md; gnuradio.transient.spiir_bank)")
     g.add_argument("--threshold", type=float, default=8.0, help="|SNR| threshold (8)")
     g.add_argument("--window", type=_nonneg_int, default=1024,
                    help="samples after a peak that end its cluster (1024)")

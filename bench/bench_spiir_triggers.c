@@ -395,12 +395,11 @@ static int run_pipeline(const st_options *o)
     return 0;
 }
 
-static void usage(void)
+static void usage(FILE *f)
 {
-    fprintf(stderr,
-            "usage: transient-bench --detector spiir-triggers [--templates T] "
-            "[--filters L]\n  [--window W] [--threshold X] [--batch B] [--period P] "
-            "[--threads 1,2,0] [--seconds S] [--pipeline] [--json]\n");
+    fprintf(f, "usage: transient-bench --detector spiir-triggers [--templates T] "
+               "[--filters L]\n  [--window W] [--threshold X] [--batch B] [--period P] "
+               "[--threads 1,2,0] [--seconds S] [--pipeline] [--json]\n");
 }
 
 int spiir_triggers_bench_main(int argc, char **argv)
@@ -420,6 +419,9 @@ int spiir_triggers_bench_main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--json")) {
             o.json = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
         } else if (!strcmp(a, "--detector") && v) {
             i++;
         } else if (!strcmp(a, "--templates") && v && atol(v) > 0) {
@@ -447,7 +449,7 @@ int spiir_triggers_bench_main(int argc, char **argv)
                 o.threads[o.nthreads++] = atoi(tok);
             i++;
         } else {
-            usage();
+            usage(stderr);
             return 2;
         }
     }

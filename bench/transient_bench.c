@@ -130,8 +130,36 @@ int bench_failed(void)
     return g_failed;
 }
 
+static void usage(void)
+{
+    printf("usage: transient-bench --detector DETECTOR [options]\n"
+           "Throughput of the libtransient detectors against the measured ceilings of\n"
+           "this machine (host and device bandwidths, FMA rate).\n\n"
+           "  --detector edges           edge localizer (the default's options)\n"
+           "  --detector boxcar          boxcar single-pulse search\n"
+           "  --detector spiir           SPIIR bank, single-rate and multirate\n"
+           "  --detector spiir-triggers  SPIIR trigger search\n"
+           "  --detector kalman          Kalman-bank detector\n"
+           "  --version                  print the version and exit\n\n"
+           "transient-bench --detector DETECTOR --help lists the options of one.\n");
+}
+
 int main(int argc, char **argv)
 {
+    int has_detector = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("transient-bench %s\n", tr_version());
+            return 0;
+        }
+        has_detector |= strcmp(argv[i], "--detector") == 0;
+    }
+    for (int i = 1; i < argc && !has_detector; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage();
+            return 0;
+        }
+    }
     for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--detector") != 0) continue;
         if (strcmp(argv[i + 1], "spiir") == 0) return spiir_bench_main(argc, argv);

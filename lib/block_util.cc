@@ -8,6 +8,7 @@
  */
 
 #include "block_util.h"
+
 #include <gnuradio/block_detail.h>
 #include <gnuradio/buffer.h>
 #include <gnuradio/buffer_reader.h>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <stdexcept>
 #ifdef GR_TRANSIENT_HAVE_CUDART
 #include <cuda_runtime_api.h>
@@ -66,6 +68,22 @@ std::string cpu_fallback_reason(int device)
         return "CUDA device " + std::to_string(device) + " does not exist (" +
                std::to_string(ndev) + " usable)";
     return "no usable CUDA device";
+}
+
+void log_cpu_fallback(const gr::logger_ptr &logger, int device)
+{
+    static std::mutex mutex;
+    static std::set<std::string> said;
+    const std::string why = cpu_fallback_reason(device);
+    bool first;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        first = said.insert(why).second;
+    }
+    if (first)
+        logger->info("backend auto: falling back to the CPU ({})", why);
+    else
+        logger->debug("backend auto: falling back to the CPU ({})", why);
 }
 
 long cpu_output_buffer_items(size_t batch, size_t item_bytes)

@@ -42,6 +42,11 @@ tr_backend parse_backend(const char *who, const std::string &name);
 //! Why backend AUTO runs on the CPU, for the one log line a block writes.
 std::string cpu_fallback_reason(int device);
 
+//! Logs that backend AUTO runs on the CPU: at info level the first time a
+//! reason comes up in the process, at debug level after that (a flow graph of
+//! many blocks says it once).
+void log_cpu_fallback(const gr::logger_ptr &logger, int device);
+
 //! Output buffer size in items for a block on the CPU backend: `batch`
 //! items, but at most 64 MiB per output (item_bytes each), at least 1. A large
 //! output buffer lets the scheduler hand the block large chunks (the default

@@ -257,8 +257,7 @@ boxcar_search_impl<T>::boxcar_search_impl(
     }
 
     if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA) {
-        this->d_logger->info("backend auto: falling back to the CPU ({})",
-                             detail::cpu_fallback_reason(device));
+        detail::log_cpu_fallback(this->d_logger, device);
     }
     this->d_debug_logger->debug(
         "{} channel(s), {}, L_end {}, latency {}, hold {} samples", nchan,

@@ -165,8 +165,7 @@ edge_localizer_f_impl::edge_localizer_f_impl(
     }
 
     if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA) {
-        d_logger->info("backend auto: falling back to the CPU ({})",
-                       detail::cpu_fallback_reason(device));
+        detail::log_cpu_fallback(d_logger, device);
     }
 
     message_port_register_out(d_port);

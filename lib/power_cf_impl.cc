@@ -63,8 +63,7 @@ power_cf_impl::power_cf_impl(unsigned int nchan, const std::string &backend, int
     }
     if (d_device_buffers) detail::check_device_backend(k_who, d_backend, device);
     if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA)
-        d_logger->info("backend auto: falling back to the CPU ({})",
-                       detail::cpu_fallback_reason(device));
+        detail::log_cpu_fallback(d_logger, device);
     if (d_backend == TR_BACKEND_CUDA) {
 #ifdef TR_GR_CUDA_BUFFER
         std::string err;

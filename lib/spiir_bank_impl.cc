@@ -297,8 +297,7 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
             d_template_entry.push_back(pmt::cons(d_key_template, pmt::from_long(t)));
 
         if (requested == TR_BACKEND_AUTO && d_backend != TR_BACKEND_CUDA) {
-            this->d_logger->info("backend auto: falling back to the CPU ({})",
-                                 detail::cpu_fallback_reason(device));
+            detail::log_cpu_fallback(this->d_logger, device);
         }
     } catch (...) {
         if (d_trig) tr_spiir_triggers_destroy(d_trig);

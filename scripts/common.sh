@@ -7,10 +7,25 @@ TR_BUILD=${TR_BUILD:-$TR_SRC/build}
 TR_JOBS=${TR_JOBS:-$(nproc)}
 
 # Debian 12 packages the module needs to build, install and test.
-TR_PACKAGES="build-essential cmake ninja-build pkg-config git gnuradio-dev pybind11-dev
-python3-pybind11 python3-numpy python3-packaging python3-yaml"
+# gnuradio: grcc, the QT GUI sinks and gr-soapy of the examples; python3-pyqt5:
+# the GUI examples (run headless in the tests); help2man: the man pages.
+TR_PACKAGES="build-essential cmake ninja-build pkg-config git gnuradio-dev gnuradio pybind11-dev
+python3-pybind11 python3-numpy python3-packaging python3-yaml python3-pyqt5 help2man"
 
 tr_say() { printf '== %s\n' "$*"; }
+
+# tr_step WHAT LOG COMMAND...: one line for the step, the command's output
+# appended to LOG; on failure the end of LOG and where the rest is.
+tr_step() {
+    local what=$1 log=$2
+    shift 2
+    tr_say "$what (log: $log)"
+    if ! "$@" >>"$log" 2>&1; then
+        tail -n 40 "$log"
+        tr_say "failed: $what; the whole output is in $log"
+        return 1
+    fi
+}
 
 tr_install_packages() {
     local missing=""
@@ -19,10 +34,11 @@ tr_install_packages() {
             missing="$missing $p"
     done
     if [ -n "$missing" ]; then
-        tr_say "installing Debian packages:$missing"
         export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq
-        apt-get install -y -qq --no-install-recommends $missing
+        : >"$TR_BUILD.apt.log"
+        tr_step "apt-get update" "$TR_BUILD.apt.log" apt-get update
+        tr_step "installing Debian packages:$missing" "$TR_BUILD.apt.log" \
+            apt-get install -y --no-install-recommends $missing
     fi
 }
 
@@ -37,14 +53,15 @@ tr_build_install() {
     if [ -n "${TR_CUDA_ARCHITECTURES:-}" ]; then
         cuda_args+=("-DCMAKE_CUDA_ARCHITECTURES=$TR_CUDA_ARCHITECTURES")
     fi
-    tr_say "configuring in $TR_BUILD"
-    cmake -S "$TR_SRC" -B "$TR_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-        -DCMAKE_INSTALL_PREFIX=/usr/local "${cuda_args[@]}" >"$TR_BUILD.configure.log" 2>&1 ||
-        { cat "$TR_BUILD.configure.log"; return 1; }
-    grep "gr-transient:" "$TR_BUILD.configure.log" || true
-    tr_say "building with $TR_JOBS jobs"
-    cmake --build "$TR_BUILD" -j "$TR_JOBS"
-    tr_say "installing to /usr/local"
-    cmake --install "$TR_BUILD" >/dev/null
+    : >"$TR_BUILD.configure.log"
+    : >"$TR_BUILD.build.log"
+    : >"$TR_BUILD.install.log"
+    tr_step "configuring in $TR_BUILD" "$TR_BUILD.configure.log" \
+        cmake -S "$TR_SRC" -B "$TR_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_INSTALL_PREFIX=/usr/local "${cuda_args[@]}"
+    grep "gr-transient: CUDA" "$TR_BUILD.configure.log" || true
+    tr_step "building with $TR_JOBS jobs" "$TR_BUILD.build.log" \
+        cmake --build "$TR_BUILD" -j "$TR_JOBS"
+    tr_step "installing to /usr/local" "$TR_BUILD.install.log" cmake --install "$TR_BUILD"
     ldconfig
 }

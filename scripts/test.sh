@@ -9,10 +9,12 @@ tr_say "test suite (tests labelled gpu are skipped without a GPU)"
 (cd "$TR_BUILD" && ctest --output-on-failure -j "$TR_JOBS")
 tr_say "C core under AddressSanitizer and UBSan"
 asan="$TR_BUILD-asan"
-cmake -S "$TR_SRC" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DENABLE_SANITIZERS=ON \
-    -DENABLE_GNURADIO=OFF -DENABLE_CUDA=OFF >"$asan.configure.log" 2>&1 ||
-    { cat "$asan.configure.log"; exit 1; }
-cmake --build "$asan" -j "$TR_JOBS"
+: >"$asan.configure.log"
+: >"$asan.build.log"
+tr_step "configuring in $asan" "$asan.configure.log" \
+    cmake -S "$TR_SRC" -B "$asan" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DENABLE_SANITIZERS=ON \
+    -DENABLE_GNURADIO=OFF -DENABLE_CUDA=OFF
+tr_step "building with $TR_JOBS jobs" "$asan.build.log" cmake --build "$asan" -j "$TR_JOBS"
 (cd "$asan" && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "$TR_JOBS")
 if command -v clang >/dev/null; then
     tr_say "libFuzzer targets (clang): seeds and regressions, then ${TR_FUZZ_SECONDS:-3} s each"

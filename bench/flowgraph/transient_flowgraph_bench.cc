@@ -148,19 +148,24 @@ std::vector<std::string> split(const std::string &s)
     return r;
 }
 
+/* --help (msg NULL): the usage on the real stdout (g_out), exit status 0; a bad
+ * option: the message and the usage on stderr, exit status 2. */
 [[noreturn]] void usage(const char *msg)
 {
-    std::fprintf(stderr, "transient-flowgraph-bench: %s\n", msg);
+    FILE *f = msg ? stderr : g_out;
+    if (msg) std::fprintf(stderr, "transient-flowgraph-bench: %s\n", msg);
     std::fprintf(
-        stderr,
-        "usage: transient-flowgraph-bench [--detector edges,boxcar,spiir,kalman]\n"
-        "  [--backend cpu,cuda] [--seconds S] [--boxcar-nchan 1,64] [--spiir T,L]\n"
-        "  [--frb-nchan N]\n"
-        "  [--kalman-M M] [--edge-spacing MIN,MAX] [--edge-output pass|none|both]\n"
-        "  [--edge-msg dicts|vectors|both]\n"
-        "  [--boxcar-norm white|levels|fixed] [--boxcar-output snr|none|both]\n"
-        "  [--batch N] [--pin on|off|both] [--quick] [--json]\n");
-    std::exit(2);
+        f, "usage: transient-flowgraph-bench [--detector edges,boxcar,spiir,kalman,frb]\n"
+           "  [--backend cpu,cuda] [--seconds S] [--boxcar-nchan 1,64] [--spiir T,L]\n"
+           "  [--frb-nchan N]\n"
+           "  [--kalman-M M] [--edge-spacing MIN,MAX] [--edge-output pass|none|both]\n"
+           "  [--edge-msg dicts|vectors|both]\n"
+           "  [--boxcar-norm white|levels|fixed] [--boxcar-output snr|none|both]\n"
+           "  [--batch N] [--pin on|off|both] [--quick] [--json] [--version]\n"
+           "The detector blocks in C++ GNU Radio flow graphs, timed against the\n"
+           "host-to-device bandwidth and against their core library on the same data.\n");
+    std::fflush(f);
+    std::exit(msg ? 2 : 0);
 }
 
 std::string json_str(const std::string &s)
@@ -604,8 +609,12 @@ int main(int argc, char **argv)
         else if (a == "--json")
             o.json = true;
         else if (a == "--help" || a == "-h")
-            usage("help");
-        else
+            usage(nullptr);
+        else if (a == "--version") {
+            std::fprintf(g_out, "transient-flowgraph-bench %s\n", tr_version());
+            std::fflush(g_out);
+            return 0;
+        } else
             usage(("unknown option " + a).c_str());
     }
     if (o.pin != "on" && o.pin != "off" && o.pin != "both")

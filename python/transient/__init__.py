@@ -24,6 +24,8 @@ Blocks:
     dedisperse_ff      incoherent dedispersion: spectra in, DM trials out
     frb_search_f       FRB search of spectra (dedispersion, boxcar search,
                        candidates with DM, time, width, S/N on "detects")
+    detections_to_pdu  the samples around each detection of the blocks above
+                       (edges, boxcar, kalman) as gr-pdu PDUs on "pdus".
 
 Helpers on numpy arrays (libtransient, no flowgraph needed):
     find_edges(x, low, mid, high, backend='cpu', variant='fast')
@@ -38,6 +40,7 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     boxcar_predict(algorithm, max_width, widths, depth, layers, smax=0, exact=False)
     boxcar_predict_list(widths, separations, smax, exact=False)
     version(), cuda_compiled(), cuda_device_count()
+    __version__        the module's version (also version(), libtransient's)
     edge_arrays(msg)   the transitions of an edge_localizer_f "detects" message
                        (either msg_format) as numpy arrays
 
@@ -65,4 +68,6 @@ try:
 except ModuleNotFoundError:
     pass
 
+from ._version import __version__
+from .detections_pdu import detections_to_pdu
 from .edge_messages import edge_arrays

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """
-Scores the detections of the demo flow graphs (examples/demo_*.grc) against
+Scores the detections of the demo flow graphs (share/gr-transient/examples/demo_*.grc) against
 the injected truth (gnuradio.transient.demo_signals) and prints them as one
 table: per detector and source the events, the detections, hits, misses,
 false alarms and a quality figure.

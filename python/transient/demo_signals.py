@@ -5,7 +5,7 @@
 #
 """
 Signals of the gr-transient demo (apps/transient_demo.py and the flow graphs
-examples/demo_*.grc): synthetic streams with known injections, the real
+share/gr-transient/examples/demo_*.grc): synthetic streams with known injections, the real
 recordings, and a raw-file source block.
 
 Every generator is deterministic (seeded) and cached, so that a flow graph
@@ -17,8 +17,8 @@ get the same samples and truth in one process without computing them twice.
     frb_field(n, seed)      boxcar: FRB-like pulses in 4 channels of white noise
     spiir_chirp(seed)       SPIIR: one chirp of the demo bank in white noise
     kalman_bursts(n, seed)  Kalman: Gaussian bursts in AR(2) coloured noise
-    i2c_recording(path)     examples/data/i2c_sda_analog_8MHz.sr (edges)
-    pulsar_recording(path)  examples/data/GBT_J1807-0847.dat (boxcar)
+    i2c_recording(path)     share/gr-transient/examples/data/i2c_sda_analog_8MHz.sr (edges)
+    pulsar_recording(path)  share/gr-transient/examples/data/GBT_J1807-0847.dat (boxcar)
 
 The `*_samples` functions return only the samples (what a vector source
 takes); the others return (samples, truth).
@@ -41,7 +41,7 @@ PULSAR_CATALOGUE_PERIOD = 0.16373  # s, PSR J1807-0847 (B1804-08), about
 
 def data_dirs():
     """Where the demo looks for its recordings: $TR_DEMO_DATA, the source
-    tree's examples/data, then the installed share/gr-transient/examples/data."""
+    tree's example data, then the installed share/gr-transient/examples/data."""
     here = os.path.dirname(os.path.abspath(__file__))
     dirs = []
     if os.environ.get("TR_DEMO_DATA"):

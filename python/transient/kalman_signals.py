@@ -6,7 +6,7 @@
 """
 Test signals for the Kalman burst detector: Gaussian bursts in coloured
 Gaussian noise, generated exactly as the detector's model describes them
-(docs/kalman.md), with numpy only.
+(share/doc/gr-transient/kalman.md), with numpy only.
 
     x, onsets = gaussian_bursts(n, onsets, M=92, noise_ar=[0.5], target_ar=[0.9])
 

@@ -25,7 +25,7 @@ It does not depend on GNU Radio and can be imported by file path.
 
 Example::
 
-    rec = read_sr("examples/data/i2c_sda_analog_8MHz.sr")
+    rec = read_sr("/usr/local/share/gr-transient/examples/data/i2c_sda_analog_8MHz.sr")
     rec.samplerate          # 8000000.0
     rec.analog["SDA analog"]  # float32 samples
     rec.logic["SDA"]          # 0/1 per sample

@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """SPIIR filter banks in Python: the bank of <transient/spiir.h> and its
-binary file format (docs/spiir.md), with numpy only.
+binary file format (share/doc/gr-transient/spiir.md), with numpy only.
 
 A bank holds templates; each template is a structured array of FILTER_DTYPE
 (one record per first-order filter: complex pole a1, complex gain b0, integer
@@ -189,7 +189,7 @@ class SpiirBank(object):
     # ---- files ------------------------------------------------------------
 
     def tobytes(self):
-        """The bank file's bytes (little-endian, docs/spiir.md)."""
+        """The bank file's bytes (little-endian, share/doc/gr-transient/spiir.md)."""
         head = np.zeros(1, dtype=_HEADER)
         head["magic"] = MAGIC
         head["ntemplates"] = self.ntemplates

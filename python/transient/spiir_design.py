@@ -471,7 +471,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(
         prog="spiir_design",
         description="Design a SPIIR bank of Newtonian chirp templates and write its bank "
-        "file (docs/spiir.md).")
+        "file (share/doc/gr-transient/spiir.md).")
     ap.add_argument("-o", "--output", required=True, help="bank file to write")
     ap.add_argument("--rate", type=float, required=True, help="sample rate (Hz)")
     ap.add_argument("--f-low", type=float, required=True, help="lowest frequency (Hz)")

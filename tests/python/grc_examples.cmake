@@ -43,7 +43,9 @@ else()
 
   # name: examples/<name>.grc, generating <name>.py; the remaining arguments are
   # the generated script's options.
-  function(tr_grc_example name pass_regex)
+  # grc_compile_<name>: grcc compiles examples/<name>.grc into the output
+  # folder; setup of the fixture `fixture` that the tests running it require.
+  function(tr_grc_compile name fixture labels)
     add_test(NAME grc_compile_${name}
              COMMAND ${TR_GRCC_EXECUTABLE} -o ${_tr_grc_out}
                      ${PROJECT_SOURCE_DIR}/examples/${name}.grc)
@@ -53,8 +55,25 @@ else()
         ENVIRONMENT "${_tr_grc_env};HOME=${_tr_grc_out}/home-${name}"
         ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
         FAIL_REGULAR_EXPRESSION "Traceback|Load Error|Generate Error"
-        FIXTURES_SETUP grc_${name}
-        LABELS "python;gnuradio;grc" TIMEOUT 120)
+        FIXTURES_SETUP ${fixture}
+        LABELS "${labels}" TIMEOUT 120)
+  endfunction()
+
+  # var: TRUE when GNU Radio's Python runs `statement` (an import), else FALSE
+  # and a note that `what` is skipped.
+  function(tr_python_can var statement what)
+    execute_process(COMMAND ${PYTHON_EXECUTABLE} -c "${statement}"
+                    RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+    if(_rc EQUAL 0)
+      set(${var} TRUE PARENT_SCOPE)
+    else()
+      set(${var} FALSE PARENT_SCOPE)
+      message(STATUS "gr-transient: '${statement}' fails, ${what} skipped")
+    endif()
+  endfunction()
+
+  function(tr_grc_example name pass_regex)
+    tr_grc_compile(${name} grc_${name} "python;gnuradio;grc")
     add_test(NAME grc_run_${name}
              COMMAND ${PYTHON_EXECUTABLE} -B ${_tr_grc_out}/${name}.py ${ARGN})
     set_tests_properties(grc_run_${name} PROPERTIES
@@ -213,15 +232,7 @@ tb.run()
   # The SDR flow graph needs gr-osmosdr's block definitions to compile (and a
   # device to run): compiled only where gr-osmosdr is installed.
   if(EXISTS ${_tr_grc_gr_blocks}/osmosdr_source.block.yml)
-    add_test(NAME grc_compile_demo_sdr
-             COMMAND ${TR_GRCC_EXECUTABLE} -o ${_tr_grc_out}
-                     ${PROJECT_SOURCE_DIR}/examples/demo_sdr.grc)
-    set_tests_properties(grc_compile_demo_sdr PROPERTIES
-        ENVIRONMENT "${_tr_grc_env};HOME=${_tr_grc_out}/home-demo_sdr"
-        ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
-        FAIL_REGULAR_EXPRESSION "Traceback|Load Error|Generate Error"
-        FIXTURES_SETUP grc_demo_sdr
-        LABELS "python;gnuradio;grc" TIMEOUT 120)
+    tr_grc_compile(demo_sdr grc_demo_sdr "python;gnuradio;grc")
     # Run with a stand-in for the radio (tests/python/fake_osmosdr): the 20
     # tone bursts of its first 1,000,000 samples give 40 edges of |z|.
     add_test(NAME grc_run_demo_sdr
@@ -233,6 +244,24 @@ tb.run()
         PASS_REGULAR_EXPRESSION "edges +[a-z]+ +4[0-9]  "
         FAIL_REGULAR_EXPRESSION "Traceback"
         FIXTURES_REQUIRED grc_demo_sdr
+        LABELS "python;gnuradio;grc" TIMEOUT 120)
+  endif()
+
+  # The same live flow graph through gr-soapy (part of GNU Radio 3.10), run with
+  # a stand-in for gnuradio.soapy that gives the gr-osmosdr stand-in's signal
+  # (tests/python/fake_soapy): the same 40 edges.
+  if(EXISTS ${_tr_grc_gr_blocks}/soapy_custom_source.block.yml)
+    tr_grc_compile(demo_sdr_soapy grc_demo_sdr_soapy "python;gnuradio;grc")
+    add_test(NAME grc_run_demo_sdr_soapy
+             COMMAND ${PYTHON_EXECUTABLE} -B
+                     ${CMAKE_CURRENT_SOURCE_DIR}/fake_soapy/run_with_fake_soapy.py
+                     ${_tr_grc_out}/demo_sdr_soapy.py --driver rtlsdr --samples 1000000)
+    set_tests_properties(grc_run_demo_sdr_soapy PROPERTIES
+        ENVIRONMENT "${_tr_grc_env}"
+        ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+        PASS_REGULAR_EXPRESSION "edges +[a-z]+ +4[0-9]  "
+        FAIL_REGULAR_EXPRESSION "Traceback"
+        FIXTURES_REQUIRED grc_demo_sdr_soapy
         LABELS "python;gnuradio;grc" TIMEOUT 120)
   endif()
 
@@ -261,6 +290,47 @@ tb.run()
         PASS_REGULAR_EXPRESSION "--source sdr needs gr-osmosdr"
         FAIL_REGULAR_EXPRESSION "Traceback"
         LABELS "python;gnuradio;grc" TIMEOUT 120)
+  endif()
+
+  # QT GUI examples (examples/gui_*.grc), headless: QT's offscreen platform,
+  # tests/python/run_qt_flowgraph.py runs each for a few seconds, saves a
+  # screenshot (the ones in docs/img/ were made so) and counts the detections.
+  tr_python_can(_tr_have_qt "from gnuradio import qtgui; from PyQt5 import Qt"
+                "GUI example tests")
+  if(_tr_have_qt)
+    foreach(_tr_gui gui_edge_tags gui_boxcar_candidates gui_sdr_waterfall)
+      tr_grc_compile(${_tr_gui} grc_${_tr_gui} "python;gnuradio;grc;gui")
+      add_test(NAME grc_run_${_tr_gui}
+               COMMAND ${PYTHON_EXECUTABLE} -B ${CMAKE_CURRENT_SOURCE_DIR}/run_qt_flowgraph.py
+                       ${_tr_grc_out} ${_tr_gui} 4 ${_tr_grc_out}/${_tr_gui}.png)
+      set_tests_properties(grc_run_${_tr_gui} PROPERTIES
+          ENVIRONMENT "${_tr_grc_env};QT_QPA_PLATFORM=offscreen;XDG_RUNTIME_DIR=${_tr_grc_out}/home-${_tr_gui}"
+          ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+          PASS_REGULAR_EXPRESSION "detections: [1-9][0-9]*\nscreenshot: "
+          FAIL_REGULAR_EXPRESSION "Traceback"
+          FIXTURES_REQUIRED grc_${_tr_gui}
+          LABELS "python;gnuradio;grc;gui" TIMEOUT 120)
+    endforeach()
+  endif()
+
+  # Several hosts (docs/scaling.md): the gr-zeromq flow graph pair on localhost,
+  # samples from zmq_sender to zmq_detector (a process of its own), the edge
+  # localizer's "detects" messages back; every transition must come back.
+  tr_python_can(_tr_have_zmq "from gnuradio import zeromq" "ZMQ example test")
+  if(_tr_have_zmq)
+    foreach(_tr_zmq zmq_sender zmq_detector)
+      tr_grc_compile(${_tr_zmq} grc_zmq_pair "python;gnuradio;grc")
+    endforeach()
+    add_test(NAME grc_run_zmq_pair
+             COMMAND ${PYTHON_EXECUTABLE} -B ${CMAKE_CURRENT_SOURCE_DIR}/run_zmq_pair.py
+                     ${_tr_grc_out})
+    set_tests_properties(grc_run_zmq_pair PROPERTIES
+        ENVIRONMENT "${_tr_grc_env}"
+        ENVIRONMENT_MODIFICATION "${_tr_grc_pythonpath}"
+        PASS_REGULAR_EXPRESSION "edges over ZMQ: 40 of 40"
+        FAIL_REGULAR_EXPRESSION "Traceback"
+        FIXTURES_REQUIRED grc_zmq_pair
+        LABELS "python;gnuradio;grc" TIMEOUT 180)
   endif()
 
   # The level variables' callbacks reach the block: High above the signal's

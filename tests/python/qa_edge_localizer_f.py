@@ -7,6 +7,8 @@
 """Tests of the edge_localizer_f block and the core helpers of gnuradio.transient."""
 
 import math
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -183,8 +185,9 @@ class qa_edge_localizer_f(gr_unittest.TestCase):
         e = transient.find_edges(x, 0.1, 0.5, 0.9)
         self.assertEqual(e.dtype.names, ("time", "sample", "polarity"))
         self.assertEqual(e.dtype["time"], np.float64)
-        self.assertEqual(e.dtype["sample"], np.int64)
-        self.assertEqual(e.dtype["polarity"], np.int32)
+        # the types of edge_arrays (and of the tags and messages)
+        self.assertEqual(e.dtype["sample"], np.uint64)
+        self.assertEqual(e.dtype["polarity"], np.int8)
         self.assertEqual(expected_tags(e), [(2, 1.5, 1, 2), (4, 3.5, -1, 4)])
         ref = transient.find_edges(x, 0.1, 0.5, 0.9, variant="reference")
         self.assertEqual(expected_tags(ref), expected_tags(e))
@@ -609,9 +612,13 @@ class qa_edge_localizer_f(gr_unittest.TestCase):
             msgs[fmt] = self.messages(self.run_no_output(x, blk), 1, raw=True)
         d = message_edges([pmt.to_python(m) for m in msgs["dicts"]])
         v = vector_edges(self, msgs["vectors"])
-        # edge_arrays reads both formats alike
+        # edge_arrays reads both formats alike, with find_edges' field types
+        ref = transient.find_edges(x, 0.1, 0.5, 0.9)
         for fmt in ("dicts", "vectors"):
             a = transient.edge_arrays(msgs[fmt][0])
+            for field in ("sample", "time", "polarity"):
+                self.assertEqual(a[field].dtype, ref.dtype[field])
+                np.testing.assert_array_equal(a[field], ref[field])
             np.testing.assert_array_equal(a["sample"], [3, 5])
             np.testing.assert_array_equal(a["polarity"], [1, -1])
             self.assertTrue(math.isnan(a["time"][0]))
@@ -649,6 +656,33 @@ class qa_edge_localizer_f(gr_unittest.TestCase):
         fall = dicts[1]
         self.assertEqual(pmt.to_long(pmt.dict_ref(fall, pmt.intern("polarity"),
                                                   pmt.PMT_NIL)), -1)
+
+    def test_042_python_defaults(self):
+        # defaults shown as written (0.1, not the float32 value 0.10000000149011612),
+        # for every block and helper of the package
+        doc = transient.edge_localizer_f.__init__.__doc__
+        self.assertIn("low: float = 0.1,", doc)
+        self.assertIn("high: float = 0.9,", doc)
+        for name in dir(transient):
+            obj = getattr(transient, name)
+            for f in (obj, getattr(obj, "__init__", None)):
+                self.assertNotRegex(getattr(f, "__doc__", None) or "", r"= -?\d+\.\d{9}",
+                                    name)
+
+    def test_043_cpu_fallback_said_once(self):
+        # backend auto on the CPU: one log line per process, not one per block
+        if transient.cuda_device_count() > 0:
+            self.skipTest("a GPU is usable: no fallback")
+        code = ("from gnuradio import transient\n"
+                "blocks = [transient.edge_localizer_f(backend='auto') for _ in range(3)]\n"
+                "blocks.append(transient.kalman_detector_ff(backend='auto'))\n")
+        r = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout)
+        # at info level once (later ones at debug level, shown where that is on)
+        self.assertEqual(r.stdout.count(":info: backend auto: falling back to the CPU"), 1,
+                         r.stdout)
+        self.assertFalse(r.stdout.count(":info:") > 1, r.stdout)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ template <class T> void bind_boxcar_search_template(py::module &m, const char *c
              py::arg("algorithm") = "boxdit",
              py::arg("widths") = std::vector<int>{32, 16, 16, 16, 8},
              py::arg("depth") = 1, py::arg("layers") = 0, py::arg("max_width") = 256,
-             py::arg("threshold") = 7.0f, py::arg("norm_mode") = "white",
+             py::arg("threshold") = 7.0, py::arg("norm_mode") = "white",
              py::arg("reject_sigma") = 3.0, py::arg("window") = 16384,
              py::arg("norm_history") = 4, py::arg("baseline_window") = 0,
              py::arg("baseline_mode") = "median", py::arg("fixed_mean") = 0.0,

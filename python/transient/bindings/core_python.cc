@@ -69,7 +69,7 @@ py::dtype make_dtype(std::initializer_list<std::pair<const char *, const char *>
 
 py::dtype edge_dtype()
 {
-    return make_dtype({{"time", "<f8"}, {"sample", "<i8"}, {"polarity", "<i4"}});
+    return make_dtype({{"time", "<f8"}, {"sample", "<u8"}, {"polarity", "<i1"}});
 }
 
 py::dtype pulse_dtype()
@@ -78,7 +78,7 @@ py::dtype pulse_dtype()
                        {"width", "<f8"},
                        {"period", "<f8"},
                        {"duty", "<f8"},
-                       {"polarity", "<i4"}});
+                       {"polarity", "<i1"}});
 }
 
 size_t field_offset(const py::dtype &dt, const char *name)
@@ -153,8 +153,8 @@ py::array find_edges(const float_array &x, float low, float mid, float high,
     const size_t o_polarity = field_offset(dt, "polarity");
     for (size_t i = 0; i < all.size(); i++) {
         put<double>(base, itemsize, i, o_time, all[i].time);
-        put<int64_t>(base, itemsize, i, o_sample, all[i].sample);
-        put<int32_t>(base, itemsize, i, o_polarity, all[i].polarity);
+        put<uint64_t>(base, itemsize, i, o_sample, static_cast<uint64_t>(all[i].sample));
+        put<int8_t>(base, itemsize, i, o_polarity, static_cast<int8_t>(all[i].polarity));
     }
     return out;
 }
@@ -203,11 +203,11 @@ py::array edges_to_pulses(const py::array &edges)
                               "sample and polarity (as returned by find_edges)");
 
     using f8 = py::array_t<double, py::array::c_style | py::array::forcecast>;
-    using i8 = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
-    using i4 = py::array_t<int32_t, py::array::c_style | py::array::forcecast>;
+    using u8 = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>;
+    using i1 = py::array_t<int8_t, py::array::c_style | py::array::forcecast>;
     const f8 time = f8::ensure(edges[py::str("time")]);
-    const i8 sample = i8::ensure(edges[py::str("sample")]);
-    const i4 polarity = i4::ensure(edges[py::str("polarity")]);
+    const u8 sample = u8::ensure(edges[py::str("sample")]);
+    const i1 polarity = i1::ensure(edges[py::str("polarity")]);
     if (!time || !sample || !polarity)
         throw py::value_error("edges: fields time, sample and polarity must be numeric");
 
@@ -238,7 +238,7 @@ py::array edges_to_pulses(const py::array &edges)
         put<double>(base, itemsize, i, o_width, p[i].width);
         put<double>(base, itemsize, i, o_period, p[i].period);
         put<double>(base, itemsize, i, o_duty, p[i].duty);
-        put<int32_t>(base, itemsize, i, o_polarity, p[i].polarity);
+        put<int8_t>(base, itemsize, i, o_polarity, static_cast<int8_t>(p[i].polarity));
     }
     return out;
 }
@@ -827,8 +827,10 @@ backend: 'cpu', 'cuda' or 'auto'; variant: 'fast', 'reference' (CPU) or
 
 Returns a numpy structured array with fields
     time      float64  interpolated mid-crossing time in samples (NaN if hidden)
-    sample    int64    index of the first sample in the new state
-    polarity  int32    +1 rising, -1 falling
+    sample    uint64   index of the first sample in the new state
+    polarity  int8     +1 rising, -1 falling
+the types of edge_arrays() and of the block's tags and messages (GNU Radio's
+sample offsets are uint64).
 
 Raises ValueError on invalid arguments, RuntimeError if the backend fails.)doc");
 
@@ -847,7 +849,7 @@ arguments or when x has fewer than two distinct finite samples.)doc");
 Pulses between consecutive transitions of edges (as returned by find_edges).
 
 Returns a numpy structured array of len(edges) - 1 records with fields
-start, width, period, duty (float64; NaN where undefined) and polarity (int32,
+start, width, period, duty (float64; NaN where undefined) and polarity (int8,
 +1 high pulse opened by a rising edge, -1 low pulse).)doc");
 
     m.def("spiir_filter", &spiir_filter, py::arg("x"), py::arg("a1"), py::arg("b0"),
@@ -956,7 +958,7 @@ medians); variant 'fast', 'reference' (CPU) or 'paper' (CUDA). ValueError on
 invalid arguments, RuntimeError if the backend fails.)doc");
 
     m.def("boxcar_candidates", &boxcar_candidates, py::arg("snr"),
-          py::arg("width") = py::none(), py::arg("threshold") = 6.0f,
+          py::arg("width") = py::none(), py::arg("threshold") = 6.0,
           py::arg("link_time") = 0, py::arg("link_chan") = 1, py::arg("link_width") = 0.0,
           py::arg("start_position") = 0, py::arg("max_span") = 0,
           R"doc(

@@ -34,7 +34,7 @@ void bind_edge_localizer_f(py::module &m)
                                                   D(edge_localizer_f))
 
         .def(py::init(&edge_localizer_f::make), py::arg("auto_levels") = false,
-             py::arg("low") = 0.1f, py::arg("mid") = 0.5f, py::arg("high") = 0.9f,
+             py::arg("low") = 0.1, py::arg("mid") = 0.5, py::arg("high") = 0.9,
              py::arg("tolerance_pct") = 10.0, py::arg("mid_pct") = 50.0,
              py::arg("hist_bins") = 100, py::arg("level_samples") = 65536,
              py::arg("level_interval") = 0, py::arg("backend") = "auto",

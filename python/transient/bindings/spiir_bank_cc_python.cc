@@ -37,7 +37,7 @@ void bind_spiir_bank_cc(py::module &m)
              py::arg("b0") = std::vector<std::complex<double>>(),
              py::arg("delay") = std::vector<int>(), py::arg("level") = std::vector<int>(),
              py::arg("counts") = std::vector<int>(), py::arg("samp_rate") = 0.0,
-             py::arg("threshold") = 8.0f, py::arg("window") = 1024,
+             py::arg("threshold") = 8.0, py::arg("window") = 1024,
              py::arg("multirate") = false, py::arg("backend") = "auto",
              py::arg("device") = 0, py::arg("batch") = 4096, D(spiir_bank_cc, make))
 

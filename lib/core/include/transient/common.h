@@ -16,14 +16,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <transient/version.h> /* TR_VERSION_*: generated from the CMake project version */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define TR_VERSION_MAJOR 0
-#define TR_VERSION_MINOR 1
-#define TR_VERSION_PATCH 0
 
 /* Status codes returned by every fallible call. */
 typedef enum {

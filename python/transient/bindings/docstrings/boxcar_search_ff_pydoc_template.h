@@ -17,6 +17,13 @@ candidate clustering, per channel of a vector stream of nchan items.
 boxcar_search_ff takes float samples; boxcar_search_cf takes complex samples
 and searches their power |z|^2.
 
+The constructor (make) documents the block: arguments, tags, messages.)doc";
+
+static const char *__doc_gr_transient_boxcar_search_boxcar_search = R"doc()doc";
+
+static const char *__doc_gr_transient_boxcar_search_make = R"doc(
+Make a boxcar search block.
+
 Outputs (time-aligned with the input: output item k belongs to input item k):
   0: S/N Y[p], the best S/N of the evaluated boxcars that START at sample p;
   1: width W[p] of that boxcar (float).
@@ -36,12 +43,7 @@ candidates are made while a channel's statistics warm up (the first statistics
 window of the "white" and "levels" modes).
 
 Invalid parameters raise ValueError with the reason; an unusable backend
-("cuda" without a GPU) raises RuntimeError.)doc";
-
-static const char *__doc_gr_transient_boxcar_search_boxcar_search = R"doc()doc";
-
-static const char *__doc_gr_transient_boxcar_search_make = R"doc(
-Make a boxcar search block.
+("cuda" without a GPU) raises RuntimeError.
 
 Args:
     nchan: channels per item (1 = plain stream)
@@ -69,7 +71,7 @@ Args:
     device: CUDA device index
     batch: CUDA samples per channel per batch (and output multiple)
     device_buffers: input in a CUDA device buffer (off by default; CUDA backend,
-        float input, norm_mode "fixed" without baseline; docs/device-buffers.md)
+        float input, norm_mode "fixed" without baseline; share/doc/gr-transient/device-buffers.md)
 
 Raises ValueError on invalid parameters, RuntimeError if the backend cannot be
 used.)doc";
@@ -151,4 +153,4 @@ Backend in use: "cpu" or "cuda".)doc";
 
 static const char *__doc_gr_transient_boxcar_search_device_buffers = R"doc(
 Whether the input is a device buffer (make's device_buffers; off by default).
-See docs/device-buffers.md.)doc";
+See share/doc/gr-transient/device-buffers.md.)doc";

@@ -11,7 +11,14 @@
  */
 
 static const char *__doc_gr_transient_edge_localizer_f = R"doc(
-Locates the transitions of a two-level (pulsed) signal per IEEE Std 181.
+Edge localizer (IEEE Std 181): a tag and a "detects" entry per transition.
+
+The constructor (make) documents the block: arguments, tags, messages.)doc";
+
+static const char *__doc_gr_transient_edge_localizer_f_edge_localizer_f = R"doc()doc";
+
+static const char *__doc_gr_transient_edge_localizer_f_make = R"doc(
+Make an edge localizer block.
 
 The samples pass through unchanged. Every transition gets a stream tag on the
 first sample in the new state (key "edge", value dict {"time": float, the
@@ -31,12 +38,7 @@ is connected (tags, detects).
 
 Fixed levels pass samples through with no delay. With auto levels the first
 level_samples samples are held until the levels are estimated, so that they get
-their tags too.)doc";
-
-static const char *__doc_gr_transient_edge_localizer_f_edge_localizer_f = R"doc()doc";
-
-static const char *__doc_gr_transient_edge_localizer_f_make = R"doc(
-Make an edge localizer block.
+their tags too.
 
 Args:
     auto_levels: False: fixed levels low/mid/high; True: estimate them

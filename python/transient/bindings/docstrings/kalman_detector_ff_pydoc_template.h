@@ -11,19 +11,21 @@
  */
 
 static const char *__doc_gr_transient_kalman_detector_ff = R"doc(
-Optimal online detector of a Gaussian burst of known statistics and duration in
-coloured Gaussian noise (Kalman bank of M offset hypotheses).
+Kalman-bank detector (M offset hypotheses) of Gaussian bursts in coloured
+Gaussian noise, optimal and online.
 
-Output 0 is the log-likelihood ratio (LLR) per sample, optional output 1 the
-decision (1.0 while LLR > threshold). Detections are tagged with key "burst"
-(True on the first sample, False on the first sample after it, absolute
-offsets) and, once finished, reported on the message port "detects" as
-{"start", "end", "peak", "peak_llr", "onset"}.)doc";
+The constructor (make) documents the block: arguments, tags, messages.)doc";
 
 static const char *__doc_gr_transient_kalman_detector_ff_kalman_detector_ff = R"doc()doc";
 
 static const char *__doc_gr_transient_kalman_detector_ff_make = R"doc(
 Make a Kalman-bank detector block.
+
+Output 0 is the log-likelihood ratio (LLR) per sample, optional output 1 the
+decision (1.0 while LLR > threshold). Detections are tagged with key "burst"
+(True on the first sample, False on the first sample after it, absolute
+offsets) and, once finished, reported on the message port "detects" as
+{"start", "end", "peak", "peak_llr", "onset"}.
 
 Args:
     M: hypotheses (>= 3); the burst lasts M-1 samples

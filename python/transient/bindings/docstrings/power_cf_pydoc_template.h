@@ -11,14 +11,18 @@
  */
 
 static const char *__doc_gr_transient_power_cf = R"doc(
+The squared magnitude of complex samples, computed by the CPU or a CUDA GPU.
+
+The constructor (make) documents the block and its arguments.)doc";
+
+static const char *__doc_gr_transient_power_cf_make = R"doc(
+Make a power block.
+
 Power |z|^2 = re^2 + im^2 of complex samples (vector streams of nchan), on the
 CPU or a CUDA GPU, rounded the same way on both (no fused multiply-add). With
 device_buffers=True (CUDA only, off by default) the output is a CUDA device
 buffer that boxcar_search_ff(device_buffers=True) reads in place; a host
-reader gets it copied. See docs/device-buffers.md.)doc";
-
-static const char *__doc_gr_transient_power_cf_make = R"doc(
-Make a power block.
+reader gets it copied. See share/doc/gr-transient/device-buffers.md.
 
 Args:
     nchan: items per vector (1: a plain stream)

@@ -13,6 +13,13 @@
 static const char *__doc_gr_transient_spiir_bank_fc = R"doc(
 Summed parallel IIR (SPIIR) matched-filter bank on a real (float) stream.
 
+The constructor (make) documents the block: arguments, tags, messages.)doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_spiir_bank_fc = R"doc()doc";
+
+static const char *__doc_gr_transient_spiir_bank_fc_make = R"doc(
+Make a SPIIR bank block.
+
 One output item per input sample: a vector of ntemplates() complex SNRs
 z[k, t] = 2 dt sum_l y[k, l], y[k, l] = a1[l] y[k-1, l] + b0[l] x[k - d[l]].
 
@@ -24,14 +31,9 @@ latency)}) and published on the message port "detects" as
 {"triggers": vector of those dicts}. The output is held back by window samples
 so that every peak can be tagged.
 
-The bank comes from a bank file (docs/spiir.md; gnuradio.transient.spiir_bank
+The bank comes from a bank file (share/doc/gr-transient/spiir.md; gnuradio.transient.spiir_bank
 writes one) or from flat arrays a1, b0, delay, level, counts with samp_rate
-(SpiirBank.arrays() gives them).)doc";
-
-static const char *__doc_gr_transient_spiir_bank_fc_spiir_bank_fc = R"doc()doc";
-
-static const char *__doc_gr_transient_spiir_bank_fc_make = R"doc(
-Make a SPIIR bank block.
+(SpiirBank.arrays() gives them).
 
 Args:
     bank_file: bank file; "" to give the bank as arrays
