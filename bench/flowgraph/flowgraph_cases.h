@@ -353,7 +353,7 @@ class core_runner
             cfg.block = (uint32_t)c.batch;
             d_frb = tr_frb_create(&cfg, &err);
             if (!d_frb) fail(err.message);
-            d_cands.resize(1024);
+            d_frb_cands.resize(1024);
         } else if (c.detector == "kalman") {
             const double an = 0.5, ax = 0.9;
             tr_kalman_design d = tr_kalman_design_default();
@@ -430,7 +430,7 @@ class core_runner
                 fail(tr_spiir_last_error(d_spiir));
         } else if (d_frb) {
             if (tr_frb_process(d_frb, x, n) != TR_OK) fail(tr_frb_last_error(d_frb));
-            while (const size_t k = tr_frb_read(d_frb, d_cands.data(), d_cands.size()))
+            while (const size_t k = tr_frb_read(d_frb, d_frb_cands.data(), d_frb_cands.size()))
                 found += k;
         } else if (d_kalman) {
             if (tr_kalman_process(d_kalman, x, n, d_snr.data(), nullptr) != TR_OK)
@@ -482,7 +482,7 @@ class core_runner
     std::vector<float> d_snr;
     std::vector<int32_t> d_width;
     std::vector<tr_kalman_event> d_events;
-    std::vector<tr_frb_candidate> d_cands;
+    std::vector<tr_frb_candidate> d_frb_cands;
 };
 
 } // namespace trfg
