@@ -50,6 +50,8 @@ struct tr_frb {
     uint64_t position;    /* spectra consumed */
     uint64_t searched;    /* dedispersed positions given to the search */
     tr_frb_timing timing; /* seconds per stage */
+    int ending;           /* flush under way: total is the number of spectra */
+    uint64_t total;
     int flushed;
     tr_error err;
 };
@@ -214,6 +216,8 @@ tr_status tr_frb_reset(tr_frb *q)
         return tr_fail(&q->err, st, "frb: reset failed: %s", tr_strerror(st));
     q->position = 0;
     q->searched = 0;
+    q->ending = 0;
+    q->total = 0;
     memset(&q->timing, 0, sizeof q->timing);
     q->plane_n = 0;
     q->plane_first = 0;
@@ -247,12 +251,32 @@ static tr_status stage_error(tr_frb *q, tr_status st, const char *stage, const c
     return tr_fail(&q->err, st, "frb: %s: %s", stage, msg);
 }
 
-/* The search and the clustering of m dedispersed positions (q->searched on). */
-static tr_status search(tr_frb *q, const float *y, size_t m)
+/*
+ * The clustering of n search outputs from position first on. At the end of
+ * the data, an output whose boxcar reaches an incomplete position of its
+ * trial is left out (-inf): its sum holds the replacements of the NaN
+ * samples, measured in another window than its start's, not data.
+ */
+static tr_status cluster(tr_frb *q, uint64_t first, float *snr, const int32_t *width,
+                         size_t n)
 {
-    if (m == 0) return TR_OK;
-    tr_status st = add_plane(q, y, m);
-    if (st != TR_OK) return st;
+    for (size_t k = 0; q->ending && k < n; k++)
+        for (uint32_t d = 0; d < q->ndm; d++) {
+            const int32_t w = width[k * q->ndm + d];
+            if (first + k + (uint64_t)(w > 1 ? w - 1 : 0) + q->trial_lat[d] >= q->total)
+                snr[k * q->ndm + d] = -INFINITY;
+        }
+    const tr_status st =
+        tr_boxcar_candidates_process(q->cand, q->bx, first, snr, width, n);
+    if (st != TR_OK)
+        return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
+    return TR_OK;
+}
+
+/* The search and the clustering of m <= FRB_SEARCH_PIECE positions. */
+static tr_status search_piece(tr_frb *q, const float *y, size_t m)
+{
+    tr_status st;
     const uint64_t bpos = tr_boxcar_position(q->bx);
     const double t0 = now_s();
     st = tr_boxcar_process(q->bx, y, m, q->snr, q->width);
@@ -264,14 +288,30 @@ static tr_status search(tr_frb *q, const float *y, size_t m)
     const uint64_t lat = tr_boxcar_latency(q->bx);
     const size_t skip = bpos >= lat ? 0 : (size_t)(lat - bpos < m ? lat - bpos : m);
     const uint64_t first = bpos + skip - lat;
-    st = tr_boxcar_candidates_process(q->cand, q->bx, first, q->snr + skip * q->ndm,
-                                      q->width + skip * q->ndm, m - skip);
+    st = cluster(q, first, q->snr + skip * q->ndm, q->width + skip * q->ndm, m - skip);
     q->timing.candidates += now_s() - t1;
-    if (st != TR_OK)
-        return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
-    return TR_OK;
+    return st;
 }
 
+/*
+ * Samples per tr_boxcar_process call: tr_boxcar_candidates_process reads the
+ * statistics of the windows its outputs start in, and tr_boxcar keeps them
+ * for at least its latency + 4096 samples behind its position; the outputs
+ * of a longer call would lose theirs and be masked as warming up.
+ */
+#define FRB_SEARCH_PIECE 4096
+
+/* The search and the clustering of m dedispersed positions (q->searched on). */
+static tr_status search(tr_frb *q, const float *y, size_t m)
+{
+    if (m == 0) return TR_OK;
+    tr_status st = add_plane(q, y, m);
+    if (st != TR_OK) return st;
+    for (size_t k = 0; k < m && st == TR_OK; k += FRB_SEARCH_PIECE)
+        st = search_piece(q, y + k * q->ndm,
+                          m - k < FRB_SEARCH_PIECE ? m - k : FRB_SEARCH_PIECE);
+    return st;
+}
 /* Dedisperse n <= block spectra (x: floats, or raw bytes when raw is set) and
  * search the complete positions they finish. */
 static tr_status step(tr_frb *q, const float *x, const void *raw, size_t n)
@@ -324,6 +364,8 @@ tr_status tr_frb_flush(tr_frb *q)
     if (q->flushed) return tr_fail(&q->err, TR_ERR_STATE, "frb: flush called twice");
     q->plane_n = 0;
     const uint64_t N = q->position;
+    q->ending = 1;
+    q->total = N;
     /* The last L positions: L zero spectra through the dedispersion, without
      * counting them as data; a position p of trial d is complete when
      * p + trial_lat[d] < N, otherwise NaN. */
@@ -363,12 +405,13 @@ tr_status tr_frb_flush(tr_frb *q)
     if (st == TR_OK) {
         /* Flush output k is position bpos - lat + k. */
         const size_t skip = bpos >= lat ? 0 : (size_t)(lat - bpos);
-        st = tr_boxcar_candidates_process(q->cand, q->bx, bpos + skip - lat,
-                                          snr + skip * q->ndm, width + skip * q->ndm,
-                                          lat - skip);
-        if (st == TR_OK) st = tr_candidates_flush(q->cand);
-        if (st != TR_OK)
-            stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
+        st = cluster(q, bpos + skip - lat, snr + skip * q->ndm, width + skip * q->ndm,
+                     lat - skip);
+        if (st == TR_OK) {
+            st = tr_candidates_flush(q->cand);
+            if (st != TR_OK)
+                stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
+        }
     }
     free(snr);
     free(width);

@@ -218,6 +218,43 @@ done:
     free(x);
 }
 
+/* Many DM trials (the search's statistics are kept for fewer samples then)
+ * and long blocks: a burst early in a block is found, as with short blocks. */
+static void test_many_trials(void)
+{
+    tr_frb_config cfg = small_config();
+    cfg.dedisp.plan.nchan = 16;
+    enum { NDM = 1500 };
+    double *dms = malloc(NDM * sizeof *dms);
+    for (int d = 0; dms && d < NDM; d++)
+        dms[d] = 0.2 * d;
+    cfg.dedisp.plan.dm_list = dms;
+    cfg.dedisp.plan.ndm_list = NDM;
+    frb_burst b = {150.0, 2500, 3, 30.0};
+    const size_t n = 40000;
+    float *x = dms ? frb_make_filterbank(&cfg.dedisp.plan, n, 10.0, 1.0, &b, 1, 6) : NULL;
+    tr_frb_candidate *c0 = malloc(NCAND_MAX * sizeof *c0);
+    tr_frb_candidate *c1 = malloc(NCAND_MAX * sizeof *c1);
+    if (x && c0 && c1) {
+        cfg.block = 40000;
+        const long n0 = run(&cfg, x, n, n, 0, 1, c0, NULL);
+        cfg.block = 100;
+        const long n1 = run(&cfg, x, n, n, 0, 1, c1, NULL);
+        CHECK(same_candidates(c0, n0, c1, n1),
+              "block 40000: %ld candidates, block 100: %ld", n0, n1);
+        CHECK(n0 == 1 && llabs(c0[0].sample - b.start - 1) <= 3 &&
+                  fabs(c0[0].dm - 150.0) < 5,
+              "%ld candidates; first at sample %lld DM %g", n0,
+              n0 ? (long long)c0[0].sample : -1LL, n0 ? c0[0].dm : -1.0);
+    } else {
+        CHECK(0, "out of memory");
+    }
+    free(c0);
+    free(c1);
+    free(x);
+    free(dms);
+}
+
 /* A burst so close to the end that its low channels are missing is still
  * found at the trials whose sums are complete, and the incomplete positions
  * (NaN in the plane) make nothing; keep_plane gives every searched sample. */
@@ -288,7 +325,8 @@ static void test_zero_dm(void)
             broadband += llabs(c[i].sample - b[0].start) < 100;
             dispersed += llabs(c[i].sample - b[1].start) < 100 && c[i].snr > 30.0f;
         }
-        CHECK(dispersed == 1, "zero_dm %d: dispersed burst found %d times", zero, dispersed);
+        CHECK(dispersed == 1, "zero_dm %d: dispersed burst found %d times", zero,
+              dispersed);
         CHECK(broadband == !zero, "zero_dm %d: broadband pulse found %d times", zero,
               broadband);
     }
@@ -438,6 +476,7 @@ int main(int argc, char **argv)
     test_injected();
     test_chunking();
     test_zero_dm();
+    test_many_trials();
     test_end_of_data();
     if (file) test_real_file(file);
     return tu_finish("test_frb");

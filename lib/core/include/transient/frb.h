@@ -33,8 +33,8 @@
  *   (tr_frb_warmup). At the end of the data, a position whose dedispersed sum
  *   would need spectra after the last one (k + largest delay of the trial
  *   >= spectra given) is incomplete: it enters the search as a non-finite
- *   sample (replaced by the mean of its trial, tr_boxcar's rule), so it can
- *   neither make nor bias a candidate.
+ *   sample (replaced by the mean of its trial, tr_boxcar's rule), and no
+ *   candidate is made of a boxcar that reaches one.
  *
  * Streaming
  *   tr_frb_process takes any number of spectra; a candidate comes out once no
