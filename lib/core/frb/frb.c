@@ -222,19 +222,11 @@ tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
     q->bx = tr_boxcar_create(&bc, err);
     if (!q->bx) goto fail;
 
-    const size_t B = cfg->block;
     q->trial_lat = alloc_array(q->ndm, sizeof *q->trial_lat);
-    q->y = alloc_array(B * q->ndm, sizeof *q->y);
-    q->snr = alloc_array(B * q->ndm, sizeof *q->snr);
-    q->width = alloc_array(B * q->ndm, sizeof *q->width);
-    q->zeros = alloc_array(B * q->nchan, sizeof *q->zeros);
     q->tmp_cap = 256;
     q->tmp = alloc_array(q->tmp_cap, sizeof *q->tmp);
-    if (!q->trial_lat || !q->y || !q->snr || !q->width || !q->zeros || !q->tmp) {
-        tr_fail(err, TR_ERR_NOMEM,
-                "frb: out of memory for blocks of %zu spectra x %u "
-                "DM trials",
-                B, q->ndm);
+    if (!q->trial_lat || !q->tmp) {
+        tr_fail(err, TR_ERR_NOMEM, "frb: out of memory for %u DM trials", q->ndm);
         goto fail;
     }
     for (uint32_t d = 0; d < q->ndm; d++) {
@@ -248,6 +240,22 @@ tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
 #ifdef TR_HAVE_CUDA
     if (bc.backend == TR_BACKEND_CUDA && device_setup(q, err) != TR_OK) goto fail;
 #endif
+    /* Host blocks: the device-resident chain needs only the zero spectra of
+     * the flush, one device step of them. */
+    const size_t B = q->resident ? device_step(q) : cfg->block;
+    q->zeros = alloc_array(B * q->nchan, sizeof *q->zeros);
+    if (!q->resident) {
+        q->y = alloc_array(B * q->ndm, sizeof *q->y);
+        q->snr = alloc_array(B * q->ndm, sizeof *q->snr);
+        q->width = alloc_array(B * q->ndm, sizeof *q->width);
+    }
+    if (!q->zeros || (!q->resident && (!q->y || !q->snr || !q->width))) {
+        tr_fail(err, TR_ERR_NOMEM,
+                "frb: out of memory for blocks of %zu spectra x %u "
+                "DM trials",
+                B, q->ndm);
+        goto fail;
+    }
 
     tr_candidates_config cc = tr_candidates_config_default();
     cc.backend = q->resident ? TR_BACKEND_CUDA : TR_BACKEND_CPU;
