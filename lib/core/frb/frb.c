@@ -362,20 +362,34 @@ static tr_status cluster(tr_frb *q, uint64_t first, float *snr, const int32_t *w
 }
 
 /* The search and the clustering of m <= FRB_SEARCH_PIECE positions. */
-static tr_status search_piece(tr_frb *q, const float *y, size_t m)
+/*
+ * The bookkeeping after a search call (status st, begun at t0 with the search
+ * at position bpos) of m positions: its time, the outputs at negative
+ * positions to skip (output k is position bpos - latency + k) and the
+ * position of the first one kept.
+ */
+static tr_status searched(tr_frb *q, tr_status st, double t0, uint64_t bpos, size_t m,
+                          size_t *skip, uint64_t *first)
 {
-    tr_status st;
-    const uint64_t bpos = tr_boxcar_position(q->bx);
-    const double t0 = now_s();
-    st = tr_boxcar_process(q->bx, y, m, q->snr, q->width);
-    const double t1 = now_s();
-    q->timing.search += t1 - t0;
+    q->timing.search += now_s() - t0;
     if (st != TR_OK) return stage_error(q, st, "search", tr_boxcar_last_error(q->bx));
     q->searched += m;
-    /* Output k is position bpos - latency + k: skip the negative ones. */
     const uint64_t lat = tr_boxcar_latency(q->bx);
-    const size_t skip = bpos >= lat ? 0 : (size_t)(lat - bpos < m ? lat - bpos : m);
-    const uint64_t first = bpos + skip - lat;
+    *skip = bpos >= lat ? 0 : (size_t)(lat - bpos < m ? lat - bpos : m);
+    *first = bpos + *skip - lat;
+    return TR_OK;
+}
+
+static tr_status search_piece(tr_frb *q, const float *y, size_t m)
+{
+    const uint64_t bpos = tr_boxcar_position(q->bx);
+    const double t0 = now_s();
+    size_t skip = 0;
+    uint64_t first = 0;
+    tr_status st = searched(q, tr_boxcar_process(q->bx, y, m, q->snr, q->width), t0, bpos,
+                            m, &skip, &first);
+    if (st != TR_OK) return st;
+    const double t1 = now_s();
     st = cluster(q, first, q->snr + skip * q->ndm, q->width + skip * q->ndm, m - skip);
     q->timing.candidates += now_s() - t1;
     return st;
@@ -412,14 +426,12 @@ static tr_status search_device(tr_frb *q, const float *d_y, size_t m)
     int32_t *d_width = tr_cuda_frb_width(dev);
     const uint64_t bpos = tr_boxcar_position(q->bx);
     const double t0 = now_s();
-    st = tr_boxcar_process_device(q->bx, d_y, m, d_snr, d_width);
+    size_t skip = 0;
+    uint64_t first = 0;
+    st = searched(q, tr_boxcar_process_device(q->bx, d_y, m, d_snr, d_width), t0, bpos, m,
+                  &skip, &first);
+    if (st != TR_OK) return st;
     const double t1 = now_s();
-    q->timing.search += t1 - t0;
-    if (st != TR_OK) return stage_error(q, st, "search", tr_boxcar_last_error(q->bx));
-    q->searched += m;
-    const uint64_t lat = tr_boxcar_latency(q->bx);
-    const size_t skip = bpos >= lat ? 0 : (size_t)(lat - bpos < m ? lat - bpos : m);
-    const uint64_t first = bpos + skip - lat;
     const size_t off = skip * q->ndm;
     if (q->ending && m > skip) {
         st = tr_cuda_frb_mark_tail(dev, d_snr + off, d_width + off, m - skip, first,
