@@ -14,20 +14,34 @@
  * does, in bounded blocks), and the positions whose sum lacks a spectrum are
  * set to NaN for the search.
  *
- * CUDA backend: both stages run on the GPU through their host entry points
- * (the plane comes back to the host for the normalisation, which measures
- * the noise of every trial there; the device-only boxcar path supports fixed
- * statistics only).
+ * CUDA backend, device-resident (FAST search, no baseline removal): the
+ * spectra go up once, the plane, the S/N and the widths stay on the device
+ * (dedispersion, search with its statistics measured there, clustering),
+ * the end-of-data marking runs there too; only the candidates, the search's
+ * last latency positions at the flush and, with keep_plane, the plane come
+ * back. Otherwise both stages run through their host entry points (the plane
+ * comes back to the host for the normalisation and goes up for the search).
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <transient/frb.h>
 
 #include "common/core_util.h"
+#ifdef TR_HAVE_CUDA
+#include "frb/frb_cuda.h"
+#endif
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/*
+ * Samples per tr_boxcar_process call: tr_boxcar_candidates_process reads the
+ * statistics of the windows its outputs start in, and tr_boxcar keeps them
+ * for at least its latency + 4096 samples behind its position; the outputs
+ * of a longer call would lose theirs and be masked as warming up.
+ */
+#define FRB_SEARCH_PIECE 4096
 
 struct tr_frb {
     tr_frb_config cfg; /* validated configuration (pointers cleared) */
@@ -53,6 +67,8 @@ struct tr_frb {
     int ending;           /* flush under way: total is the number of spectra */
     uint64_t total;
     int flushed;
+    int resident; /* the chain runs on the device (docs/frb.md, Backends) */
+    void *dev;    /* tr_cuda_frb: the device chain's buffers (resident) */
     tr_error err;
 };
 
@@ -104,6 +120,9 @@ void tr_frb_destroy(tr_frb *q)
     tr_candidates_destroy(q->cand);
     tr_boxcar_destroy(q->bx);
     tr_dedisp_destroy(q->dd);
+#ifdef TR_HAVE_CUDA
+    tr_cuda_frb_destroy((tr_cuda_frb *)q->dev);
+#endif
     free(q->trial_lat);
     free(q->y);
     free(q->snr);
@@ -125,6 +144,50 @@ static void *alloc_array(size_t n, size_t size)
 {
     return n && n <= SIZE_MAX / size ? calloc(n, size) : NULL;
 }
+
+/* Spectra per dedispersion call of the device-resident chain: one search
+ * piece, so that the plane buffer holds what one search call takes. */
+static size_t device_step(const tr_frb *q)
+{
+    return q->cfg.block < FRB_SEARCH_PIECE ? q->cfg.block : FRB_SEARCH_PIECE;
+}
+
+#ifdef TR_HAVE_CUDA
+/*
+ * The device-resident chain's buffers, when the search can take device
+ * samples: the FAST variant without baseline removal, and (WHITE, LEVELS) a
+ * statistics window the device normalisation takes, which one probe sample
+ * shows (the search is reset afterwards). Otherwise q->resident stays 0.
+ */
+static tr_status device_setup(tr_frb *q, tr_error *err)
+{
+    const tr_boxcar_config *sc = &q->cfg.search;
+    if (sc->variant != TR_VARIANT_FAST || sc->norm.baseline != TR_BOXCAR_BASELINE_NONE)
+        return TR_OK;
+    tr_cuda_frb *dev = NULL;
+    tr_status st = tr_cuda_frb_create(q->cfg.device, device_step(q), q->nchan, q->ndm,
+                                      q->trial_lat, &dev, err);
+    if (st != TR_OK) return st;
+    q->dev = dev;
+    /* One probe position of zeros (total 0: every value is past the end). */
+    st = tr_cuda_frb_mark_tail(dev, tr_cuda_frb_plane(dev), NULL, 1, 0, 0, 0.0f, err);
+    if (st != TR_OK) return st;
+    const tr_status probe = tr_boxcar_process_device(
+        q->bx, tr_cuda_frb_plane(dev), 1, tr_cuda_frb_snr(dev), tr_cuda_frb_width(dev));
+    if (probe != TR_OK && probe != TR_ERR_UNSUPPORTED)
+        return tr_fail(err, probe, "frb: search: %s", tr_boxcar_last_error(q->bx));
+    st = tr_boxcar_reset(q->bx);
+    if (st != TR_OK)
+        return tr_fail(err, st, "frb: search: %s", tr_boxcar_last_error(q->bx));
+    if (probe == TR_OK) {
+        q->resident = 1;
+        return TR_OK;
+    }
+    tr_cuda_frb_destroy(dev);
+    q->dev = NULL;
+    return TR_OK;
+}
+#endif
 
 tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
 {
@@ -162,30 +225,11 @@ tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
     q->bx = tr_boxcar_create(&bc, err);
     if (!q->bx) goto fail;
 
-    tr_candidates_config cc = tr_candidates_config_default();
-    cc.nchan = q->ndm;
-    cc.threshold = cfg->threshold;
-    cc.link_time = cfg->link_time;
-    cc.link_chan = cfg->link_dm;
-    cc.link_width = cfg->link_width;
-    cc.start_position = 0;
-    cc.max_span = cfg->max_span;
-    q->cand = tr_candidates_create(&cc, err);
-    if (!q->cand) goto fail;
-
-    const size_t B = cfg->block;
     q->trial_lat = alloc_array(q->ndm, sizeof *q->trial_lat);
-    q->y = alloc_array(B * q->ndm, sizeof *q->y);
-    q->snr = alloc_array(B * q->ndm, sizeof *q->snr);
-    q->width = alloc_array(B * q->ndm, sizeof *q->width);
-    q->zeros = alloc_array(B * q->nchan, sizeof *q->zeros);
     q->tmp_cap = 256;
     q->tmp = alloc_array(q->tmp_cap, sizeof *q->tmp);
-    if (!q->trial_lat || !q->y || !q->snr || !q->width || !q->zeros || !q->tmp) {
-        tr_fail(err, TR_ERR_NOMEM,
-                "frb: out of memory for blocks of %zu spectra x %u "
-                "DM trials",
-                B, q->ndm);
+    if (!q->trial_lat || !q->tmp) {
+        tr_fail(err, TR_ERR_NOMEM, "frb: out of memory for %u DM trials", q->ndm);
         goto fail;
     }
     for (uint32_t d = 0; d < q->ndm; d++) {
@@ -196,6 +240,38 @@ tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
         }
         q->trial_lat[d] = m;
     }
+#ifdef TR_HAVE_CUDA
+    if (bc.backend == TR_BACKEND_CUDA && device_setup(q, err) != TR_OK) goto fail;
+#endif
+    /* Host blocks: the device-resident chain needs only the zero spectra of
+     * the flush, one device step of them. */
+    const size_t B = q->resident ? device_step(q) : cfg->block;
+    q->zeros = alloc_array(B * q->nchan, sizeof *q->zeros);
+    if (!q->resident) {
+        q->y = alloc_array(B * q->ndm, sizeof *q->y);
+        q->snr = alloc_array(B * q->ndm, sizeof *q->snr);
+        q->width = alloc_array(B * q->ndm, sizeof *q->width);
+    }
+    if (!q->zeros || (!q->resident && (!q->y || !q->snr || !q->width))) {
+        tr_fail(err, TR_ERR_NOMEM,
+                "frb: out of memory for blocks of %zu spectra x %u "
+                "DM trials",
+                B, q->ndm);
+        goto fail;
+    }
+
+    tr_candidates_config cc = tr_candidates_config_default();
+    cc.backend = q->resident ? TR_BACKEND_CUDA : TR_BACKEND_CPU;
+    cc.device = cfg->device;
+    cc.nchan = q->ndm;
+    cc.threshold = cfg->threshold;
+    cc.link_time = cfg->link_time;
+    cc.link_chan = cfg->link_dm;
+    cc.link_width = cfg->link_width;
+    cc.start_position = 0;
+    cc.max_span = cfg->max_span;
+    q->cand = tr_candidates_create(&cc, err);
+    if (!q->cand) goto fail;
     /* The pointers of cfg are not kept (the stages copied what they need). */
     q->cfg.dedisp.plan.dm_list = NULL;
     q->cfg.dedisp.mask = NULL;
@@ -229,10 +305,9 @@ tr_status tr_frb_reset(tr_frb *q)
     return TR_OK;
 }
 
-/* Adds m dedispersed positions to the plane of the current call. */
-static tr_status add_plane(tr_frb *q, const float *y, size_t m)
+/* Room for m more positions in the plane of the current call (keep_plane). */
+static float *plane_grow(tr_frb *q, size_t m)
 {
-    if (!q->cfg.keep_plane || m == 0) return TR_OK;
     if (q->plane_n == 0) q->plane_first = (int64_t)q->searched;
     const size_t need = (q->plane_n + m) * q->ndm;
     if (need > q->plane_cap) {
@@ -240,12 +315,25 @@ static tr_status add_plane(tr_frb *q, const float *y, size_t m)
         while (cap < need)
             cap *= 2;
         float *p = realloc(q->plane, cap * sizeof *p);
-        if (!p) return tr_fail(&q->err, TR_ERR_NOMEM, "frb: out of memory for the plane");
+        if (!p) {
+            tr_fail(&q->err, TR_ERR_NOMEM, "frb: out of memory for the plane");
+            return NULL;
+        }
         q->plane = p;
         q->plane_cap = cap;
     }
-    memcpy(q->plane + q->plane_n * q->ndm, y, m * q->ndm * sizeof *y);
+    float *dst = q->plane + q->plane_n * q->ndm;
     q->plane_n += m;
+    return dst;
+}
+
+/* Adds m dedispersed positions to the plane of the current call. */
+static tr_status add_plane(tr_frb *q, const float *y, size_t m)
+{
+    if (!q->cfg.keep_plane || m == 0) return TR_OK;
+    float *dst = plane_grow(q, m);
+    if (!dst) return TR_ERR_NOMEM;
+    memcpy(dst, y, m * q->ndm * sizeof *y);
     return TR_OK;
 }
 
@@ -277,32 +365,38 @@ static tr_status cluster(tr_frb *q, uint64_t first, float *snr, const int32_t *w
 }
 
 /* The search and the clustering of m <= FRB_SEARCH_PIECE positions. */
-static tr_status search_piece(tr_frb *q, const float *y, size_t m)
+/*
+ * The bookkeeping after a search call (status st, begun at t0 with the search
+ * at position bpos) of m positions: its time, the outputs at negative
+ * positions to skip (output k is position bpos - latency + k) and the
+ * position of the first one kept.
+ */
+static tr_status searched(tr_frb *q, tr_status st, double t0, uint64_t bpos, size_t m,
+                          size_t *skip, uint64_t *first)
 {
-    tr_status st;
-    const uint64_t bpos = tr_boxcar_position(q->bx);
-    const double t0 = now_s();
-    st = tr_boxcar_process(q->bx, y, m, q->snr, q->width);
-    const double t1 = now_s();
-    q->timing.search += t1 - t0;
+    q->timing.search += now_s() - t0;
     if (st != TR_OK) return stage_error(q, st, "search", tr_boxcar_last_error(q->bx));
     q->searched += m;
-    /* Output k is position bpos - latency + k: skip the negative ones. */
     const uint64_t lat = tr_boxcar_latency(q->bx);
-    const size_t skip = bpos >= lat ? 0 : (size_t)(lat - bpos < m ? lat - bpos : m);
-    const uint64_t first = bpos + skip - lat;
+    *skip = bpos >= lat ? 0 : (size_t)(lat - bpos < m ? lat - bpos : m);
+    *first = bpos + *skip - lat;
+    return TR_OK;
+}
+
+static tr_status search_piece(tr_frb *q, const float *y, size_t m)
+{
+    const uint64_t bpos = tr_boxcar_position(q->bx);
+    const double t0 = now_s();
+    size_t skip = 0;
+    uint64_t first = 0;
+    tr_status st = searched(q, tr_boxcar_process(q->bx, y, m, q->snr, q->width), t0, bpos,
+                            m, &skip, &first);
+    if (st != TR_OK) return st;
+    const double t1 = now_s();
     st = cluster(q, first, q->snr + skip * q->ndm, q->width + skip * q->ndm, m - skip);
     q->timing.candidates += now_s() - t1;
     return st;
 }
-
-/*
- * Samples per tr_boxcar_process call: tr_boxcar_candidates_process reads the
- * statistics of the windows its outputs start in, and tr_boxcar keeps them
- * for at least its latency + 4096 samples behind its position; the outputs
- * of a longer call would lose theirs and be masked as warming up.
- */
-#define FRB_SEARCH_PIECE 4096
 
 /* The search and the clustering of m dedispersed positions (q->searched on). */
 static tr_status search(tr_frb *q, const float *y, size_t m)
@@ -315,6 +409,93 @@ static tr_status search(tr_frb *q, const float *y, size_t m)
                           m - k < FRB_SEARCH_PIECE ? m - k : FRB_SEARCH_PIECE);
     return st;
 }
+#ifdef TR_HAVE_CUDA
+/* The device-resident search and clustering of m <= device_step positions of
+ * the device plane d_y (q->searched on); the plane comes down only for
+ * keep_plane. At the end of the data, the outputs whose boxcar reaches an
+ * incomplete position are set to -inf on the device (as cluster does). */
+static tr_status search_device(tr_frb *q, const float *d_y, size_t m)
+{
+    if (m == 0) return TR_OK;
+    tr_cuda_frb *dev = (tr_cuda_frb *)q->dev;
+    tr_status st;
+    if (q->cfg.keep_plane) {
+        float *dst = plane_grow(q, m);
+        if (!dst) return TR_ERR_NOMEM;
+        st = tr_cuda_frb_download(dev, dst, d_y, m * q->ndm, &q->err);
+        if (st != TR_OK) return st;
+    }
+    float *d_snr = tr_cuda_frb_snr(dev);
+    int32_t *d_width = tr_cuda_frb_width(dev);
+    const uint64_t bpos = tr_boxcar_position(q->bx);
+    const double t0 = now_s();
+    size_t skip = 0;
+    uint64_t first = 0;
+    st = searched(q, tr_boxcar_process_device(q->bx, d_y, m, d_snr, d_width), t0, bpos, m,
+                  &skip, &first);
+    if (st != TR_OK) return st;
+    const double t1 = now_s();
+    const size_t off = skip * q->ndm;
+    if (q->ending && m > skip) {
+        st = tr_cuda_frb_mark_tail(dev, d_snr + off, d_width + off, m - skip, first,
+                                   q->total, -INFINITY, &q->err);
+        if (st != TR_OK) return st;
+    }
+    st = tr_boxcar_candidates_process_device(q->cand, q->bx, first, d_snr + off,
+                                             d_width + off, m - skip);
+    q->timing.candidates += now_s() - t1;
+    if (st != TR_OK)
+        return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
+    return TR_OK;
+}
+
+/* step() of the device-resident chain: n <= device_step spectra up (or the
+ * packed ones, unpacked there), dedispersed into the device plane. */
+static tr_status step_device(tr_frb *q, const float *x, const void *raw, size_t n)
+{
+    tr_cuda_frb *dev = (tr_cuda_frb *)q->dev;
+    float *d_y = tr_cuda_frb_plane(dev);
+    const uint64_t pin = q->position;
+    const double t0 = now_s();
+    tr_status st = TR_OK;
+    if (raw) {
+        st = tr_dedisp_process_raw_device(q->dd, raw, n, d_y);
+    } else {
+        st = tr_cuda_frb_upload(dev, x, n, &q->err);
+        if (st != TR_OK) return st;
+        st = tr_dedisp_process_device(q->dd, tr_cuda_frb_spectra(dev), n, d_y);
+    }
+    q->timing.dedisp += now_s() - t0;
+    if (st != TR_OK)
+        return stage_error(q, st, "dedispersion", tr_dedisp_last_error(q->dd));
+    q->position += n;
+    const size_t skip = pin >= q->L ? 0 : (size_t)(q->L - pin < n ? q->L - pin : n);
+    return search_device(q, d_y + skip * q->ndm, n - skip);
+}
+
+/* The flush's zero spectra through the device chain: len <= device_step of
+ * them, the incomplete positions of every trial set to NaN on the device. */
+static tr_status flush_step_device(tr_frb *q, size_t len)
+{
+    tr_cuda_frb *dev = (tr_cuda_frb *)q->dev;
+    float *d_y = tr_cuda_frb_plane(dev);
+    const uint64_t pin = tr_dedisp_position(q->dd);
+    const double t0 = now_s();
+    tr_status st = tr_cuda_frb_upload(dev, q->zeros, len, &q->err);
+    if (st != TR_OK) return st;
+    st = tr_dedisp_process_device(q->dd, tr_cuda_frb_spectra(dev), len, d_y);
+    q->timing.dedisp += now_s() - t0;
+    if (st != TR_OK)
+        return stage_error(q, st, "dedispersion", tr_dedisp_last_error(q->dd));
+    const size_t skip = pin >= q->L ? 0 : (size_t)(q->L - pin < len ? q->L - pin : len);
+    float *y = d_y + skip * q->ndm;
+    st = tr_cuda_frb_mark_tail(dev, y, NULL, len - skip, q->searched, q->total, NAN,
+                               &q->err);
+    if (st != TR_OK) return st;
+    return search_device(q, y, len - skip);
+}
+#endif
+
 /* Dedisperse n <= block spectra (x: floats, or raw bytes when raw is set) and
  * search the complete positions they finish. */
 static tr_status step(tr_frb *q, const float *x, const void *raw, size_t n)
@@ -340,10 +521,17 @@ static tr_status run(tr_frb *q, const float *x, const void *raw, size_t n)
     if (n && !x && !raw) return tr_fail(&q->err, TR_ERR_INVALID, "frb: input is NULL");
     q->plane_n = 0;
     const size_t bytes = raw ? (size_t)q->nchan * q->cfg.dedisp.raw_nbits / 8 : 0;
+    const size_t most = q->resident ? device_step(q) : q->cfg.block;
     for (size_t k = 0; k < n;) {
-        const size_t len = n - k < q->cfg.block ? n - k : q->cfg.block;
-        const tr_status st = raw ? step(q, NULL, (const uint8_t *)raw + k * bytes, len)
-                                 : step(q, x + k * (size_t)q->nchan, NULL, len);
+        const size_t len = n - k < most ? n - k : most;
+        const uint8_t *rk = raw ? (const uint8_t *)raw + k * bytes : NULL;
+        const float *xk = raw ? NULL : x + k * (size_t)q->nchan;
+#ifdef TR_HAVE_CUDA
+        const tr_status st =
+            q->resident ? step_device(q, xk, rk, len) : step(q, xk, rk, len);
+#else
+        const tr_status st = step(q, xk, rk, len);
+#endif
         if (st != TR_OK) return st;
         k += len;
     }
@@ -372,8 +560,17 @@ tr_status tr_frb_flush(tr_frb *q)
     /* The last L positions: L zero spectra through the dedispersion, without
      * counting them as data; a position p of trial d is complete when
      * p + trial_lat[d] < N, otherwise NaN. */
+    const size_t most = q->resident ? device_step(q) : q->cfg.block;
     for (uint32_t left = q->L; left > 0;) {
-        const size_t len = left < q->cfg.block ? left : q->cfg.block;
+        const size_t len = left < most ? left : most;
+#ifdef TR_HAVE_CUDA
+        if (q->resident) {
+            const tr_status st = flush_step_device(q, len);
+            if (st != TR_OK) return st;
+            left -= (uint32_t)len;
+            continue;
+        }
+#endif
         const uint64_t pin = tr_dedisp_position(q->dd);
         const double t0 = now_s();
         tr_status st = tr_dedisp_process(q->dd, q->zeros, len, q->y);
@@ -522,8 +719,7 @@ tr_backend tr_frb_backend(const tr_frb *q)
 }
 int tr_frb_device_resident(const tr_frb *q)
 {
-    (void)q;
-    return 0;
+    return q ? q->resident : 0;
 }
 int tr_frb_flushed(const tr_frb *q)
 {

@@ -429,7 +429,94 @@ static void test_real_file(const char *path)
     tr_filterbank_close(fb);
 }
 
-/* The CUDA backend finds the candidates of the CPU backend. */
+/* The CUDA backend (device-resident or not, as `resident` says) finds the
+ * events of the CPU backend: same positions, trials and widths, S/N within
+ * the FAST tolerance of the search. */
+static void gpu_against_cpu(tr_frb_config cfg, int resident, const char *what)
+{
+    frb_burst b[2] = {{200.0, 1500, 4, 20.0}, {450.0, 3500, 12, 15.0}};
+    const size_t n = 6000;
+    float *x = frb_make_filterbank(&cfg.dedisp.plan, n, 5.0, 1.0, b, 2, 21);
+    tr_frb_candidate *c0 = malloc(NCAND_MAX * sizeof *c0);
+    tr_frb_candidate *c1 = malloc(NCAND_MAX * sizeof *c1);
+    if (x && c0 && c1) {
+        cfg.backend = TR_BACKEND_CPU;
+        const long n0 = run(&cfg, x, n, 1000, 0, 1, c0, NULL);
+        cfg.backend = TR_BACKEND_CUDA;
+        tr_frb *q = NULL;
+        const long n1 = run(&cfg, x, n, 0, 2000, 2, c1, &q);
+        CHECK(q && tr_frb_backend(q) == TR_BACKEND_CUDA, "%s: backend", what);
+        CHECK(q && tr_frb_device_resident(q) == resident, "%s: device-resident %d", what,
+              q ? tr_frb_device_resident(q) : -1);
+        CHECK(n0 == 2 && n1 == n0, "%s: CUDA %ld candidates, CPU %ld", what, n1, n0);
+        const double tol = TR_BOXCAR_FAST_TOL(cfg.search.max_width);
+        for (long i = 0; i < n0 && i < n1; i++)
+            CHECK(c0[i].sample == c1[i].sample && c0[i].dm_index == c1[i].dm_index &&
+                      c0[i].width == c1[i].width &&
+                      fabs((double)c0[i].snr - c1[i].snr) <= tol * (1 + fabs(c0[i].snr)),
+                  "%s: candidate %ld: CUDA (%lld, %u, %u, %g), CPU (%lld, %u, %u, %g)",
+                  what, i, (long long)c1[i].sample, c1[i].dm_index, c1[i].width,
+                  c1[i].snr, (long long)c0[i].sample, c0[i].dm_index, c0[i].width,
+                  c0[i].snr);
+        tr_frb_destroy(q);
+    }
+    free(x);
+    free(c0);
+    free(c1);
+}
+
+/* keep_plane on the device-resident chain: the plane comes down with the
+ * CPU backend's values (NaN at the same incomplete positions at the end). */
+static void gpu_plane(void)
+{
+    tr_frb_config cfg = small_config();
+    cfg.keep_plane = 1;
+    tr_error err;
+    tr_frb *q[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        cfg.backend = k ? TR_BACKEND_CUDA : TR_BACKEND_CPU;
+        q[k] = tr_frb_create(&cfg, &err);
+        CHECK(q[k] != NULL, "create: %s", err.message);
+    }
+    if (!q[0] || !q[1]) goto done;
+    CHECK(tr_frb_device_resident(q[1]) == 1, "plane: not device-resident");
+    const size_t n = 2500 + tr_frb_max_delay(q[0]);
+    const uint32_t ndm = tr_frb_ndm(q[0]);
+    frb_burst b = {300.0, (int64_t)(n - 400), 3, 25.0};
+    float *x = frb_make_filterbank(&cfg.dedisp.plan, n, 2.0, 1.0, &b, 1, 5);
+    size_t bad = 0, nan_cpu = 0;
+    for (size_t k = 0; x && k <= n; k += 700) {
+        const size_t len = k >= n ? 0 : n - k < 700 ? n - k : 700;
+        const float *p[2];
+        size_t pn[2];
+        for (int j = 0; j < 2; j++) {
+            const tr_status st =
+                len ? tr_frb_process(q[j], x + k * cfg.dedisp.plan.nchan, len)
+                    : tr_frb_flush(q[j]);
+            CHECK(st == TR_OK, "plane: %s", tr_frb_last_error(q[j]));
+            CHECK(tr_frb_plane(q[j], &p[j], &pn[j], NULL) == TR_OK, "plane");
+        }
+        CHECK(pn[0] == pn[1], "plane: %zu positions on CUDA, %zu on the CPU", pn[1],
+              pn[0]);
+        for (size_t i = 0; pn[0] == pn[1] && i < pn[0] * ndm; i++) {
+            const float a = p[0][i], g = p[1][i];
+            nan_cpu += isnan(a) != 0;
+            if (isnan(a) != isnan(g) ||
+                (!isnan(a) && fabsf(a - g) > 1e-4f * (1 + fabsf(a))))
+                bad++;
+        }
+    }
+    CHECK(nan_cpu > 0 && bad == 0, "plane: %zu values differ (%zu NaN on the CPU)", bad,
+          nan_cpu);
+    free(x);
+done:
+    tr_frb_destroy(q[0]);
+    tr_frb_destroy(q[1]);
+}
+
+/* The CUDA backend finds the candidates of the CPU backend: device-resident
+ * (the tile of a search up to width 64 divides the window of 1024), and
+ * through the host (a window the device normalisation cannot take). */
 static int test_gpu(void)
 {
     char why[256] = "";
@@ -437,31 +524,14 @@ static int test_gpu(void)
         printf("test_frb --gpu: skipped (%s)\n", why);
         return 77;
     }
-    tr_frb_config cfg = small_config();
-    frb_burst b[2] = {{200.0, 1500, 4, 20.0}, {450.0, 3500, 12, 15.0}};
-    const size_t n = 6000;
-    float *x = frb_make_filterbank(&cfg.dedisp.plan, n, 5.0, 1.0, b, 2, 21);
-    tr_frb_candidate *c0 = malloc(NCAND_MAX * sizeof *c0);
-    tr_frb_candidate *c1 = malloc(NCAND_MAX * sizeof *c1);
-    if (x && c0 && c1) {
-        const long n0 = run(&cfg, x, n, 1000, 0, 1, c0, NULL);
-        cfg.backend = TR_BACKEND_CUDA;
-        tr_frb *q = NULL;
-        const long n1 = run(&cfg, x, n, 0, 2000, 2, c1, &q);
-        CHECK(q && tr_frb_backend(q) == TR_BACKEND_CUDA, "backend");
-        CHECK(n0 == 2 && n1 == n0, "CUDA %ld candidates, CPU %ld", n1, n0);
-        for (long i = 0; i < n0 && i < n1; i++)
-            CHECK(c0[i].sample == c1[i].sample && c0[i].dm_index == c1[i].dm_index &&
-                      c0[i].width == c1[i].width &&
-                      fabsf(c0[i].snr - c1[i].snr) <= 1e-3f * (1 + c0[i].snr),
-                  "candidate %ld: CUDA (%lld, %u, %u, %g), CPU (%lld, %u, %u, %g)", i,
-                  (long long)c1[i].sample, c1[i].dm_index, c1[i].width, c1[i].snr,
-                  (long long)c0[i].sample, c0[i].dm_index, c0[i].width, c0[i].snr);
-        tr_frb_destroy(q);
-    }
-    free(x);
-    free(c0);
-    free(c1);
+    gpu_against_cpu(small_config(), 1, "device-resident");
+    tr_frb_config c = small_config();
+    c.search.norm.window = 1000;
+    gpu_against_cpu(c, 0, "window 1000, through the host");
+    c = small_config();
+    c.search.norm.mode = TR_BOXCAR_NORM_LEVELS;
+    gpu_against_cpu(c, 1, "device-resident, LEVELS");
+    gpu_plane();
     return tu_finish("test_frb --gpu");
 }
 
