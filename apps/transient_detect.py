@@ -17,7 +17,7 @@ DETECTOR is one of
   kalman  transient.kalman_detector_ff Gaussian bursts in coloured noise
   frb     FRB search of a SIGPROC filterbank (.fil): dedispersion over a DM
           plan, boxcar search, candidates with DM (transient-frb, over
-          libtransient's tr_frb; no GNU Radio; docs/frb.md)
+          libtransient's tr_frb; no GNU Radio; share/doc/gr-transient/frb.md)
 
 INPUT is raw float32 (.f32) or complex64 (.c64, .cf32, .cfile), SigMF
 (.sigmf-meta/.sigmf-data), a sigrok session (.sr, --channel), SIGPROC
@@ -40,6 +40,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -49,6 +50,22 @@ import time
 PROG = "transient-detect"
 DETECTORS = ("edges", "boxcar", "spiir", "kalman", "frb")
 SIGMF_EXTENSION = {"name": "transient", "version": "1.0.0", "optional": True}
+
+
+def _version():
+    """The package's version; from the source tree's CMakeLists.txt when the
+    installed package predates __version__ or is absent."""
+    try:
+        from gnuradio.transient import __version__
+        return __version__
+    except ImportError:
+        here = os.path.dirname(os.path.abspath(__file__))
+        try:
+            with open(os.path.join(here, os.pardir, "CMakeLists.txt")) as f:
+                m = re.search(r"project\([^)]*VERSION\s+([0-9.]+)", f.read())
+            return m.group(1) if m else "unknown"
+        except OSError:
+            return "unknown"
 
 
 def _import_package():
@@ -180,8 +197,7 @@ def build_parser():
 
     p = _Parser(prog=PROG, description="Run a gr-transient detector over a recording "
                 "and write its detections (share/doc/gr-transient/transient-detect.md).")
-    from gnuradio.transient import __version__
-    p.add_argument("--version", action="version", version=PROG + " " + __version__)
+    p.add_argument("--version", action="version", version=PROG + " " + _version())
     sub = p.add_subparsers(dest="detector", metavar="DETECTOR", parser_class=_Parser)
     sub.required = True
 

@@ -5,7 +5,7 @@ The search itself is the C program ``transient-frb`` over libtransient's
 run as a subprocess; this module gives it the options, shows its progress and
 writes the candidates as CSV or JSON (columns dm, time, sample, width, snr,
 members), Heimdall's .cand lines, SigMF annotations of the filterbank and, with
-``--plot``, a PNG (frb_plot). See docs/frb.md.
+``--plot``, a PNG (frb_plot). See share/doc/gr-transient/frb.md.
 
 Times are those of the pulse centre at the top of the band (the highest
 channel centre frequency), in seconds from the first spectrum of the file.

@@ -6,7 +6,7 @@
 """Checks of the files transient-detect reads and writes, made before a
 flowgraph starts, and the guards that keep a run from hanging, from
 clobbering a file or from leaving temporary files behind
-(docs/reliability.md).
+(share/doc/gr-transient/reliability.md).
 
 Inputs: :func:`input_file` accepts only a readable regular file (a directory
 named like a recording, a FIFO or a device is refused with a message naming
@@ -25,7 +25,7 @@ Signals: :func:`exit_on_signals` turns SIGTERM and SIGHUP into
 :class:`Terminated` (a KeyboardInterrupt), so that the clean-up that runs on
 Ctrl-C (temporary files of the sigrok reader and of the writers) runs too.
 
-Ceilings (documented in docs/reliability.md): MAX_CHANNELS,
+Ceilings (documented in share/doc/gr-transient/reliability.md): MAX_CHANNELS,
 MAX_LEVEL_SAMPLES, MAX_HIST_BINS, MAX_EXTRACT_BYTES.
 """
 

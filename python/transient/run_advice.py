@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """Advice of transient-detect where a result is likely not what the user
-wanted (docs/reliability.md): settings checked against ceilings before the
+wanted (share/doc/gr-transient/reliability.md): settings checked against ceilings before the
 run, and edges levels checked against the range of the data.
 
 The edges levels stay fixed at 0.1/0.5/0.9 by default (results do not change

@@ -334,11 +334,13 @@ class qa_transient_detect(gr_unittest.TestCase):
         x1 = np.random.default_rng(10).standard_normal(len(x0)).astype(np.float32)
         x1[20000:20010] += 12.0
         write_tim(self.p("two.fil"), np.stack([x0, x1], axis=1), 1e-3, nchans=2)
-        doc = self.tool_json("boxcar", self.p("two.fil"), "--window", 4096, "--threshold", 9,
-                             "--cluster-chan", 0)
-        ch = [(d["sample"], d["channel"]) for d in doc["detections"]]
-        self.assertIn(1, [c for _, c in ch])
-        self.check_pulses([d for d in doc["detections"] if d["channel"] == 0], truth0)
+        # all frequency channels of a filterbank: refused, pointing to frb
+        rc, _, err = self.tool("boxcar", self.p("two.fil"), "--window", 4096)
+        self.assertEqual(rc, 2)
+        self.assertIn("transient-detect frb", err)
+        doc = self.tool_json("boxcar", self.p("two.fil"), "--channel", 0, "--window", 4096,
+                             "--threshold", 9)
+        self.check_pulses(doc["detections"], truth0)
         doc = self.tool_json("boxcar", self.p("two.fil"), "--channel", 1, "--window", 4096,
                              "--threshold", 9)
         self.assertEqual([abs(d["sample"] - 20000) <= 5 for d in doc["detections"]], [True])

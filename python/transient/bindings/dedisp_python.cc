@@ -263,7 +263,7 @@ the packed bytes (n, spectrum_bytes); both advance the position.
           py::arg("tolerance") = 1.25, py::arg("pulse_width") = 40.0,
           R"doc(
 dedisp's (and Heimdall's) DM trial list for a header: float64 array of trials
-in pc cm^-3, from dm_min up to the first trial >= dm_max (docs/dedisp.md).
+in pc cm^-3, from dm_min up to the first trial >= dm_max (share/doc/gr-transient/dedisp.md).
 pulse_width in microseconds, tsamp in seconds, frequencies in MHz.
 )doc");
 

@@ -258,10 +258,10 @@ static void test_search(void)
                     const uint64_t pos = tr_boxcar_position(g);
                     const int64_t p0 = (int64_t)pos - (int64_t)tr_boxcar_latency(g);
                     /* host search + host clustering */
-                    CHECK(tr_boxcar_process(h, x + done_ * C, m, ys, ws) == TR_OK,
+                    CHECK(tr_boxcar_process(h, x + done_ * C, m, yc, wc) == TR_OK,
                           "cpu search");
                     CHECK(tr_boxcar_candidates_process(
-                              href, h, (uint64_t)(p0 < 0 ? 0 : p0), ys, ws, m) == TR_OK,
+                              href, h, (uint64_t)(p0 < 0 ? 0 : p0), yc, wc, m) == TR_OK,
                           "cpu clustering");
                     /* device search + device clustering */
                     for (size_t k = 0; k < m; k++)

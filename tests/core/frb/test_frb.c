@@ -485,7 +485,8 @@ static void gpu_plane(void)
     frb_burst b = {300.0, (int64_t)(n - 400), 3, 25.0};
     float *x = frb_make_filterbank(&cfg.dedisp.plan, n, 2.0, 1.0, &b, 1, 5);
     size_t bad = 0, nan_cpu = 0;
-    for (size_t k = 0; x && k <= n; k += 700) {
+    /* calls of 700 spectra, then one flush (the first k >= n) */
+    for (size_t k = 0; x && k < n + 700; k += 700) {
         const size_t len = k >= n ? 0 : n - k < 700 ? n - k : 700;
         const float *p[2];
         size_t pn[2];

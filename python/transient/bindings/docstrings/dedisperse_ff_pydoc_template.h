@@ -11,16 +11,16 @@
  */
 
 static const char *__doc_gr_transient_dedisperse_ff = R"doc(
-Incoherent dedispersion of filterbank spectra (vector of nchan floats, channel
-c at fch1 + c * foff MHz) over DM trials (vector of ndm() floats): output item
-p, trial d = sum over the unmasked channels c of input item p + delay_c(d),
-delay_c(d) = round(4.148808e3 DM_d (f_c^-2 - f_ref^-2) / tsamp), f_ref the
-highest channel centre. Time-aligned with the input (held back by latency()
-items; the end of a finite stream is written as if zeros followed), the same
+Incoherent dedispersion of filterbank spectra (vector of nchan floats) over
+DM trials (vector of ndm() floats), time-aligned with the input and the same
 for any chunking. See include/gnuradio/transient/dedisperse_ff.h.)doc";
 
 static const char *__doc_gr_transient_dedisperse_ff_make = R"doc(
-Make a dedispersion block.
+Make a dedispersion block. Channel c is at fch1 + c * foff MHz; output item
+p, trial d = sum over the unmasked channels c of input item p + delay_c(d),
+delay_c(d) = round(4.148808e3 DM_d (f_c^-2 - f_ref^-2) / tsamp), f_ref the
+highest channel centre. The output is held back by latency() items; the end
+of a finite stream is written as if zeros followed.
 
 Args:
     nchan: channels per spectrum
