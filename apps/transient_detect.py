@@ -777,7 +777,8 @@ def run(argv=None, stdout=None, stderr=None):
         except (ValueError, OSError) as e:
             raise UsageError(str(e) if isinstance(e, ValueError) else "%s: %s" % (
                 getattr(e, "filename", None) or args.input, e.strerror or e))
-        if args.detector == "boxcar" and rec.format == "sigproc" and rec.num_channels > 1:
+        if (args.detector == "boxcar" and rec.format == "sigproc" and rec.num_channels > 1
+                and args.channel is None):
             raise UsageError("%s is a filterbank of %d frequency channels: boxcar would "
                              "search each channel on its own and miss dispersed pulses; "
                              "use 'transient-detect frb %s' (dedispersion, then the boxcar "

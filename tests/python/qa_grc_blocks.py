@@ -31,6 +31,8 @@ def blocks():
 def classes(block):
     """The Python classes the block's make template can name."""
     m = re.match(r"\s*transient\.(\w+?)(\$\{\s*type\.fcn\s*\})?\(", block["templates"]["make"])
+    if m is None:  # a Python block of a submodule (dispersed_pulse): not a bound class
+        return []
     name = m.group(1)
     if m.group(2):
         return [name + p["option_attributes"]["fcn"][i]

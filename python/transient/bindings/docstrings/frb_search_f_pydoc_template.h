@@ -11,16 +11,17 @@
  */
 
 static const char *__doc_gr_transient_frb_search_f = R"doc(
-FRB search of filterbank spectra (vector of nchan floats): dedispersion over a
-DM plan, boxcar search of every DM trial, candidates clustered across time,
-width and DM. Each candidate is an entry of a message on port "detects":
-{"pulses": vector of dicts {dm, time (s), sample, start (absolute input
-items), width, snr, members, channel (DM trial), dm_lo, dm_hi}}. With
-plane_output, output 0 is the DM-time plane (vector of ndm() floats,
-time-aligned with the input). See include/gnuradio/transient/frb_search_f.h.)doc";
+FRB search of filterbank spectra (vector of nchan floats): dedispersion, boxcar
+search of every DM trial, candidates with DM, time, width and S/N on
+"detects". See include/gnuradio/transient/frb_search_f.h.)doc";
 
 static const char *__doc_gr_transient_frb_search_f_make = R"doc(
-Make an FRB search block.
+Make an FRB search block: dedispersion over a DM plan, boxcar search of every
+DM trial, candidates clustered across time, width and DM. Each candidate is an
+entry of a message on port "detects": {"pulses": vector of dicts {dm, time
+(s), sample, start (absolute input items), width, snr, members, channel (DM
+trial), dm_lo, dm_hi}}. With plane_output, output 0 is the DM-time plane
+(vector of ndm() floats, time-aligned with the input).
 
 Args:
     nchan, fch1 (MHz), foff (MHz), tsamp (s): the spectra
