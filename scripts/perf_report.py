@@ -241,6 +241,8 @@ SOURCES = [
 # Folders with no benchmark JSON (test logs only).
 NO_BENCH = {
     "2026-11-22-h100-gpu-tests-merged": "GPU tests of the merged tree (ctest log only)",
+    "2026-11-26-soak": "memory of each detector block over 2e9 samples (bench/soak.sh), "
+                       "not a speed benchmark",
 }
 
 # Folders that compare two builds of the same benchmarks run in alternation
