@@ -430,7 +430,8 @@ class core_runner
                 fail(tr_spiir_last_error(d_spiir));
         } else if (d_frb) {
             if (tr_frb_process(d_frb, x, n) != TR_OK) fail(tr_frb_last_error(d_frb));
-            while (const size_t k = tr_frb_read(d_frb, d_frb_cands.data(), d_frb_cands.size()))
+            while (const size_t k =
+                       tr_frb_read(d_frb, d_frb_cands.data(), d_frb_cands.size()))
                 found += k;
         } else if (d_kalman) {
             if (tr_kalman_process(d_kalman, x, n, d_snr.data(), nullptr) != TR_OK)

@@ -1,9 +1,9 @@
 /*
  * libFuzzer target: the SPIIR trigger search (tr_spiir_triggers). Template
  * count (small, or at or above TR_SPIIR_MAX_TEMPLATES: create must refuse
- * what it cannot hold before allocating), threshold and window from the input, any SNR values;
- * FAST in random chunks with capacities near ntemplates against REFERENCE
- * in one call: the same triggers (sample, template) in the same order.
+ * what it cannot hold before allocating), threshold and window from the input, any SNR
+ * values; FAST in random chunks with capacities near ntemplates against REFERENCE in one
+ * call: the same triggers (sample, template) in the same order.
  */
 #include <transient/spiir_triggers.h>
 
