@@ -9,8 +9,8 @@
 #ifndef TRANSIENT_CUDA_RAII_CUH
 #define TRANSIENT_CUDA_RAII_CUH
 
-/* The boxcar host emulation (boxcar/boxcar_emu.h) provides the runtime calls used here.
- */
+/* The boxcar host emulation (boxcar/boxcar_emu.h) provides the runtime calls
+ * used here. */
 #ifndef TR_BOXCAR_HOST_EMU
 #include <cuda_runtime.h>
 #endif
