@@ -841,7 +841,8 @@ static int test_gpu(void)
         c.norm.history = 2;
         tr_error err;
         tr_boxcar_plan *plan = tr_boxcar_plan_create(&c, &err);
-        const uint32_t L = tr_boxcar_plan_latency(plan);
+        /* the search holds the first statistics window (norm.first_own) */
+        const uint32_t L = tr_boxcar_plan_latency(plan) + c.norm.window;
         const size_t n = 5000, tot = (n + L) * 3;
         float *x = noise(&r, n * 3, 1.0, 0.5);
         add_pulses(&r, x, n, 3, 10, 300, 0.5, 12);
