@@ -1,20 +1,20 @@
 /*
  * CUDA backend of the boxcar candidates (<transient/candidates.h>): the C
- * interface between lib/core/boxcar/candidates.c and the clustering on the
- * device (candidates_cuda.cu, kernels in candidates_kernels.cuh).
+ * interface between lib/core/boxcar/candidates.c and the peak selection on
+ * the device (candidates_cuda.cu, kernels in candidates_kernels.cuh).
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
  * section 4.6.
  *
- * The context is the whole streaming clustering: position, open events and
- * the active peaks per channel live on the device; a call's S/N and widths
- * (device or host pointers) are searched for peaks there, the peaks are
- * clustered there, and only the events closed by the call come back. Events
- * come in the order of candidates.c (each closing batch sorted by first,
- * channel, start; ties by width). Every buffer grows on demand (a walk that
- * runs out of room stops before the step and is resumed), so no count of
- * peaks or events is an error.
+ * The S/N and widths of a call (device or host pointers) are searched on the
+ * device for the values at or above the threshold (the peaks); only those
+ * come back, in stream order, and the host clusters them with the same code
+ * as the CPU backend (candidates.c). Peaks are sparse (the threshold lies far
+ * above the noise), so the dense values never cross PCIe; the clustering is
+ * a serial walk over the peaks, which a CPU core runs far faster than one
+ * GPU thread would. The peak buffer grows on demand: no count of peaks is an
+ * error.
  */
 #ifndef TRANSIENT_CUDA_CANDIDATES_CUDA_H
 #define TRANSIENT_CUDA_CANDIDATES_CUDA_H
@@ -25,45 +25,39 @@
 extern "C" {
 #endif
 
+/* One value at or above the threshold. */
+typedef struct tr_cuda_cand_peak {
+    uint32_t k; /* position index in the call */
+    uint32_t c; /* channel */
+    int32_t w;  /* width (at least 1) */
+    float s;    /* S/N */
+} tr_cuda_cand_peak;
+
 typedef struct tr_cuda_cand tr_cuda_cand;
 
-/* Context for cfg (nchan, link_*, max_span, start_position; the threshold
- * is given per call) on `device`. */
+/* Context for cfg->nchan channels on `device`. */
 tr_status tr_cuda_cand_create(int device, const tr_candidates_config *cfg,
                               tr_cuda_cand **ctx, tr_error *err);
 void tr_cuda_cand_destroy(tr_cuda_cand *ctx);
 
-/* Back to cfg.start_position with no open events or active peaks. */
-tr_status tr_cuda_cand_reset(tr_cuda_cand *ctx, tr_error *err);
+/* Values of one select call, at most (peak positions and counts fit 32 bits). */
+#define TR_CUDA_CAND_MAX_VALUES ((int64_t)1 << 30)
 
 /*
- * The next n positions: values of positions k0 .. k0 + n - 1 of a buffer
- * that is time-major (snr[k * nchan + c]) or channel-major
+ * The peaks (values >= threshold; NaN never is) of positions k0 .. k0 + n - 1
+ * of a buffer that is time-major (snr[k * nchan + c]) or channel-major
  * (snr[c * ld + k]); width in the same layout or NULL (1). skip: NULL or
- * nchan host flags, 1 = the channel has no peak in these positions.
- * Host or device pointers (on_device). The closed events are then those of
- * tr_cuda_cand_events.
+ * nchan host flags, 1 = the channel has no peak in these positions. Host or
+ * device pointers (on_device; host buffers are time-major from k0 = 0);
+ * n * nchan <= TR_CUDA_CAND_MAX_VALUES.
+ * *peaks (owned by the context, valid until the next call) receives *npeaks
+ * peaks in stream order: k ascending, then c; k counts from 0 at k0.
  */
-tr_status tr_cuda_cand_process(tr_cuda_cand *ctx, const float *snr, const int32_t *width,
-                               int64_t ld, int64_t k0, size_t n, int channel_major,
-                               int on_device, float threshold, const uint8_t *skip,
-                               tr_error *err);
-
-/* Close every open event (end of data); processing may continue. */
-tr_status tr_cuda_cand_flush(tr_cuda_cand *ctx, tr_error *err);
-
-/* The events closed by the last process or flush (valid until the next
- * call), in emission order; returns how many. */
-size_t tr_cuda_cand_events(const tr_cuda_cand *ctx, const tr_candidate **events);
-
-typedef struct {
-    int64_t position; /* next input position */
-    int64_t closed;   /* min(position, first of the open events) */
-    uint64_t peaks, emitted;
-    uint32_t open; /* events still growing */
-} tr_cuda_cand_info;
-
-void tr_cuda_cand_get_info(const tr_cuda_cand *ctx, tr_cuda_cand_info *info);
+tr_status tr_cuda_cand_select(tr_cuda_cand *ctx, const float *snr, const int32_t *width,
+                              int64_t ld, int64_t k0, size_t n, int channel_major,
+                              int on_device, float threshold, const uint8_t *skip,
+                              const tr_cuda_cand_peak **peaks, size_t *npeaks,
+                              tr_error *err);
 
 #ifdef __cplusplus
 }

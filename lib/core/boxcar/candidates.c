@@ -10,11 +10,9 @@
 
 #include "common/core_util.h"
 
+#include "boxcar/candidates_cuda.h" /* the peak type (and the launcher with CUDA) */
 #include "boxcar/candidates_internal.h"
 #include "common/simd.h"
-#ifdef TR_HAVE_CUDA
-#include "boxcar/candidates_cuda.h"
-#endif
 
 #include <math.h>
 #include <stdlib.h>
@@ -147,9 +145,6 @@ tr_status tr_candidates_reset(tr_candidates *q)
     }
     q->qhead = q->qn = 0;
     tr_clear(&q->err);
-#ifdef TR_HAVE_CUDA
-    if (q->cuda) return tr_cuda_cand_reset((tr_cuda_cand *)q->cuda, &q->err);
-#endif
     return TR_OK;
 }
 
@@ -619,29 +614,71 @@ static tr_status process_scan(tr_candidates *q, const float *snr, const int32_t 
     return TR_OK;
 }
 
-#ifdef TR_HAVE_CUDA
-/* The CUDA context's events of its last call into the queue. */
-static tr_status cuda_collect(tr_candidates *q, tr_status st)
+/*
+ * process_scan's sequence over peaks found elsewhere (the CUDA selection):
+ * pk[0 .. npk) in stream order (k ascending, then channel) among n positions
+ * from q->position on.
+ */
+tr_status tr_candidates_process_peaks(tr_candidates *q, const tr_cuda_cand_peak *pk,
+                                      size_t npk, size_t n)
 {
-    if (st != TR_OK) return st;
-    const tr_candidate *ev = NULL;
-    const size_t nb = tr_cuda_cand_events((const tr_cuda_cand *)q->cuda, &ev);
-    if (nb && enqueue(q, ev, nb) != TR_OK)
-        return tr_fail(&q->err, TR_ERR_NOMEM, "candidates: out of memory");
-    tr_cuda_cand_info info;
-    tr_cuda_cand_get_info((const tr_cuda_cand *)q->cuda, &info);
-    q->position = info.position;
-    q->peaks = info.peaks;
+    const int64_t base = q->position;
+    size_t i = 0; /* next peak */
+    size_t k = 0; /* next input position */
+    while (k < n) {
+        const size_t kp = i < npk ? pk[i].k : n; /* next peak position */
+        const int64_t last = base + (int64_t)kp - (kp == n ? 1 : 0);
+        while (q->next_check <= last) {
+            const int64_t p0 = base + (int64_t)k;
+            const int64_t p = q->next_check > p0 ? q->next_check : p0;
+            q->position = p;
+            const tr_status st = close_events(q, p, 0);
+            if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
+        }
+        if (kp >= n) break;
+        const int64_t p = base + (int64_t)kp;
+        q->position = p;
+        uint32_t prev = NONE;
+        for (; i < npk && pk[i].k == kp; i++) {
+            const tr_status st = add_peak(
+                q, p, pk[i].c, pk[i].w < 1 ? 1u : (uint32_t)pk[i].w, pk[i].s, prev);
+            if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
+            prev = pk[i].c;
+        }
+        k = kp + 1;
+    }
+    q->position = base + (int64_t)n;
+    const tr_status st = close_events(q, q->position, 0);
+    if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
     return TR_OK;
 }
 
+#ifdef TR_HAVE_CUDA
+/* Values selected on the device in pieces whose peak positions fit 32 bits,
+ * each piece's peaks clustered here. */
 static tr_status cuda_process(tr_candidates *q, const float *snr, const int32_t *width,
                               int64_t ld, int64_t k0, size_t n, int channel_major,
                               int on_device, const uint8_t *skip)
 {
-    return cuda_collect(q, tr_cuda_cand_process((tr_cuda_cand *)q->cuda, snr, width, ld,
-                                                k0, n, channel_major, on_device,
-                                                q->cfg.threshold, skip, &q->err));
+    const size_t C = q->cfg.nchan;
+    const size_t piece = (size_t)(TR_CUDA_CAND_MAX_VALUES / (int64_t)C);
+    for (size_t done = 0; done < n;) {
+        const size_t m = n - done < piece ? n - done : piece;
+        const tr_cuda_cand_peak *pk = NULL;
+        size_t npk = 0;
+        /* host values: the piece's own pointer (time-major) */
+        const float *s = on_device ? snr : snr + done * C;
+        const int32_t *w = on_device || !width ? width : width + done * C;
+        const int64_t kk = on_device ? k0 + (int64_t)done : 0;
+        tr_status st =
+            tr_cuda_cand_select((tr_cuda_cand *)q->cuda, s, w, ld, kk, m, channel_major,
+                                on_device, q->cfg.threshold, skip, &pk, &npk, &q->err);
+        if (st != TR_OK) return st;
+        st = tr_candidates_process_peaks(q, pk, npk, m);
+        if (st != TR_OK) return st;
+        done += m;
+    }
+    return TR_OK;
 }
 #endif
 
@@ -711,10 +748,6 @@ tr_status tr_candidates_process_device_part(tr_candidates *q, const float *d_snr
 tr_status tr_candidates_flush(tr_candidates *q)
 {
     if (!q) return TR_ERR_INVALID;
-#ifdef TR_HAVE_CUDA
-    if (q->cuda)
-        return cuda_collect(q, tr_cuda_cand_flush((tr_cuda_cand *)q->cuda, &q->err));
-#endif
     tr_status st = close_events(q, q->position, 1);
     if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
     for (uint32_t c = 0; c < q->cfg.nchan; c++) {
@@ -754,13 +787,6 @@ float tr_candidates_threshold(const tr_candidates *q)
 int64_t tr_candidates_closed(const tr_candidates *q)
 {
     if (!q) return 0;
-#ifdef TR_HAVE_CUDA
-    if (q->cuda) {
-        tr_cuda_cand_info info;
-        tr_cuda_cand_get_info((const tr_cuda_cand *)q->cuda, &info);
-        return info.closed;
-    }
-#endif
     int64_t m = q->position;
     for (uint32_t i = 0; i < q->nopen; i++)
         if (q->cl[q->open[i]].ev.first < m) m = q->cl[q->open[i]].ev.first;
@@ -780,13 +806,6 @@ size_t tr_candidates_pending(const tr_candidates *q)
 size_t tr_candidates_open(const tr_candidates *q)
 {
     if (!q) return 0;
-#ifdef TR_HAVE_CUDA
-    if (q->cuda) {
-        tr_cuda_cand_info info;
-        tr_cuda_cand_get_info((const tr_cuda_cand *)q->cuda, &info);
-        return info.open;
-    }
-#endif
     return q->nopen;
 }
 tr_backend tr_candidates_backend(const tr_candidates *q)

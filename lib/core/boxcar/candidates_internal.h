@@ -1,8 +1,8 @@
 /*
  * Candidates, internal: the choice of the scan that finds the positions with
  * values at or above the threshold, the clustering's cost (for tests and
- * benchmarks), and the part of a device buffer given to the CUDA backend
- * (warm-up masking).
+ * benchmarks), the clustering of peaks found on the device, and the part of
+ * a device buffer given to the CUDA backend (warm-up masking).
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
@@ -35,6 +35,17 @@ tr_status tr_candidates_process_device_part(tr_candidates *q, const float *d_snr
                                             const int32_t *d_width, int64_t ld,
                                             int64_t k0, size_t n, int channel_major,
                                             const uint8_t *skip);
+
+/*
+ * The clustering of n positions whose peaks (values at or above the
+ * threshold) were found elsewhere: pk[0 .. npk) in stream order, k counted
+ * from the object's position. The CUDA backend's path (the device selects
+ * the peaks); emits exactly what tr_candidates_process emits for the values.
+ */
+struct tr_cuda_cand_peak;
+tr_status tr_candidates_process_peaks(tr_candidates *q,
+                                      const struct tr_cuda_cand_peak *pk, size_t npk,
+                                      size_t n);
 
 /*
  * 1 when the boxcar search's statistics for position p of channel c were

@@ -1,17 +1,18 @@
 /*
- * The CUDA candidates (cuda/boxcar/candidates_cuda.cu: peak selection and the
- * friends-of-friends walk on the device) compiled for the host through
- * cuda/boxcar/boxcar_emu.h and checked against the CPU clustering
- * (tr_candidates, CPU backend) call by call: the same events in the same
+ * The CUDA candidates (cuda/boxcar/candidates_cuda.cu: the peak selection on
+ * the device, whose peaks the host clusters) compiled for the host through
+ * cuda/boxcar/boxcar_emu.h: a CPU object fed the selected peaks
+ * (tr_candidates_process_peaks) checked against the CPU clustering of the
+ * values (tr_candidates_process) call by call: the same events in the same
  * order (runs that tie in the closing order compared as sets), the same open
  * count, closed position and peak count after every call, then after flush,
- * and again after reset. Streams: noise, bursts across positions, channels
+ * and again after reset; the selected peaks checked one by one against the
+ * values. Streams: noise, bursts across positions, channels
  * and widths, NaN and +-Inf; 1 to 1024 channels; chunk size 1, random
  * chunks and one call; threshold changes between calls; host, device
  * time-major and device channel-major buffers (with an offset into a longer
  * buffer); channel skip flags (the warm-up masking) against values set to
- * -inf for the CPU; dense streams that make every device buffer grow
- * (peaks, clusters, active peaks per channel, events).
+ * -inf for the CPU; dense streams that make the peak buffer grow.
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
@@ -21,6 +22,7 @@
 #include "common/core_util.h" /* tr_fail, tr_clear (common/cuda_check.h on CUDA) */
 
 #include "boxcar/candidates_cuda.cu"
+#include "boxcar/candidates_internal.h"
 
 #include "boxcar/candidates_test_streams.h"
 
@@ -55,7 +57,7 @@ const tcase kCases[] = {
     {64, 1200, 1.2, 20, 64, 5.5f, 0, 1, 0.0, 0, 2, 0, 0},
     {1024, 120, 1.0, 4, 32, 6.0f, 0, 1, 0.0, 0, 1, 1, 1},
     {1024, 120, 1.0, 4, 32, 6.0f, 2, 3, 4.0, 16, 1, 2, 0},
-    /* dense: every device buffer grows */
+    /* dense: the peak buffer grows */
     {64, 3000, 1.5, 10, 64, 3.0f, 20, 1, 0.0, 0, 2, 1, 0},
     {64, 2000, 1.5, 10, 64, 3.0f, 4, 1, 2.0, 0, 1, 0, 0},
     {1024, 60, 1.0, 0, 4, 2.0f, 1000, 0, 0.0, 0, 2, 0, 0},
@@ -80,27 +82,45 @@ std::vector<tr_candidate> read_all(tr_candidates *c)
 }
 
 /* One call's results of both sides compared. */
-void compare(const tcase &t, size_t ci, tr_candidates *cpu, tr_cuda_cand *ctx)
+void compare(const tcase &t, size_t ci, tr_candidates *cpu, tr_candidates *dev)
 {
-    std::vector<tr_candidate> a = read_all(cpu);
-    const tr_candidate *ev = nullptr;
-    const size_t nb = tr_cuda_cand_events(ctx, &ev);
-    std::vector<tr_candidate> b(ev, ev + nb);
+    std::vector<tr_candidate> a = read_all(cpu), b = read_all(dev);
     const size_t d = cts_compare(a.data(), a.size(), b.data(), b.size());
     if (d)
         fail(t, ci, "events differ (count or fields)", (long long)a.size(),
-             (long long)nb);
-    tr_cuda_cand_info in;
-    tr_cuda_cand_get_info(ctx, &in);
-    if ((int64_t)in.position != tr_candidates_position(cpu))
-        fail(t, ci, "position", tr_candidates_position(cpu), in.position);
-    if (in.closed != tr_candidates_closed(cpu))
-        fail(t, ci, "closed", tr_candidates_closed(cpu), in.closed);
-    if (in.open != tr_candidates_open(cpu))
-        fail(t, ci, "open", (long long)tr_candidates_open(cpu), in.open);
-    if (in.peaks != tr_candidates_peaks(cpu))
-        fail(t, ci, "peaks", (long long)tr_candidates_peaks(cpu), (long long)in.peaks);
+             (long long)b.size());
+    if (tr_candidates_position(dev) != tr_candidates_position(cpu))
+        fail(t, ci, "position", tr_candidates_position(cpu), tr_candidates_position(dev));
+    if (tr_candidates_closed(dev) != tr_candidates_closed(cpu))
+        fail(t, ci, "closed", tr_candidates_closed(cpu), tr_candidates_closed(dev));
+    if (tr_candidates_open(dev) != tr_candidates_open(cpu))
+        fail(t, ci, "open", (long long)tr_candidates_open(cpu),
+             (long long)tr_candidates_open(dev));
+    if (tr_candidates_peaks(dev) != tr_candidates_peaks(cpu))
+        fail(t, ci, "peaks", (long long)tr_candidates_peaks(cpu),
+             (long long)tr_candidates_peaks(dev));
     g_calls++;
+}
+
+/* The selected peaks against the values (ms: time-major, warming-up channels
+ * at -inf), in stream order. */
+void check_peaks(const tcase &t, size_t ci, const float *ms, const int32_t *w, size_t m,
+                 float thr, const tr_cuda_cand_peak *pk, size_t npk)
+{
+    size_t i = 0;
+    for (size_t k = 0; k < m; k++)
+        for (uint32_t c = 0; c < t.nchan; c++) {
+            const float s = ms[k * t.nchan + c];
+            if (!(s >= thr)) continue;
+            const int32_t wi = w[k * t.nchan + c] < 1 ? 1 : w[k * t.nchan + c];
+            if (i >= npk || pk[i].k != k || pk[i].c != c || pk[i].w != wi ||
+                pk[i].s != s) {
+                fail(t, ci, "selected peak", (long long)i, (long long)npk);
+                return;
+            }
+            i++;
+        }
+    if (i != npk) fail(t, ci, "selected peak count", (long long)i, (long long)npk);
 }
 
 void run_case(size_t ci, const tcase &t)
@@ -122,11 +142,13 @@ void run_case(size_t ci, const tcase &t)
     cfg.backend = TR_BACKEND_CPU;
     tr_error err;
     tr_candidates *cpu = tr_candidates_create(&cfg, &err);
+    tr_candidates *dev = tr_candidates_create(&cfg, &err);
     tr_cuda_cand *ctx = nullptr;
-    if (!cpu || tr_cuda_cand_create(0, &cfg, &ctx, &err) != TR_OK) {
+    if (!cpu || !dev || tr_cuda_cand_create(0, &cfg, &ctx, &err) != TR_OK) {
         std::printf("FAIL case %zu: create: %s\n", ci, err.message);
         g_fail++;
         tr_candidates_destroy(cpu);
+        tr_candidates_destroy(dev);
         return;
     }
     for (int pass = 0; pass < 2; pass++) {
@@ -143,6 +165,7 @@ void run_case(size_t ci, const tcase &t)
             if (tu_range(&r, 0, 9) == 0) { /* threshold change at run time */
                 const float thr = t.thr + (float)tu_range(&r, -1, 2);
                 tr_candidates_set_threshold(cpu, thr);
+                tr_candidates_set_threshold(dev, thr);
             }
             const float thr = tr_candidates_threshold(cpu);
             const float *s = snr.data() + done * C;
@@ -161,6 +184,8 @@ void run_case(size_t ci, const tcase &t)
                 fail(t, ci, "cpu process", 0, 0);
             tr_status st;
             const uint8_t *sk = use_skip ? skip.data() : nullptr;
+            const tr_cuda_cand_peak *pk = nullptr;
+            size_t npk = 0;
             if (t.buffer == 2) {
                 /* channel-major inside a longer buffer: positions off .. off + m */
                 const size_t off = (size_t)tu_range(&r, 0, 3), ld = m + off + 2;
@@ -171,34 +196,33 @@ void run_case(size_t ci, const tcase &t)
                         bs[c * ld + off + k] = s[k * C + c];
                         bw[c * ld + off + k] = w[k * C + c];
                     }
-                st = tr_cuda_cand_process(ctx, bs.data(), bw.data(), (int64_t)ld,
-                                          (int64_t)off, m, 1, 1, thr, sk, &err);
+                st = tr_cuda_cand_select(ctx, bs.data(), bw.data(), (int64_t)ld,
+                                         (int64_t)off, m, 1, 1, thr, sk, &pk, &npk, &err);
             } else {
-                st = tr_cuda_cand_process(ctx, s, w, (int64_t)m, 0, m, 0, t.buffer == 1,
-                                          thr, sk, &err);
+                st = tr_cuda_cand_select(ctx, s, w, (int64_t)m, 0, m, 0, t.buffer == 1,
+                                         thr, sk, &pk, &npk, &err);
             }
             if (st != TR_OK) {
-                std::printf("FAIL case %zu: process: %s\n", ci, err.message);
+                std::printf("FAIL case %zu: select: %s\n", ci, err.message);
                 g_fail++;
                 break;
             }
-            compare(t, ci, cpu, ctx);
+            check_peaks(t, ci, ms.data(), w, m, thr, pk, npk);
+            if (tr_candidates_process_peaks(dev, pk, npk, m) != TR_OK)
+                fail(t, ci, "process peaks", 0, 0);
+            compare(t, ci, cpu, dev);
             done += m;
         }
         tr_candidates_flush(cpu);
-        if (tr_cuda_cand_flush(ctx, &err) != TR_OK) {
-            std::printf("FAIL case %zu: flush: %s\n", ci, err.message);
-            g_fail++;
-        }
-        compare(t, ci, cpu, ctx);
+        tr_candidates_flush(dev);
+        compare(t, ci, cpu, dev);
         tr_candidates_reset(cpu);
+        tr_candidates_reset(dev);
         tr_candidates_set_threshold(cpu, t.thr);
-        if (tr_cuda_cand_reset(ctx, &err) != TR_OK) {
-            std::printf("FAIL case %zu: reset: %s\n", ci, err.message);
-            g_fail++;
-        }
+        tr_candidates_set_threshold(dev, t.thr);
     }
     tr_candidates_destroy(cpu);
+    tr_candidates_destroy(dev);
     tr_cuda_cand_destroy(ctx);
 }
 
@@ -209,17 +233,21 @@ void invalid()
     tr_error err;
     tr_cuda_cand *ctx = nullptr;
     const float s[4] = {0, 0, 0, 0};
+    const tr_cuda_cand_peak *pk = nullptr;
+    size_t npk = 0;
     if (tr_cuda_cand_create(0, &cfg, &ctx, &err) != TR_OK) {
         std::printf("FAIL create: %s\n", err.message);
         g_fail++;
         return;
     }
-    if (tr_cuda_cand_process(ctx, s, nullptr, 2, 1, 2, 1, 1, 6.0f, nullptr, &err) !=
-            TR_ERR_INVALID ||
-        tr_cuda_cand_process(ctx, s, nullptr, 4, 0, 2, 1, 0, 6.0f, nullptr, &err) !=
-            TR_ERR_INVALID ||
-        tr_cuda_cand_process(ctx, nullptr, nullptr, 4, 0, 2, 0, 1, 6.0f, nullptr, &err) !=
-            TR_ERR_INVALID) {
+    if (tr_cuda_cand_select(ctx, s, nullptr, 2, 1, 2, 1, 1, 6.0f, nullptr, &pk, &npk,
+                            &err) != TR_ERR_INVALID ||
+        tr_cuda_cand_select(ctx, s, nullptr, 4, 0, 2, 1, 0, 6.0f, nullptr, &pk, &npk,
+                            &err) != TR_ERR_INVALID ||
+        tr_cuda_cand_select(ctx, nullptr, nullptr, 4, 0, 2, 0, 1, 6.0f, nullptr, &pk,
+                            &npk, &err) != TR_ERR_INVALID ||
+        tr_cuda_cand_select(ctx, s, nullptr, 4, 0, 2, 0, 1, 6.0f, nullptr, nullptr, &npk,
+                            &err) != TR_ERR_INVALID) {
         std::printf("FAIL invalid buffer descriptions accepted\n");
         g_fail++;
     }
