@@ -145,11 +145,13 @@ static void *alloc_array(size_t n, size_t size)
     return n && n <= SIZE_MAX / size ? calloc(n, size) : NULL;
 }
 
-/* Spectra per dedispersion call of the device-resident chain: one search
- * piece, so that the plane buffer holds what one search call takes. */
+/* Spectra per dedispersion call of the device-resident chain: a whole
+ * block (the plane buffer holds what one search call takes). The device
+ * statistics keep every window a call's outputs reach (their ring grows
+ * with the call), so the search needs no host-path pieces here. */
 static size_t device_step(const tr_frb *q)
 {
-    return q->cfg.block < FRB_SEARCH_PIECE ? q->cfg.block : FRB_SEARCH_PIECE;
+    return q->cfg.block;
 }
 
 #ifdef TR_HAVE_CUDA
