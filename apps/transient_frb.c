@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "frb_output.h"
+#include "frb_reader.h"
 
 #include <transient/filterbank.h>
 #include <transient/frb.h>
@@ -254,12 +255,12 @@ static int search_file(tr_filterbank *fb, tr_frb *q, const tr_filterbank_header 
                        size_t *ncand)
 {
     const uint64_t total = o->samples ? o->samples : h->nsamples - o->start;
-    uint8_t *raw = malloc((size_t)block * h->spectrum_bytes);
     size_t cap = 1024;
     *cands = malloc(cap * sizeof **cands);
-    if (!raw || !*cands) {
-        free(raw);
-        fprintf(stderr, PROG ": error: out of memory\n");
+    frb_reader *rd =
+        *cands ? frb_reader_start(fb, block, h->spectrum_bytes, total) : NULL;
+    if (!rd) {
+        fprintf(stderr, PROG ": error: out of memory for the read buffers\n");
         return 1;
     }
     const double t0 = now();
@@ -267,11 +268,11 @@ static int search_file(tr_filterbank *fb, tr_frb *q, const tr_filterbank_header 
     int rc = 0;
     for (;;) {
         size_t got = 0;
-        const uint64_t left = total - tr_frb_position(q);
-        tr_status st =
-            tr_filterbank_read_raw(fb, raw, left < block ? (size_t)left : block, &got);
+        const uint8_t *raw = NULL;
+        const char *msg = NULL;
+        tr_status st = frb_reader_next(rd, &raw, &got, &msg);
         if (st != TR_OK) {
-            fprintf(stderr, PROG ": error: %s\n", tr_filterbank_last_error(fb));
+            fprintf(stderr, PROG ": error: %s\n", msg);
             rc = 1;
             break;
         }
@@ -286,7 +287,7 @@ static int search_file(tr_filterbank *fb, tr_frb *q, const tr_filterbank_header 
                 tr_frb_candidate *p = realloc(*cands, 2 * cap * sizeof *p);
                 if (!p) {
                     fprintf(stderr, PROG ": error: out of memory for candidates\n");
-                    free(raw);
+                    frb_reader_stop(rd);
                     return 1;
                 }
                 *cands = p;
@@ -309,7 +310,7 @@ static int search_file(tr_filterbank *fb, tr_frb *q, const tr_filterbank_header 
         }
         if (!got) break;
     }
-    free(raw);
+    frb_reader_stop(rd);
     return rc;
 }
 
