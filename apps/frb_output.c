@@ -107,7 +107,11 @@ static void write_json(FILE *f, const tr_frb_candidate *c, size_t n,
     fputs(", \"seconds\": ", f);
     json_number(f, in->seconds);
     const tr_frb_timing tm = tr_frb_get_timing(in->frb);
-    fputs(", \"stage_seconds\": {\"dedisp\": ", f);
+    fputs(", \"stage_seconds\": {\"setup\": ", f);
+    json_number(f, in->setup_seconds);
+    fputs(", \"read_wait\": ", f);
+    json_number(f, in->read_wait);
+    fputs(", \"dedisp\": ", f);
     json_number(f, tm.dedisp);
     fputs(", \"search\": ", f);
     json_number(f, tm.search);

@@ -17,6 +17,8 @@ typedef struct {
     const tr_frb *frb;      /* the search (plan, counters) */
     const char *backend;    /* backend name */
     double seconds;         /* wall time from open to the last candidate */
+    double setup_seconds;   /* of which: open, plan and create (device set-up) */
+    double read_wait;       /* of which: waiting for the file (read-ahead) */
     uint64_t start;         /* first spectrum searched */
     uint64_t spectra;       /* spectra searched */
     const char *parameters; /* the options as a JSON object */

@@ -252,7 +252,7 @@ static void shift_candidate(tr_frb_candidate *c, uint64_t start, double tsamp)
 /* Streams the file through q; candidates appended to *cands. */
 static int search_file(tr_filterbank *fb, tr_frb *q, const tr_filterbank_header *h,
                        uint32_t block, const options *o, tr_frb_candidate **cands,
-                       size_t *ncand)
+                       size_t *ncand, double *read_wait)
 {
     const uint64_t total = o->samples ? o->samples : h->nsamples - o->start;
     size_t cap = 1024;
@@ -270,7 +270,9 @@ static int search_file(tr_filterbank *fb, tr_frb *q, const tr_filterbank_header 
         size_t got = 0;
         const uint8_t *raw = NULL;
         const char *msg = NULL;
+        const double w0 = now();
         tr_status st = frb_reader_next(rd, &raw, &got, &msg);
+        *read_wait += now() - w0;
         if (st != TR_OK) {
             fprintf(stderr, PROG ": error: %s\n", msg);
             rc = 1;
@@ -476,7 +478,9 @@ int main(int argc, char **argv)
         usage_error("%s", tr_filterbank_last_error(fb));
         goto done;
     }
-    rc = search_file(fb, q, h, cfg.block, &o, &cands, &ncand);
+    const double setup = now() - t0;
+    double read_wait = 0.0;
+    rc = search_file(fb, q, h, cfg.block, &o, &cands, &ncand, &read_wait);
     if (rc != 0) goto done;
     const double seconds = now() - t0;
 
@@ -487,6 +491,8 @@ int main(int argc, char **argv)
                                q,
                                tr_backend_name(tr_frb_backend(q)),
                                seconds,
+                               setup,
+                               read_wait,
                                o.start,
                                tr_frb_position(q),
                                params};
