@@ -111,6 +111,10 @@ static void write_json(FILE *f, const tr_frb_candidate *c, size_t n,
     json_number(f, in->setup_seconds);
     fputs(", \"read_wait\": ", f);
     json_number(f, in->read_wait);
+    fputs(", \"process\": ", f);
+    json_number(f, in->process);
+    fputs(", \"flush\": ", f);
+    json_number(f, in->flush);
     fputs(", \"dedisp\": ", f);
     json_number(f, tm.dedisp);
     fputs(", \"search\": ", f);

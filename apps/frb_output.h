@@ -19,6 +19,8 @@ typedef struct {
     double seconds;         /* wall time from open to the last candidate */
     double setup_seconds;   /* of which: open, plan and create (device set-up) */
     double read_wait;       /* of which: waiting for the file (read-ahead) */
+    double process;         /* of which: in tr_frb_process_raw */
+    double flush;           /* of which: in tr_frb_flush (the end of the data) */
     uint64_t start;         /* first spectrum searched */
     uint64_t spectra;       /* spectra searched */
     const char *parameters; /* the options as a JSON object */

@@ -252,7 +252,7 @@ static void shift_candidate(tr_frb_candidate *c, uint64_t start, double tsamp)
 /* Streams the file through q; candidates appended to *cands. */
 static int search_file(tr_filterbank *fb, tr_frb *q, const tr_filterbank_header *h,
                        uint32_t block, const options *o, tr_frb_candidate **cands,
-                       size_t *ncand, double *read_wait)
+                       size_t *ncand, frb_run_info *times)
 {
     const uint64_t total = o->samples ? o->samples : h->nsamples - o->start;
     size_t cap = 1024;
@@ -272,13 +272,15 @@ static int search_file(tr_filterbank *fb, tr_frb *q, const tr_filterbank_header 
         const char *msg = NULL;
         const double w0 = now();
         tr_status st = frb_reader_next(rd, &raw, &got, &msg);
-        *read_wait += now() - w0;
+        const double w1 = now();
+        times->read_wait += w1 - w0;
         if (st != TR_OK) {
             fprintf(stderr, PROG ": error: %s\n", msg);
             rc = 1;
             break;
         }
         st = got ? tr_frb_process_raw(q, raw, got) : tr_frb_flush(q);
+        *(got ? &times->process : &times->flush) += now() - w1;
         if (st != TR_OK) {
             fprintf(stderr, PROG ": error: %s\n", tr_frb_last_error(q));
             rc = 1;
@@ -478,24 +480,23 @@ int main(int argc, char **argv)
         usage_error("%s", tr_filterbank_last_error(fb));
         goto done;
     }
-    const double setup = now() - t0;
-    double read_wait = 0.0;
-    rc = search_file(fb, q, h, cfg.block, &o, &cands, &ncand, &read_wait);
+    frb_run_info info;
+    memset(&info, 0, sizeof info);
+    info.setup_seconds = now() - t0;
+    rc = search_file(fb, q, h, cfg.block, &o, &cands, &ncand, &info);
     if (rc != 0) goto done;
     const double seconds = now() - t0;
 
     char params[1024];
     params_json(params, sizeof params, &cfg, &o);
-    const frb_run_info info = {o.input,
-                               h,
-                               q,
-                               tr_backend_name(tr_frb_backend(q)),
-                               seconds,
-                               setup,
-                               read_wait,
-                               o.start,
-                               tr_frb_position(q),
-                               params};
+    info.path = o.input;
+    info.hdr = h;
+    info.frb = q;
+    info.backend = tr_backend_name(tr_frb_backend(q));
+    info.seconds = seconds;
+    info.start = o.start;
+    info.spectra = tr_frb_position(q);
+    info.parameters = params;
     rc = write_output(o.output, (frb_out_format)fmt, cands, ncand, &info);
     if (!o.quiet && !rc)
         fprintf(
