@@ -632,6 +632,18 @@ tr_status tr_boxcar_process(tr_boxcar *q, const float *x, size_t n, float *snr,
     return TR_OK;
 }
 
+/* The flush's warning when the stream is shorter than the widest boxcar. */
+static void warn_if_narrow(tr_boxcar *q)
+{
+    if (q->position >= q->plan.lend) return;
+    char t[160];
+    snprintf(t, sizeof t,
+             "the stream has %llu samples, fewer than the widest boxcar (%u): "
+             "longer boxcars were not searched",
+             (unsigned long long)q->position, q->plan.lend);
+    warn(q, TR_BOXCAR_WARN_NARROW, t);
+}
+
 /*
  * Flush with a hold: window 0's values fixed if the stream ended inside it,
  * then the held samples through the variant. Writes the first `hold`
@@ -683,14 +695,7 @@ tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width)
         return tr_fail(&q->err, TR_ERR_INVALID, "boxcar: NULL S/N output for the flush");
     if ((s = stage_prepare(q, (size_t)L + q->hold)) != TR_OK) return s;
     q->flushed = 1;
-    if (q->position < q->plan.lend) {
-        char t[160];
-        snprintf(t, sizeof t,
-                 "the stream has %llu samples, fewer than the widest boxcar (%u): "
-                 "longer boxcars were not searched",
-                 (unsigned long long)q->position, q->plan.lend);
-        warn(q, TR_BOXCAR_WARN_NARROW, t);
-    }
+    warn_if_narrow(q);
     if (q->hold) {
         if ((s = flush_held(q, snr, width)) != TR_OK) return s;
         snr += (size_t)q->hold * q->cfg.nchan;
@@ -814,6 +819,35 @@ tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, flo
     if ((s = device_check(q)) != TR_OK || n == 0) return s;
 #ifdef TR_HAVE_CUDA
     return device_run(q, d_x, n, q->cfg.device_layout, d_snr, d_width);
+#else
+    (void)d_width;
+    return TR_ERR_UNSUPPORTED;
+#endif
+}
+
+tr_status tr_boxcar_flush_device(tr_boxcar *q, float *d_snr, int32_t *d_width)
+{
+    tr_status s = check_io(q, d_snr, 0, d_snr);
+    if (s != TR_OK) return s;
+    if ((s = device_check(q)) != TR_OK) return s;
+    const uint32_t L = tr_boxcar_plan_latency(&q->plan);
+    if (L > 0 && !d_snr)
+        return tr_fail(&q->err, TR_ERR_INVALID, "boxcar: NULL S/N output for the flush");
+    const int fixed = q->cfg.norm.mode == TR_BOXCAR_NORM_FIXED;
+    if (!fixed && !q->dnorm_active && q->position > 0)
+        return tr_fail(&q->err, TR_ERR_STATE,
+                       "boxcar: no device stream to flush (the statistics are measured "
+                       "on the host: tr_boxcar_flush)");
+    q->flushed = 1;
+    warn_if_narrow(q);
+    if (L == 0) return TR_OK;
+#ifdef TR_HAVE_CUDA
+    const int64_t first = (int64_t)q->position - (int64_t)L;
+    if (!fixed && !q->dnorm_active && (s = dnorm_start(q)) != TR_OK) return s;
+    s = fixed ? cuda_tables(q, 0, 1) : dnorm_tables(q, first, first + (int64_t)L - 1);
+    if (s != TR_OK) return s;
+    return tr_cuda_boxcar_flush((tr_cuda_boxcar *)q->cuda, q->cfg.device_layout, 1, d_snr,
+                                d_width, &q->err);
 #else
     (void)d_width;
     return TR_ERR_UNSUPPORTED;

@@ -475,6 +475,37 @@ static tr_status step_device(tr_frb *q, const float *x, const void *raw, size_t 
     return search_device(q, d_y + skip * q->ndm, n - skip);
 }
 
+/* The search's flush on the device chain (lat <= device_step positions from
+ * bpos - lat on), its outputs clustered there, then every open candidate. */
+static tr_status flush_search_device(tr_frb *q, uint32_t lat, uint64_t bpos)
+{
+    tr_cuda_frb *dev = (tr_cuda_frb *)q->dev;
+    float *d_snr = tr_cuda_frb_snr(dev);
+    int32_t *d_width = tr_cuda_frb_width(dev);
+    const double t0 = now_s();
+    tr_status st = tr_boxcar_flush_device(q->bx, d_snr, d_width);
+    q->timing.search += now_s() - t0;
+    if (st != TR_OK) return stage_error(q, st, "search", tr_boxcar_last_error(q->bx));
+    /* Flush output k is position bpos - lat + k. */
+    const size_t skip = bpos >= lat ? 0 : (size_t)(lat - bpos);
+    const uint64_t first = bpos + skip - lat;
+    const size_t off = skip * q->ndm;
+    const double t1 = now_s();
+    if (lat > skip) {
+        st = tr_cuda_frb_mark_tail(dev, d_snr + off, d_width + off, lat - skip, first,
+                                   q->total, -INFINITY, &q->err);
+        if (st != TR_OK) return st;
+        st = tr_boxcar_candidates_process_device(q->cand, q->bx, first, d_snr + off,
+                                                 d_width + off, lat - skip);
+    }
+    if (st == TR_OK) st = tr_candidates_flush(q->cand);
+    q->timing.candidates += now_s() - t1;
+    if (st != TR_OK)
+        return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
+    q->flushed = 1;
+    return TR_OK;
+}
+
 /* The flush's zero spectra through the device chain: len <= device_step of
  * them, the incomplete positions of every trial set to NaN on the device. */
 static tr_status flush_step_device(tr_frb *q, size_t len)
@@ -595,6 +626,9 @@ tr_status tr_frb_flush(tr_frb *q)
     /* The search's last latency positions, then every open candidate. */
     const uint32_t lat = tr_boxcar_latency(q->bx);
     const uint64_t bpos = tr_boxcar_position(q->bx);
+#ifdef TR_HAVE_CUDA
+    if (q->resident && lat <= device_step(q)) return flush_search_device(q, lat, bpos);
+#endif
     float *snr = alloc_array((size_t)lat * q->ndm + 1, sizeof *snr);
     int32_t *width = alloc_array((size_t)lat * q->ndm + 1, sizeof *width);
     tr_status st = snr && width ? TR_OK : TR_ERR_NOMEM;

@@ -241,6 +241,15 @@ tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, flo
                                    int32_t *d_width);
 
 /*
+ * CUDA backend only: tr_boxcar_flush of a stream given through
+ * tr_boxcar_process_device, into device pointers in cfg.device_layout
+ * (latency positions; d_width may be NULL). The outputs never reach the
+ * host. A stream whose statistics are measured on the host
+ * (tr_boxcar_process) is TR_ERR_STATE: flush it with tr_boxcar_flush.
+ */
+tr_status tr_boxcar_flush_device(tr_boxcar *q, float *d_snr, int32_t *d_width);
+
+/*
  * Page-locked host memory (CUDA backend: cudaMallocHost, so that
  * tr_boxcar_process moves x, snr and width at PCIe speed instead of through
  * the driver's staging of pageable memory; CPU backend: malloc). NULL when it
