@@ -21,6 +21,7 @@ typedef struct {
 
 struct frb_reader {
     tr_filterbank *fb;
+    const tr_frb *frb; /* the buffers' allocator */
     size_t block;
     uint64_t left; /* spectra still to read */
     slot s[NSLOT];
@@ -63,21 +64,27 @@ static void *reader_main(void *arg)
     }
 }
 
-frb_reader *frb_reader_start(tr_filterbank *fb, size_t block, size_t spectrum_bytes,
-                             uint64_t total)
+static void free_slots(frb_reader *r)
+{
+    for (int i = 0; i < NSLOT; i++)
+        tr_frb_host_free(r->frb, r->s[i].raw);
+}
+
+frb_reader *frb_reader_start(tr_filterbank *fb, const tr_frb *q, size_t block,
+                             size_t spectrum_bytes, uint64_t total)
 {
     if (!fb || block == 0 || spectrum_bytes == 0 || block > SIZE_MAX / spectrum_bytes)
         return NULL;
     frb_reader *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->fb = fb;
+    r->frb = q;
     r->block = block;
     r->left = total;
     r->held = -1;
     for (int i = 0; i < NSLOT; i++)
-        if (!(r->s[i].raw = malloc(block * spectrum_bytes))) {
-            for (int j = 0; j < i; j++)
-                free(r->s[j].raw);
+        if (!(r->s[i].raw = tr_frb_host_alloc(q, block * spectrum_bytes))) {
+            free_slots(r);
             free(r);
             return NULL;
         }
@@ -86,8 +93,7 @@ frb_reader *frb_reader_start(tr_filterbank *fb, size_t block, size_t spectrum_by
     if (pthread_create(&r->thread, NULL, reader_main, r) != 0) {
         pthread_cond_destroy(&r->cv);
         pthread_mutex_destroy(&r->mu);
-        for (int i = 0; i < NSLOT; i++)
-            free(r->s[i].raw);
+        free_slots(r);
         free(r);
         return NULL;
     }
@@ -125,7 +131,6 @@ void frb_reader_stop(frb_reader *r)
     pthread_join(r->thread, NULL);
     pthread_cond_destroy(&r->cv);
     pthread_mutex_destroy(&r->mu);
-    for (int i = 0; i < NSLOT; i++)
-        free(r->s[i].raw);
+    free_slots(r);
     free(r);
 }

@@ -7,6 +7,7 @@
 #define TRANSIENT_APPS_FRB_READER_H
 
 #include <transient/filterbank.h>
+#include <transient/frb.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -14,9 +15,10 @@
 typedef struct frb_reader frb_reader;
 
 /* Reads `total` spectra of fb from its current position, in blocks of
- * `block`. NULL when out of memory or no thread can start. */
-frb_reader *frb_reader_start(tr_filterbank *fb, size_t block, size_t spectrum_bytes,
-                             uint64_t total);
+ * `block`, into buffers of tr_frb_host_alloc (page-locked for q's GPU). NULL
+ * when out of memory or no thread can start. */
+frb_reader *frb_reader_start(tr_filterbank *fb, const tr_frb *q, size_t block,
+                             size_t spectrum_bytes, uint64_t total);
 
 /* The next block: *raw (valid until the next call) holds *got spectra, 0 at
  * the end of the data. Returns TR_OK, or the reader's status with *msg its

@@ -258,7 +258,7 @@ static int search_file(tr_filterbank *fb, tr_frb *q, const tr_filterbank_header 
     size_t cap = 1024;
     *cands = malloc(cap * sizeof **cands);
     frb_reader *rd =
-        *cands ? frb_reader_start(fb, block, h->spectrum_bytes, total) : NULL;
+        *cands ? frb_reader_start(fb, q, block, h->spectrum_bytes, total) : NULL;
     if (!rd) {
         fprintf(stderr, PROG ": error: out of memory for the read buffers\n");
         return 1;

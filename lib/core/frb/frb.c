@@ -757,6 +757,14 @@ int tr_frb_device_resident(const tr_frb *q)
 {
     return q ? q->resident : 0;
 }
+void *tr_frb_host_alloc(const tr_frb *q, size_t bytes)
+{
+    return q ? tr_dedisp_host_alloc(q->dd, bytes) : NULL;
+}
+void tr_frb_host_free(const tr_frb *q, void *p)
+{
+    if (q) tr_dedisp_host_free(q->dd, p);
+}
 int tr_frb_flushed(const tr_frb *q)
 {
     return q ? q->flushed : 0;

@@ -171,6 +171,12 @@ size_t tr_frb_pending(const tr_frb *q);     /* candidates queued, not yet read *
 tr_backend tr_frb_backend(const tr_frb *q); /* backend in use */
 /* 1 when the DM-time plane stays on the GPU between dedispersion and search. */
 int tr_frb_device_resident(const tr_frb *q);
+
+/* Page-locked host memory on the CUDA backend (malloc on the CPU), so that
+ * tr_frb_process / _raw copy it up at PCIe speed; NULL when it cannot be had.
+ * Free with tr_frb_host_free on an object of the same backend. */
+void *tr_frb_host_alloc(const tr_frb *q, size_t bytes);
+void tr_frb_host_free(const tr_frb *q, void *p);
 int tr_frb_flushed(const tr_frb *q);
 const char *tr_frb_last_error(const tr_frb *q);
 
