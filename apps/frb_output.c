@@ -107,20 +107,18 @@ static void write_json(FILE *f, const tr_frb_candidate *c, size_t n,
     fputs(", \"seconds\": ", f);
     json_number(f, in->seconds);
     const tr_frb_timing tm = tr_frb_get_timing(in->frb);
-    fputs(", \"stage_seconds\": {\"setup\": ", f);
-    json_number(f, in->setup_seconds);
-    fputs(", \"read_wait\": ", f);
-    json_number(f, in->read_wait);
-    fputs(", \"process\": ", f);
-    json_number(f, in->process);
-    fputs(", \"flush\": ", f);
-    json_number(f, in->flush);
-    fputs(", \"dedisp\": ", f);
-    json_number(f, tm.dedisp);
-    fputs(", \"search\": ", f);
-    json_number(f, tm.search);
-    fputs(", \"candidates\": ", f);
-    json_number(f, tm.candidates);
+    const struct {
+        const char *name;
+        double v;
+    } stages[] = {{"setup", in->setup_seconds}, {"read_wait", in->read_wait},
+                  {"process", in->process},     {"flush", in->flush},
+                  {"dedisp", tm.dedisp},        {"search", tm.search},
+                  {"candidates", tm.candidates}};
+    fputs(", \"stage_seconds\": {", f);
+    for (size_t k = 0; k < sizeof stages / sizeof stages[0]; k++) {
+        fprintf(f, "%s\"%s\": ", k ? ", " : "", stages[k].name);
+        json_number(f, stages[k].v);
+    }
     fputc('}', f);
     fprintf(f, ", \"candidates\": %zu},\n \"candidates\": [", n);
     for (size_t i = 0; i < n; i++) {

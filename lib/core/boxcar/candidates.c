@@ -578,6 +578,22 @@ static tr_status process_each(tr_candidates *q, const float *snr, const int32_t 
     return TR_OK;
 }
 
+/* The closes due at positions k .. kp of a call from position base (kp = n:
+ * the end of the call), as process_each would make them. */
+static tr_status close_until(tr_candidates *q, int64_t base, size_t k, size_t kp,
+                             size_t n)
+{
+    const int64_t last = base + (int64_t)kp - (kp == n ? 1 : 0);
+    while (q->next_check <= last) {
+        const int64_t p0 = base + (int64_t)k;
+        const int64_t p = q->next_check > p0 ? q->next_check : p0;
+        q->position = p;
+        const tr_status st = close_events(q, p, 0);
+        if (st != TR_OK) return st;
+    }
+    return TR_OK;
+}
+
 /*
  * The same sequence with a scan: close_events acts only at positions
  * >= next_check (and sets next_check past the position it ran at), and only
@@ -594,15 +610,8 @@ static tr_status process_scan(tr_candidates *q, const float *snr, const int32_t 
     while (k < n) {
         const size_t i = scan(snr + k * C, nv - k * C, q->cfg.threshold);
         const size_t kp = i == nv - k * C ? n : k + i / C; /* next peak position */
-        /* the closes due at positions k .. kp (kp = n: the end of the call) */
-        const int64_t last = base + (int64_t)kp - (kp == n ? 1 : 0);
-        while (q->next_check <= last) {
-            const int64_t p0 = base + (int64_t)k;
-            const int64_t p = q->next_check > p0 ? q->next_check : p0;
-            q->position = p;
-            const tr_status st = close_events(q, p, 0);
-            if (st != TR_OK) return st;
-        }
+        const tr_status sc = close_until(q, base, k, kp, n);
+        if (sc != TR_OK) return sc;
         if (kp == n) break;
         const int64_t p = base + (int64_t)kp;
         q->position = p;
@@ -626,16 +635,10 @@ tr_status tr_candidates_process_peaks(tr_candidates *q, const tr_cuda_cand_peak 
     size_t i = 0; /* next peak */
     size_t k = 0; /* next input position */
     while (k < n) {
-        const size_t kp = i < npk ? pk[i].k : n; /* next peak position */
-        const int64_t last = base + (int64_t)kp - (kp == n ? 1 : 0);
-        while (q->next_check <= last) {
-            const int64_t p0 = base + (int64_t)k;
-            const int64_t p = q->next_check > p0 ? q->next_check : p0;
-            q->position = p;
-            const tr_status st = close_events(q, p, 0);
-            if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
-        }
-        if (kp >= n) break;
+        const size_t kp = i < npk && pk[i].k < n ? pk[i].k : n; /* next peak position */
+        const tr_status sc = close_until(q, base, k, kp, n);
+        if (sc != TR_OK) return tr_fail(&q->err, sc, "candidates: out of memory");
+        if (kp == n) break;
         const int64_t p = base + (int64_t)kp;
         q->position = p;
         uint32_t prev = NONE;
