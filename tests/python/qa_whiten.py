@@ -47,7 +47,7 @@ class qa_whiten(unittest.TestCase):
         taps = w.taps()
         half = w.half_len
         self.assertEqual(len(taps), 2 * half + 1)
-        self.assertEqual(half, 256)
+        self.assertEqual(half, 511)
         want = np.convolve(x.astype(np.float64), taps)[half:half + len(x)]
         for variant in ("reference", "fast"):
             got = transient.whiten(x, RATE, psd, fmin=20.0, backend="cpu", variant=variant)

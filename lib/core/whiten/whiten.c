@@ -87,7 +87,7 @@ static tr_status check_config(tr_whiten *q, const tr_whiten_config *c, tr_error 
                        c->rate / 2.0, c->fmin);
     if (c->variant == TR_VARIANT_PAPER)
         return tr_fail(err, TR_ERR_UNSUPPORTED, "whiten: there is no paper variant");
-    q->half = c->half_len ? c->half_len : c->nfft / 4;
+    q->half = c->half_len ? c->half_len : c->nfft / 2 - 1;
     if (q->half >= c->nfft / 2)
         return tr_fail(err, TR_ERR_INVALID,
                        "whiten: half_len must be in [1, nfft / 2 - 1 = %zu], got %zu",

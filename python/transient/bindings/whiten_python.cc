@@ -205,7 +205,8 @@ void bind_whiten(py::module &m)
         py::arg("backend") = "auto", py::arg("variant") = "fast",
         "Whitened copy of x (float32, same length, y[i] the whitened x[i]): the\n"
         "inverse-ASD filter of psd (nfft // 2 + 1 values on the grid k * rate / nfft),\n"
-        "truncated to 2 half_len + 1 taps (0: nfft // 4 each side) with a Hann taper,\n"
+        "truncated to 2 half_len + 1 taps (0: nfft // 2 - 1 each side) with a Hann "
+        "taper,\n"
         "frequencies below fmin removed, scaled so that noise with that PSD comes out\n"
         "with unit variance per frequency bin. Zeros are assumed before and after x\n"
         "(the first and last half_len outputs see them). NaN/Inf samples gate the\n"
@@ -223,7 +224,7 @@ void bind_whiten(py::module &m)
             py::arg("half_len") = 0, py::arg("fft_len") = 0, py::arg("backend") = "auto",
             py::arg("variant") = "fast", py::arg("device") = 0, py::arg("batch") = 8,
             "rate in Hz; psd: nfft // 2 + 1 one-sided values on k * rate / nfft; fmin:\n"
-            "Hz removed below; half_len: filter taps each side (0: nfft // 4);\n"
+            "Hz removed below; half_len: filter taps each side (0: nfft // 2 - 1);\n"
             "fft_len: overlap-save FFT length (0: power of two >= 2 L); backend 'auto',\n"
             "'cpu' or 'cuda'; variant 'fast' or 'reference'; batch: CUDA blocks per "
             "call.")

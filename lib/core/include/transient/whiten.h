@@ -121,7 +121,7 @@ typedef struct {
     double fmin;        /* Hz: frequencies below are removed, in [0, rate / 2)
                            (default 15) */
     size_t half_len;    /* filter taps each side of the centre, in [1, nfft / 2 - 1];
-                           0 = nfft / 4 (default 0) */
+                           0 = nfft / 2 - 1, the longest, as PyCBC (default 0) */
     size_t fft_len;     /* overlap-save FFT length M, >= L + 1 and <= TR_PSD_MAX_NFFT;
                            0 = the smallest power of two >= 2 L (default 0) */
     tr_backend backend; /* AUTO (default), CPU or CUDA */
