@@ -176,7 +176,14 @@ void whiten_ff_impl::finish_estimate()
     const tr_status st = tr_psd_welch(d_estimate.data(), d_estimate.size(), d_rate,
                                       d_nfft, psd.data(), &err);
     if (st != TR_OK) throw_status(st, err.message);
-    take_over(create(psd.data(), d_fmin));
+    try {
+        take_over(create(psd.data(), d_fmin));
+    } catch (const std::exception &e) {
+        throw std::runtime_error(
+            "whiten_ff: the PSD estimated from the first " +
+            std::to_string(d_estimate_n) +
+            " samples cannot whiten (silent or non-finite data?): " + e.what());
+    }
     d_psd.swap(psd);
     d_estimating = false;
     std::vector<float>().swap(d_estimate);
@@ -217,6 +224,19 @@ int whiten_ff_impl::work(int noutput_items, gr_vector_const_void_star &input_ite
                          gr_vector_void_star &output_items)
 {
     gr::thread::scoped_lock guard(d_setlock);
+    // A failure here (a PSD estimate that cannot whiten, a CUDA error) ends
+    // the stream with the reason in the log rather than stalling the graph.
+    try {
+        return whiten(noutput_items, input_items, output_items);
+    } catch (const std::exception &e) {
+        d_logger->error("{:s}", e.what());
+        return WORK_DONE;
+    }
+}
+
+int whiten_ff_impl::whiten(int noutput_items, gr_vector_const_void_star &input_items,
+                           gr_vector_void_star &output_items)
+{
     const float *in = static_cast<const float *>(input_items[0]);
     float *out = static_cast<float *>(output_items[0]);
     size_t n = static_cast<size_t>(noutput_items), done = 0;

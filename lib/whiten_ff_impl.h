@@ -57,6 +57,8 @@ class whiten_ff_impl : public whiten_ff
     void take_over(tr_whiten *q);
     void finish_estimate();
     void remember(const float *x, size_t n);
+    int whiten(int noutput_items, gr_vector_const_void_star &input_items,
+               gr_vector_void_star &output_items);
 
   public:
     whiten_ff_impl(double rate, const std::string &psd_source,

@@ -73,6 +73,14 @@ class qa_whiten_ff(gr_unittest.TestCase):
         err = np.sqrt(np.mean((y[n_est:] - want[n_est:]) ** 2) / np.mean(want[n_est:] ** 2))
         self.assertLess(err, 1e-5)
 
+    def test_silent_estimate_ends_the_stream(self):
+        # A PSD of zeros cannot whiten: the block says so and ends its stream.
+        blk = transient.whiten_ff(RATE, "estimate", "", True, 2.0, 16.0, 15.0, 0.0, "cpu")
+        y, _ = run_block(blk, np.zeros(50000, np.float32))
+        self.assertTrue(blk.estimating())
+        self.assertLessEqual(len(y), 50000)
+        np.testing.assert_array_equal(y, 0)
+
     def test_design_tags_and_gate(self):
         rng = np.random.default_rng(3)
         x = rng.standard_normal(30000).astype(np.float32) * np.float32(1e-21)
