@@ -49,7 +49,8 @@ static const char *__doc_gr_transient_whiten_ff_set_fmin = R"doc(
 Set the low-frequency cutoff in Hz; the filter is designed again and takes
 over at the next call, having seen the recent input (the latency stays).)doc";
 
-static const char *__doc_gr_transient_whiten_ff_fmin = R"doc(Low-frequency cutoff in Hz.)doc";
+static const char *__doc_gr_transient_whiten_ff_fmin =
+    R"doc(Low-frequency cutoff in Hz.)doc";
 
 static const char *__doc_gr_transient_whiten_ff_latency =
     R"doc(Samples between an input sample and its whitened output.)doc";
