@@ -50,6 +50,7 @@ tr_edge_metrics_config tr_edge_metrics_config_default(void)
     c.region_factor = 3.0;
     c.settle_pct = 2.0;
     c.window = 65536;
+    c.variant = TR_VARIANT_FAST;
     return c;
 }
 
@@ -87,6 +88,10 @@ static tr_status check_config(const tr_edge_metrics_config *c, tr_error *err)
         return tr_fail(err, TR_ERR_INVALID,
                        "edge metrics: settle_pct must be in (0, 50), got %g",
                        c->settle_pct);
+    if (c->variant != TR_VARIANT_FAST && c->variant != TR_VARIANT_REFERENCE)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "edge metrics: variant must be FAST or REFERENCE, got %d",
+                       (int)c->variant);
     if (c->window < 2 || c->window > ((size_t)1 << 28))
         return tr_fail(err, TR_ERR_INVALID,
                        "edge metrics: window must be in [2, 2^28] samples, got %zu",
@@ -178,7 +183,11 @@ static void finish_pending(tr_edge_metrics *m, int64_t hi, int hi_window, int hi
     sp.hi = hi;
     sp.hi_window = hi_window;
     sp.hi_record = hi_record;
-    tr_edge_metric_compute(&m->cfg, m->lv, &sp, r);
+    tr_edge_metric_compute(&m->cfg, m->lv, &sp,
+                           m->cfg.variant == TR_VARIANT_REFERENCE
+                               ? tr_edge_metric_last_outside_ref
+                               : tr_edge_metric_last_outside_cpu,
+                           r);
     m->pending = 0;
 }
 

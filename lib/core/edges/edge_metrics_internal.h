@@ -32,10 +32,21 @@ typedef struct {
     int hi_record;  /* hi is set by the end of the record */
 } tr_metric_span;
 
+/* Index of the last of x[0..n) outside the band lo <= x <= hi (compared in
+ * double; non-finite samples are outside), or -1: the settling search, the
+ * one loop whose length is the time between transitions. */
+typedef int64_t (*tr_edge_metric_scan_fn)(const float *x, int64_t n, double lo,
+                                          double hi);
+
+/* Reference (edge_metrics_ref.c) and CPU fast (edge_metrics_cpu.c) scans. */
+int64_t tr_edge_metric_last_outside_ref(const float *x, int64_t n, double lo, double hi);
+int64_t tr_edge_metric_last_outside_cpu(const float *x, int64_t n, double lo, double hi);
+
 /* Waveform metrics of r (time, sample, polarity set) from the span: fills
  * start ... settling and flags; leaves width, period, duty alone. */
 void tr_edge_metric_compute(const tr_edge_metrics_config *cfg, tr_metric_levels lv,
-                            const tr_metric_span *sp, tr_edge_metric *r);
+                            const tr_metric_span *sp, tr_edge_metric_scan_fn last_outside,
+                            tr_edge_metric *r);
 
 #ifdef __cplusplus
 }

@@ -74,7 +74,8 @@ static void instants(const tr_metric_span *sp, int64_t i0, int pol, double s1, d
 }
 
 /* Greatest deviations beyond (over) and short of (under) level over samples
- * [a, b], in the direction pol, in % of amp; 0 when none, NaN for no sample. */
+ * [a, b], in the direction pol, in % of amp; 0 when none, NaN for no sample.
+ * The deviation is monotonic in the sample, so the extremes give it. */
 static void deviations(const tr_metric_span *sp, double a, double b, double level,
                        int pol, double amp, double *over, double *under, hits *h)
 {
@@ -87,18 +88,24 @@ static void deviations(const tr_metric_span *sp, double a, double b, double leve
         h->hi = 1;
         j1 = sp->hi;
     }
-    double o = 0.0, u = 0.0;
+    float lo = INFINITY, hi = -INFINITY;
     int any = 0;
     for (int64_t j = j0; j <= j1; j++) {
         const float v = at(sp, j);
         if (!finite_f(v)) continue;
-        const double d = pol * ((double)v - level) / amp * 100.0;
-        if (d > o) o = d;
-        if (-d > u) u = -d;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
         any = 1;
     }
-    *over = any ? o : NAN;
-    *under = any ? u : NAN;
+    if (!any) {
+        *over = *under = NAN;
+        return;
+    }
+    const double most = pol > 0 ? hi : lo, least = pol > 0 ? lo : hi;
+    const double o = pol * (most - level) / amp * 100.0;
+    const double u = -(pol * (least - level) / amp * 100.0);
+    *over = o > 0.0 ? o : 0.0;
+    *under = u > 0.0 ? u : 0.0;
 }
 
 /* Last sample at or before i0 in the initial state (IEEE 181: the fixed
@@ -115,39 +122,46 @@ static int64_t last_in_initial_state(const tr_metric_span *sp, int64_t i0, int p
     return -1;
 }
 
-static int in_band(float v, double level, double band)
+/* The band [lo, hi] holds v (non-finite samples never are inside). */
+static int in_band(float v, double lo, double hi)
 {
-    return finite_f(v) && fabs((double)v - level) <= band;
+    return lo <= (double)v && (double)v <= hi;
 }
 
-/* Settling: from t to the last entry into the band around the final level.
- * When the next transition ends the search, the run outside the band that
- * leads into it is its departure, not a failure to settle. */
-static double settling(const tr_metric_span *sp, int64_t i0, double t, double final,
-                       double band, hits *h)
+int64_t tr_edge_metric_last_outside_ref(const float *x, int64_t n, double lo, double hi)
+{
+    int64_t j = n - 1;
+    while (j >= 0 && in_band(x[j], lo, hi))
+        j--;
+    return j;
+}
+
+/* Settling: from t to the last entry into the band [lo, hi] around the final
+ * level. When the next transition ends the search, the run outside the band
+ * that leads into it is its departure, not a failure to settle. */
+static double settling(const tr_metric_span *sp, int64_t i0, double t, double lo,
+                       double hi, tr_edge_metric_scan_fn last_outside, hits *h)
 {
     int64_t j = sp->hi;
     if (!sp->hi_window && !sp->hi_record) {
-        while (j >= i0 && !in_band(at(sp, j), final, band))
+        while (j >= i0 && !in_band(at(sp, j), lo, hi))
             j--;
         if (j < i0) return NAN; /* never inside the band */
     }
-    for (; j >= i0; j--) {
-        const float v = at(sp, j);
-        if (in_band(v, final, band)) continue;
-        if (j == sp->hi) { /* outside the band where the search ends */
-            h->hi = 1;
-            return NAN;
-        }
-        if (!finite_f(v)) return (double)(j + 1) - t;
-        const double edge = (double)v > final ? final + band : final - band;
-        return interpolate(j, v, at(sp, j + 1), edge) - t;
+    j = i0 + last_outside(&sp->x[i0 - sp->origin], j - i0 + 1, lo, hi);
+    if (j < i0) return (double)i0 - t; /* inside the band over the whole search */
+    if (j == sp->hi) {                 /* outside the band where the search ends */
+        h->hi = 1;
+        return NAN;
     }
-    return (double)i0 - t; /* inside the band over the whole search */
+    const float v = at(sp, j);
+    if (!finite_f(v)) return (double)(j + 1) - t;
+    return interpolate(j, v, at(sp, j + 1), (double)v > hi ? hi : lo) - t;
 }
 
 void tr_edge_metric_compute(const tr_edge_metrics_config *cfg, tr_metric_levels lv,
-                            const tr_metric_span *sp, tr_edge_metric *r)
+                            const tr_metric_span *sp, tr_edge_metric_scan_fn last_outside,
+                            tr_edge_metric *r)
 {
     r->start = r->end = r->duration = r->duration2 = r->slew = NAN;
     r->overshoot = r->undershoot = r->pre_overshoot = r->pre_undershoot = NAN;
@@ -182,8 +196,9 @@ void tr_edge_metric_compute(const tr_edge_metrics_config *cfg, tr_metric_levels 
                 deviations(sp, (double)a - len, (double)a, s_init, pol, amp,
                            &r->pre_overshoot, &r->pre_undershoot, &h);
         }
+        const double band = cfg->settle_pct / 100.0 * amp;
         r->settling =
-            settling(sp, i0, r->time, s_final, cfg->settle_pct / 100.0 * amp, &h);
+            settling(sp, i0, r->time, s_final - band, s_final + band, last_outside, &h);
     }
     if ((h.lo && sp->lo_window) || (h.hi && sp->hi_window)) r->flags |= TR_METRIC_CLIPPED;
     if (h.hi && sp->hi_record) r->flags |= TR_METRIC_RECORD_END;

@@ -198,7 +198,10 @@ tr_edges *tr_edges_create(const tr_edges_config *cfg, tr_error *err)
             tr_edges_destroy(q);
             return NULL;
         }
-        q->metrics = tr_edge_metrics_create(&cfg->metrics_cfg, err);
+        tr_edge_metrics_config mc = cfg->metrics_cfg; /* the localizer's variant */
+        mc.variant =
+            cfg->variant == TR_VARIANT_REFERENCE ? TR_VARIANT_REFERENCE : TR_VARIANT_FAST;
+        q->metrics = tr_edge_metrics_create(&mc, err);
         if (!q->metrics) {
             tr_edges_destroy(q);
             return NULL;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/test_util.h"
+#include "edges/edge_metrics_internal.h"
 
 #define SKIP 77
 #define PI   3.14159265358979323846
@@ -300,6 +301,7 @@ static void test_chunking(void)
             size_t n0 = 0, n1 = 0, n2 = 0;
             tr_edge_metric *a = run(&c, x, n, 0, 0, &r, &n0);
             tr_edge_metric *b = run(&c, x, n, 1, 2, &r, &n1);
+            c.variant = TR_VARIANT_REFERENCE; /* the oracle, chunked */
             tr_edge_metric *d = run(&c, x, n, 997, 5, &r, &n2);
             CHECK(a && b && d && n0 > 100 && n0 == n1 && n0 == n2,
                   "chunking: counts %zu %zu %zu (window %zu, auto %d)", n0, n1, n2,
@@ -319,6 +321,35 @@ static void test_chunking(void)
         }
     }
     free(x);
+}
+
+/* The fast settling scan against the reference, at the band's float edges. */
+static void test_scan(void)
+{
+    tu_rng r = {9};
+    float x[300];
+    for (int trial = 0; trial < 2000; trial++) {
+        const double lo = 0.3 + 0.1 * tu_uniform(&r), hi = lo + 0.05 * tu_uniform(&r);
+        const float edges[] = {(float)lo,
+                               nextafterf((float)lo, 0),
+                               nextafterf((float)lo, 1),
+                               (float)hi,
+                               nextafterf((float)hi, 0),
+                               nextafterf((float)hi, 1),
+                               NAN,
+                               INFINITY};
+        const int n = (int)tu_range(&r, 0, 300);
+        for (int i = 0; i < n; i++)
+            x[i] = tu_uniform(&r) < 0.97 ? (float)(lo + (hi - lo) * tu_uniform(&r))
+                                         : edges[tu_range(&r, 0, 7)];
+        const int64_t a = tr_edge_metric_last_outside_ref(x, n, lo, hi);
+        const int64_t b = tr_edge_metric_last_outside_cpu(x, n, lo, hi);
+        if (a != b) {
+            CHECK(0, "scan: fast %lld, reference %lld", (long long)b, (long long)a);
+            return;
+        }
+    }
+    CHECK(1, "scan: fast equals reference");
 }
 
 static void test_record_edges(void)
@@ -438,6 +469,7 @@ int main(int argc, char **argv)
     test_second_order();
     test_jitter();
     test_chunking();
+    test_scan();
     test_record_edges();
     test_api();
     return tu_finish("test_edge_metrics");

@@ -61,10 +61,10 @@ typedef struct {
     double ref2_low_pct;  /* second pair, lower (default 20) */
     double ref2_high_pct; /* second pair, upper (default 80) */
     double
-        region_factor; /* aberration region length in transition durations (default 3) */
-    double settle_pct; /* settling band half-width, % of amplitude (default 2) */
-    size_t window;     /* samples a transition's metrics may use each side of s (default
-                          65536) */
+        region_factor;  /* aberration region length in transition durations (default 3) */
+    double settle_pct;  /* settling band half-width, % of amplitude (default 2) */
+    size_t window;      /* samples used each side of s (default 65536) */
+    tr_variant variant; /* FAST (default) or REFERENCE settling search: same results */
 } tr_edge_metrics_config;
 
 /* flags of a tr_edge_metric */
