@@ -31,6 +31,7 @@ void bind_filterbank_source(py::module &m);
 
 // Core helpers on numpy arrays (core_python.cc, dedisp_python.cc).
 void bind_core(py::module &m);
+void bind_edge_metrics(py::module &m);
 void bind_dedisp(py::module &m);
 
 // import_array() is a macro that returns from the calling function; wrap it.
@@ -67,5 +68,6 @@ PYBIND11_MODULE(transient_python, m)
     // ) END BINDING_FUNCTION_CALLS
 
     bind_core(m);
+    bind_edge_metrics(m);
     bind_dedisp(m);
 }
