@@ -135,14 +135,22 @@ static double second_order(double t, int rising, double zeta)
     return rising ? u : 1.0 - u;
 }
 
-static void test_ramp(void)
+/* The metrics of a train (one call, default settings). */
+static tr_edge_metric *measure_train(size_t n, double period, double start, edge_fn f,
+                                     double p, size_t *nm)
 {
-    const size_t n = 20000;
-    float *x = train(n, 1000.0, 100.3, ramp, 40.0);
+    float *x = train(n, period, start, f, p);
     tr_edges_config c = metrics_config();
     tu_rng r = {1};
+    tr_edge_metric *m = run(&c, x, n, 0, 0, &r, nm);
+    free(x);
+    return m;
+}
+
+static void test_ramp(void)
+{
     size_t nm = 0;
-    tr_edge_metric *m = run(&c, x, n, 0, 0, &r, &nm);
+    tr_edge_metric *m = measure_train(20000, 1000.0, 100.3, ramp, 40.0, &nm);
     CHECK(m && nm == 40, "ramp: 40 transitions, got %zu", nm);
     for (size_t i = 0; m && i < nm; i++) {
         CHECK(fabs(m[i].duration - 32.0) < 1e-4, "ramp: 10-90 = 0.8 * 40, got %g",
@@ -165,18 +173,13 @@ static void test_ramp(void)
     CHECK(m && isnan(m[nm - 1].width) && isnan(m[nm - 2].period),
           "ramp: last pulses open");
     free(m);
-    free(x);
 }
 
 static void test_rc(void)
 {
     const double tau = 50.0;
-    const size_t n = 40000;
-    float *x = train(n, 4000.0, 77.7, rc, tau);
-    tr_edges_config c = metrics_config();
-    tu_rng r = {2};
     size_t nm = 0;
-    tr_edge_metric *m = run(&c, x, n, 0, 0, &r, &nm);
+    tr_edge_metric *m = measure_train(40000, 4000.0, 77.7, rc, tau, &nm);
     CHECK(m && nm == 20, "rc: 20 transitions, got %zu", nm);
     for (size_t i = 0; m && i < nm; i++) {
         CHECK(fabs(m[i].duration - tau * log(9.0)) < 2e-3 * tau,
@@ -187,19 +190,15 @@ static void test_rc(void)
               "rc: settling 50 %% to 98 %% = tau ln 25, got %g", m[i].settling);
     }
     free(m);
-    free(x);
 }
 
 static void test_second_order(void)
 {
     const double zetas[] = {0.2, 0.4, 0.6};
     for (int z = 0; z < 3; z++) {
-        const size_t n = 30000;
-        float *x = train(n, 6000.0, 10.25, second_order, zetas[z]);
-        tr_edges_config c = metrics_config();
-        tu_rng r = {3};
         size_t nm = 0;
-        tr_edge_metric *m = run(&c, x, n, 0, 0, &r, &nm);
+        tr_edge_metric *m =
+            measure_train(30000, 6000.0, 10.25, second_order, zetas[z], &nm);
         const double os = 100.0 * exp(-zetas[z] * PI / sqrt(1.0 - zetas[z] * zetas[z]));
         CHECK(m && nm == 10, "2nd order: 10 transitions, got %zu", nm);
         for (size_t i = 0; m && i < nm; i++)
@@ -207,7 +206,6 @@ static void test_second_order(void)
                   "2nd order zeta %g: overshoot %g %%, got %g", zetas[z], os,
                   m[i].overshoot);
         free(m);
-        free(x);
     }
 }
 
