@@ -46,6 +46,11 @@ tr_status tr_edge_tie(const double *times, size_t n, double ui, size_t window,
     if (!(ui >= 0.0 && isfinite(ui)))
         return tr_fail(err, TR_ERR_INVALID,
                        "edge TIE: ui must be finite and >= 0, got %g", ui);
+    if (window == 1 || window == 2)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "edge TIE: window must be 0 (the whole record) or at least 3 "
+                       "instants, got %zu",
+                       window);
     double last = -INFINITY;
     size_t finite = 0;
     for (size_t i = 0; i < n; i++) {

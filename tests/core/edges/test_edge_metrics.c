@@ -247,6 +247,8 @@ static void test_jitter(void)
           "tie ui");
     CHECK(fabs(rms - sigma) < 0.05 * sigma, "tie: all edges, ui, windows of 500: RMS %g",
           rms);
+    CHECK(tr_edge_tie(t, nm, 0.0, 2, tie, &rms, NULL, &err) == TR_ERR_INVALID,
+          "tie: a window of 2 rejected");
     t[1] = t[0];
     CHECK(tr_edge_tie(t, nm, 0.0, 0, tie, &rms, NULL, &err) == TR_ERR_INVALID,
           "tie: non-increasing times rejected");

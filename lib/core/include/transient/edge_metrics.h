@@ -145,7 +145,8 @@ const char *tr_edge_metrics_last_error(const tr_edge_metrics *m);
  * window, and tie[k] = t_k - (a + b * m_k). Windows are consecutive blocks of
  * `window` finite instants (0: the whole array; a last short block with fewer
  * than 3 instants joins the previous one). rms and pk_pk (either may be NULL)
- * summarise all finite TIE values. Fails on ui < 0 or non-increasing times.
+ * summarise all finite TIE values. Fails on ui < 0, a window of 1 or 2 or
+ * non-increasing times.
  */
 tr_status tr_edge_tie(const double *times, size_t n, double ui, size_t window,
                       double *tie, double *rms, double *pk_pk, tr_error *err);
