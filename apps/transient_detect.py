@@ -218,7 +218,7 @@ def build_parser():
     g.add_argument("--level-interval", type=_nonneg_int, default=0,
                    help="auto: re-estimate every N samples, 0 = never (0)")
     g.add_argument("--batch", type=_nonneg_int, default=65536, help="CUDA batch (65536)")
-    g = e.add_argument_group("IEEE 181 metrics (docs/edges.md)")
+    g = e.add_argument_group("IEEE 181 metrics (share/doc/gr-transient/edges.md)")
     g.add_argument("--metrics", action="store_true",
                    help="add the transition and pulse metrics of every transition "
                    "(risetime/falltime 10-90 %%, 20-80 %%, slewrate, overshoot, undershoot, "
