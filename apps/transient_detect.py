@@ -218,6 +218,20 @@ def build_parser():
     g.add_argument("--level-interval", type=_nonneg_int, default=0,
                    help="auto: re-estimate every N samples, 0 = never (0)")
     g.add_argument("--batch", type=_nonneg_int, default=65536, help="CUDA batch (65536)")
+    g = e.add_argument_group("IEEE 181 metrics (share/doc/gr-transient/edges.md)")
+    g.add_argument("--metrics", action="store_true",
+                   help="add the transition and pulse metrics of every transition "
+                   "(risetime/falltime 10-90 %%, 20-80 %%, slewrate, overshoot, undershoot, "
+                   "settlingtime to 2 %%, pulsewidth, pulseperiod, dutycycle, tie) in seconds")
+    g.add_argument("--tie-edges", choices=("rising", "falling", "both"), default="rising",
+                   help="--metrics: transitions whose time-interval error is measured "
+                   "(rising)")
+    g.add_argument("--tie-ui", type=float, default=0.0,
+                   help="--metrics: unit interval of the ideal clock in seconds; 0: every "
+                   "measured transition is one clock period (0)")
+    g.add_argument("--tie-window", type=_nonneg_int, default=0,
+                   help="--metrics: transitions per least-squares clock fit, 0 = the "
+                   "whole record (0)")
 
     b = sub.add_parser("boxcar", parents=[common],
                        help="boxcar_search_ff/_cf: single pulses")
@@ -343,6 +357,58 @@ def to_detections(det, messages, start, rate):
     return rows
 
 
+# --metrics: columns after the edge's, MATLAB's names where it has one; times
+# in seconds (in samples without a sample rate), levels in % of the amplitude.
+METRIC_COLUMNS = ("risetime", "falltime", "risetime2080", "falltime2080", "slewrate",
+                  "overshoot", "undershoot", "preshoot_overshoot", "preshoot_undershoot",
+                  "settlingtime", "pulsewidth", "pulseperiod", "dutycycle", "tie",
+                  "metric_flags")
+
+
+def add_metrics(args, rows, metric_msgs, start, rate, stderr):
+    """Fill the METRIC_COLUMNS of the edge rows from the block's metrics
+    messages; the time-interval error of the --tie-edges transitions against a
+    least-squares clock. Returns (TIE RMS, TIE peak-to-peak) in seconds."""
+    from gnuradio import transient
+    import numpy as np
+    scale = 1.0 / rate if rate else 1.0
+    if not rate and not args.quiet:
+        io_checks.note(stderr, PROG, "no sample rate: metric times are in samples")
+    by_sample = {}
+    for m in metric_msgs:
+        for i, s in enumerate(m["sample"].tolist()):
+            by_sample[s + start] = {k: float(v[i]) for k, v in m.items()}
+    for r in rows:
+        m = by_sample.get(r["sample"])
+        rise = r["polarity"] > 0
+        for c in METRIC_COLUMNS:
+            r[c] = None
+        if m is None:
+            continue
+        r["risetime" if rise else "falltime"] = m["duration"] * scale
+        r["risetime2080" if rise else "falltime2080"] = m["duration2"] * scale
+        r["slewrate"] = m["slew"] / scale
+        for c, k in (("overshoot", "overshoot"), ("undershoot", "undershoot"),
+                     ("preshoot_overshoot", "pre_overshoot"),
+                     ("preshoot_undershoot", "pre_undershoot"), ("dutycycle", "duty")):
+            r[c] = m[k]
+        for c, k in (("settlingtime", "settling"), ("pulsewidth", "width"),
+                     ("pulseperiod", "period")):
+            r[c] = m[k] * scale
+        r["metric_flags"] = int(m["flags"])
+    want = {"rising": (1, ), "falling": (-1, ), "both": (1, -1)}[args.tie_edges]
+    sel = [r for r in rows if r["polarity"] in want]
+    times = np.array([r["crossing"] if r["crossing"] is not None else np.nan for r in sel],
+                     np.float64)
+    try:
+        tie, rms, pp = transient.edge_tie(times, args.tie_ui / scale, args.tie_window)
+    except ValueError as e:
+        raise UsageError("--tie-ui/--tie-window: %s" % e)
+    for r, v in zip(sel, tie.tolist()):
+        r["tie"] = v * scale
+    return rms * scale, pp * scale
+
+
 def label(det, r):
     if det == "edges":
         return "rising edge" if r["polarity"] > 0 else "falling edge"
@@ -393,9 +459,9 @@ def detections_from_annotations(anns, det=None):
     return rows
 
 
-def csv_bytes(det, rows):
+def csv_bytes(det, rows, extra=()):
     buf = io.StringIO()
-    cols = ("sample", "time") + FIELDS[det]
+    cols = ("sample", "time") + FIELDS[det] + tuple(extra)
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(cols)
     for r in rows:
@@ -431,7 +497,7 @@ def make_detector(args, transient, is_complex, vlen, rate):
                                           args.tolerance_pct, args.mid_pct, args.hist_bins,
                                           args.level_samples, args.level_interval,
                                           args.backend, args.device, args.batch,
-                                          msg_format="vectors")
+                                          msg_format="vectors", metrics=args.metrics)
     if det == "boxcar":
         make = transient.boxcar_search_cf if is_complex else transient.boxcar_search_ff
         return make(vlen, args.algorithm, args.widths, args.depth, args.layers,
@@ -595,7 +661,11 @@ def run_flowgraph(args, rec, start, count, progress):
             break
         last = n
         time.sleep(0.02)
-    to_python = transient.edge_arrays if args.detector == "edges" else pmt.to_python
+    to_python = pmt.to_python
+    if args.detector == "edges":
+        def to_python(m):
+            return transient.metric_arrays(m) if transient.is_metrics(m) else \
+                transient.edge_arrays(m)
     msgs = [to_python(store.get_message(i)) for i in range(store.num_messages())]
     if det.nitems_read(0) != count:
         raise RuntimeError("the detector read %d of %d samples" % (det.nitems_read(0), count))
@@ -807,15 +877,22 @@ def run(argv=None, stdout=None, stderr=None):
             stderr.write("%s: warning: %s: %s\n" % (PROG, args.detector, warning))
         if rec.rate is None and rate is not None:
             rec.rate = rate
+        metric_msgs = [m for m in msgs if "duration" in m]
+        msgs = [m for m in msgs if "duration" not in m]
         rows = to_detections(args.detector, msgs, start, rec.rate)
+        tie = add_metrics(args, rows, metric_msgs, start, rec.rate, stderr) \
+            if args.detector == "edges" and args.metrics else None
         for text in advice(len(rows)) if not args.quiet else ():
             io_checks.note(stderr, PROG, text)
 
         stats = {"start": start, "samples": count, "seconds": None if rec.rate is None
                  else count / rec.rate, "backend": backend, "detections": len(rows)}
+        if tie is not None:
+            stats["tie_rms"], stats["tie_pk_pk"] = _num(tie[0]), _num(tie[1])
         outputs = []
         if args.output is not None or sig is None:
-            data = csv_bytes(args.detector, rows) if fmt == "csv" else \
+            data = csv_bytes(args.detector, rows, METRIC_COLUMNS if tie else ()) \
+                if fmt == "csv" else \
                 json_bytes(args.detector, rows, rec, _params(args), stats)
             outputs.append((args.output, data))
         if sig is not None:

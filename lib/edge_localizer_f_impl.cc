@@ -86,27 +86,31 @@ bool parse_msg_format(const std::string &name)
 
 } // namespace
 
-edge_localizer_f::sptr edge_localizer_f::make(
-    bool auto_levels, float low, float mid, float high, double tolerance_pct,
-    double mid_pct, unsigned int hist_bins, size_t level_samples, uint64_t level_interval,
-    const std::string &backend, int device, size_t batch, const std::string &msg_format)
+edge_localizer_f::sptr
+edge_localizer_f::make(bool auto_levels, float low, float mid, float high,
+                       double tolerance_pct, double mid_pct, unsigned int hist_bins,
+                       size_t level_samples, uint64_t level_interval,
+                       const std::string &backend, int device, size_t batch,
+                       const std::string &msg_format, bool metrics)
 {
     return gnuradio::make_block_sptr<edge_localizer_f_impl>(
         auto_levels, low, mid, high, tolerance_pct, mid_pct, hist_bins, level_samples,
-        level_interval, backend, device, batch, msg_format);
+        level_interval, backend, device, batch, msg_format, metrics);
 }
 
 edge_localizer_f_impl::edge_localizer_f_impl(
     bool auto_levels, float low, float mid, float high, double tolerance_pct,
     double mid_pct, unsigned int hist_bins, size_t level_samples, uint64_t level_interval,
-    const std::string &backend, int device, size_t batch, const std::string &msg_format)
+    const std::string &backend, int device, size_t batch, const std::string &msg_format,
+    bool metrics)
     : gr::block("edge_localizer_f", gr::io_signature::make(1, 1, sizeof(float)),
                 gr::io_signature::make(0, 1, sizeof(float))),
       d_q(nullptr), d_auto_levels(auto_levels), d_tolerance_pct(tolerance_pct),
       d_mid_pct(mid_pct), d_backend(TR_BACKEND_CPU), d_need_base(true),
       d_levels_known(!auto_levels), d_out_base(0), d_fed(0), d_known(0), d_released(0),
       d_hold_limit(auto_levels ? level_samples : 0),
-      d_vectors(parse_msg_format(msg_format)), d_warned_late(false), d_want_tags(true),
+      d_vectors(parse_msg_format(msg_format)), d_metrics(metrics),
+      d_metrics_finished(false), d_warned_late(false), d_want_tags(true),
       d_want_msgs(true), d_saved_multiple(0), d_max_call(k_max_call),
       d_call_cap(SIZE_MAX), d_call_edges(0), d_port(pmt::mp("detects")),
       d_key_edge(pmt::mp("edge")), d_key_edges(pmt::mp("edges")),
@@ -131,6 +135,7 @@ edge_localizer_f_impl::edge_localizer_f_impl(
     cfg.device = device;
     cfg.variant = TR_VARIANT_FAST;
     cfg.batch = batch;
+    cfg.metrics = metrics ? 1 : 0;
 
     tr_error err;
     err.code = TR_OK;
@@ -197,6 +202,8 @@ void edge_localizer_f_impl::reset_stream()
     d_vtime.clear();
     d_vpolarity.clear();
     d_vsample.clear();
+    d_metric_recs.clear();
+    d_metrics_finished = false;
     d_call_cap = SIZE_MAX;
     d_call_edges = 0;
 }
@@ -331,6 +338,7 @@ void edge_localizer_f_impl::run_core(const float *x, size_t n)
                                               d_edges.size(), &consumed, &nout);
         if (st != TR_OK) fail(st, tr_edges_last_error(d_q));
         take_edges(d_edges.data(), nout);
+        take_metrics();
         done += consumed;
         if (consumed == 0 && nout == 0)
             throw std::runtime_error("edge_localizer_f: the core made no progress");
@@ -348,6 +356,8 @@ void edge_localizer_f_impl::flush_core()
         take_edges(d_edges.data(), nout);
         if (nout < d_edges.size()) break;
     }
+    d_metrics_finished = true; // the flush finished the metrics of the last ones
+    take_metrics();
     update_known();
 }
 
@@ -358,8 +368,77 @@ void edge_localizer_f_impl::update_known()
     d_levels_known = tr_edges_get_levels(d_q, &lv[0], &lv[1], &lv[2]) == TR_OK;
 }
 
+void edge_localizer_f_impl::take_metrics()
+{
+    if (!d_metrics) return;
+    tr_edge_metric rec[256];
+    for (size_t got = 256; got == 256;) {
+        const tr_status st = tr_edges_metrics_read(d_q, rec, 256, &got);
+        if (st != TR_OK) fail(st, tr_edges_last_error(d_q));
+        if (d_want_msgs) d_metric_recs.insert(d_metric_recs.end(), rec, rec + got);
+    }
+}
+
+pmt::pmt_t edge_localizer_f_impl::metrics_message() const
+{
+    // The doubles of tr_edge_metric from start to duty, in order.
+    static const char *const names[] = {
+        "start",     "end",        "duration",      "duration2",      "slew",
+        "overshoot", "undershoot", "pre_overshoot", "pre_undershoot", "settling",
+        "width",     "period",     "duty"};
+    constexpr size_t nd = sizeof names / sizeof names[0];
+    const size_t n = d_metric_recs.size();
+    const double base = static_cast<double>(d_out_base);
+    auto value = [&](const tr_edge_metric &r, size_t k) { return (&r.start)[k]; };
+    if (d_vectors) {
+        std::vector<uint64_t> sample(n);
+        std::vector<int8_t> polarity(n);
+        std::vector<uint32_t> flags(n);
+        std::vector<double> col(n);
+        for (size_t i = 0; i < n; i++) {
+            sample[i] = d_out_base + static_cast<uint64_t>(d_metric_recs[i].sample);
+            polarity[i] = static_cast<int8_t>(d_metric_recs[i].polarity);
+            flags[i] = d_metric_recs[i].flags;
+            col[i] = d_metric_recs[i].time + base;
+        }
+        pmt::pmt_t d = pmt::make_dict();
+        d = pmt::dict_add(d, d_key_sample, pmt::init_u64vector(n, sample.data()));
+        d = pmt::dict_add(d, d_key_polarity, pmt::init_s8vector(n, polarity.data()));
+        d = pmt::dict_add(d, pmt::mp("flags"), pmt::init_u32vector(n, flags.data()));
+        d = pmt::dict_add(d, d_key_time, pmt::init_f64vector(n, col.data()));
+        for (size_t k = 0; k < nd; k++) {
+            for (size_t i = 0; i < n; i++)
+                col[i] = value(d_metric_recs[i], k);
+            if (k == 0 || k == 1) // instants are absolute like the time
+                for (size_t i = 0; i < n; i++)
+                    col[i] += base;
+            d = pmt::dict_add(d, pmt::mp(names[k]), pmt::init_f64vector(n, col.data()));
+        }
+        return pmt::dict_add(pmt::make_dict(), pmt::mp("metrics"), d);
+    }
+    pmt::pmt_t list = pmt::make_vector(n, pmt::PMT_NIL);
+    for (size_t i = 0; i < n; i++) {
+        const tr_edge_metric &r = d_metric_recs[i];
+        pmt::pmt_t d = pmt::make_dict();
+        d = pmt::dict_add(d, d_key_sample,
+                          pmt::from_uint64(d_out_base + static_cast<uint64_t>(r.sample)));
+        d = pmt::dict_add(d, d_key_time, pmt::from_double(r.time + base));
+        d = pmt::dict_add(d, d_key_polarity, pmt::from_long(r.polarity));
+        d = pmt::dict_add(d, pmt::mp("flags"), pmt::from_long(r.flags));
+        for (size_t k = 0; k < nd; k++)
+            d = pmt::dict_add(d, pmt::mp(names[k]),
+                              pmt::from_double(value(r, k) + (k < 2 ? base : 0.0)));
+        pmt::vector_set(list, i, d);
+    }
+    return pmt::dict_add(pmt::make_dict(), pmt::mp("metrics"), list);
+}
+
 void edge_localizer_f_impl::publish_batch()
 {
+    if (!d_metric_recs.empty()) {
+        message_port_pub(d_port, metrics_message());
+        d_metric_recs.clear();
+    }
     if (!d_vsample.empty()) {
         // One dict of three uniform vectors (copied into the PMTs).
         const size_t n = d_vsample.size();
@@ -432,7 +511,9 @@ int edge_localizer_f_impl::work_no_output(int noutput_items, int ninput_items,
     if (holding && !finished && take == ninput && take > 0) take--;
 
     if (take > 0) run_core(in, take);
-    if (finished && take == ninput && d_known < d_fed) flush_core();
+    if (finished && take == ninput &&
+        (d_known < d_fed || (d_metrics && !d_metrics_finished)))
+        flush_core();
     publish_batch();
     d_released = d_known; // nothing waits for release without the output
     consume(0, static_cast<int>(take));
@@ -486,8 +567,11 @@ int edge_localizer_f_impl::general_work(int noutput_items, gr_vector_int &ninput
     }
     try {
         if (take > 0) run_core(in, take);
-        if (finished && take == ninput && d_known < d_fed)
-            flush_core(); // end of stream: estimate from what arrived, release all
+        // End of stream: estimate from what arrived, release all (and finish
+        // the metrics of the last transitions).
+        if (finished && take == ninput &&
+            (d_known < d_fed || (d_metrics && !d_metrics_finished)))
+            flush_core();
     } catch (...) {
         d_copy.wait();
         throw;

@@ -53,6 +53,10 @@ class edge_localizer_f_impl : public edge_localizer_f
     std::vector<double> d_vtime;
     std::vector<int8_t> d_vpolarity;
     std::vector<uint64_t> d_vsample;
+    // metrics: finished records not yet published (times relative to the core)
+    const bool d_metrics;
+    std::vector<tr_edge_metric> d_metric_recs;
+    bool d_metrics_finished; // the end of the stream finished the last records
     bool d_warned_late;
 
     // What the transitions of this call are needed for (set per work call):
@@ -83,6 +87,8 @@ class edge_localizer_f_impl : public edge_localizer_f
     void flush_core();
     void update_known();
     void take_edges(const tr_edge *e, size_t n);
+    void take_metrics();
+    pmt::pmt_t metrics_message() const;
     void publish_batch();
     pmt::pmt_t edge_dict(uint64_t offset, double time, int32_t polarity) const;
     bool has_output() const;
@@ -98,7 +104,7 @@ class edge_localizer_f_impl : public edge_localizer_f
                           double tolerance_pct, double mid_pct, unsigned int hist_bins,
                           size_t level_samples, uint64_t level_interval,
                           const std::string &backend, int device, size_t batch,
-                          const std::string &msg_format);
+                          const std::string &msg_format, bool metrics);
     ~edge_localizer_f_impl() override;
 
     edge_localizer_f_impl(const edge_localizer_f_impl &) = delete;

@@ -46,6 +46,10 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     __version__        the module's version (also version(), libtransient's)
     edge_arrays(msg)   the transitions of an edge_localizer_f "detects" message
                        (either msg_format) as numpy arrays
+    metric_arrays(msg), is_metrics(msg)
+                       its IEEE 181 metrics messages (metrics=True)
+    edge_metrics(x, low, mid, high, ...), edge_tie(times, ui=0, window=0)
+                       IEEE 181 transition/pulse metrics and time-interval error
 
 Pure-Python modules of the package are imported on their own:
     gnuradio.transient.sigrok        sigrok session files
@@ -73,4 +77,4 @@ except ModuleNotFoundError:
 
 from ._version import __version__
 from .detections_pdu import detections_to_pdu
-from .edge_messages import edge_arrays
+from .edge_messages import edge_arrays, is_metrics, metric_arrays

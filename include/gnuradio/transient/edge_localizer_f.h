@@ -68,6 +68,19 @@ namespace transient
  * ("vectors" is for dense transitions, where the PMTs of "dicts" cost a block
  * far more than the core spends per transition; tags stay one per transition).
  *
+ * With \p metrics, the IEEE Std 181 metrics of each transition
+ * (<transient/edge_metrics.h>: rise/fall time at 10-90 % and 20-80 %, slew
+ * rate, overshoot and undershoot, settling time to 2 %, pulse width, period,
+ * duty cycle; state levels from the boundaries and tolerance_pct, or the
+ * estimate) come in messages of their own once the two following transitions
+ * are known (the last ones at the end of the stream), times in samples:
+ *   "dicts":   dict {"metrics": list of dicts {"sample", "time", "polarity",
+ *              "flags", "start", "end", "duration", "duration2", "slew",
+ *              "overshoot", "undershoot", "pre_overshoot", "pre_undershoot",
+ *              "settling", "width", "period", "duty"}}
+ *   "vectors": dict {"metrics": dict of uniform vectors with those keys
+ *              (sample u64, polarity s8, flags u32, the rest f64)}
+ *
  * Without the output, while the core holds samples for the first level
  * estimate, the block leaves its last input sample unconsumed until the
  * upstream is done, so that the end of a finite stream is flushed in a work
@@ -106,6 +119,7 @@ class TRANSIENT_API edge_localizer_f : virtual public gr::block
      * \param batch           CUDA: samples per device batch and output multiple
      * \param msg_format      "detects" messages: "dicts" (a dict per transition)
      *                        or "vectors" (uniform vectors per message)
+     * \param metrics         also report the IEEE 181 metrics of the transitions
      *
      * \throws std::invalid_argument on invalid parameters (the core's message)
      * \throws std::runtime_error when the backend cannot be used (e.g. "cuda"
@@ -116,7 +130,8 @@ class TRANSIENT_API edge_localizer_f : virtual public gr::block
                      double mid_pct = 50.0, unsigned int hist_bins = 100,
                      size_t level_samples = 65536, uint64_t level_interval = 0,
                      const std::string &backend = "auto", int device = 0,
-                     size_t batch = 65536, const std::string &msg_format = "dicts");
+                     size_t batch = 65536, const std::string &msg_format = "dicts",
+                     bool metrics = false);
 
     /*!
      * \brief Set the reference levels (applies from the next sample).

@@ -34,7 +34,9 @@ struct tr_edges {
     size_t ring_fill;       /* valid samples in ring */
     size_t ring_head;       /* next write position in ring */
     uint64_t next_estimate; /* absolute position of the next re-estimate */
-    tr_error err;           /* last failure */
+    tr_edge_metrics
+        *metrics; /* IEEE 181 metrics fed with every processed span, or NULL */
+    tr_error err; /* last failure */
 };
 
 tr_edges_config tr_edges_config_default(void)
@@ -54,6 +56,8 @@ tr_edges_config tr_edges_config_default(void)
     c.device = 0;
     c.variant = TR_VARIANT_FAST;
     c.batch = (size_t)1 << 22;
+    c.metrics = 0;
+    c.metrics_cfg = tr_edge_metrics_config_default();
     return c;
 }
 
@@ -106,6 +110,16 @@ static tr_status check_config(const tr_edges_config *c, tr_error *err)
     return TR_OK;
 }
 
+/* State levels of fixed boundaries: l = S1 + t A and h = S2 - t A solved for S1, S2. */
+static tr_status metrics_levels_fixed(tr_edges *q)
+{
+    if (!q->metrics) return TR_OK;
+    const double t = q->cfg.tolerance_pct / 100.0;
+    const double amp = ((double)q->lv.high - (double)q->lv.low) / (1.0 - 2.0 * t);
+    return tr_edge_metrics_set_levels(q->metrics, q->lv.low - t * amp,
+                                      q->lv.high + t * amp, q->lv.low, q->lv.high);
+}
+
 /* Resolve AUTO and create the CUDA context when the GPU is used. */
 static tr_status choose_backend(tr_edges *q, tr_error *err)
 {
@@ -147,6 +161,10 @@ static void clear_stream(tr_edges *q)
     q->hold_len = q->hold_pos = 0;
     q->ring_fill = q->ring_head = 0;
     q->next_estimate = q->cfg.level_interval;
+    if (q->metrics) {
+        tr_edge_metrics_reset(q->metrics);
+        if (q->levels_known) metrics_levels_fixed(q);
+    }
 }
 
 tr_edges *tr_edges_create(const tr_edges_config *cfg, tr_error *err)
@@ -173,6 +191,22 @@ tr_edges *tr_edges_create(const tr_edges_config *cfg, tr_error *err)
             return NULL;
         }
     }
+    if (cfg->metrics) {
+        if (cfg->levels_mode == TR_LEVELS_FIXED &&
+            !(cfg->tolerance_pct > 0.0 && cfg->tolerance_pct < 50.0)) {
+            check_percentages(cfg->tolerance_pct, cfg->mid_pct, err);
+            tr_edges_destroy(q);
+            return NULL;
+        }
+        tr_edge_metrics_config mc = cfg->metrics_cfg; /* the localizer's variant */
+        mc.variant =
+            cfg->variant == TR_VARIANT_REFERENCE ? TR_VARIANT_REFERENCE : TR_VARIANT_FAST;
+        q->metrics = tr_edge_metrics_create(&mc, err);
+        if (!q->metrics) {
+            tr_edges_destroy(q);
+            return NULL;
+        }
+    }
     if (choose_backend(q, err) != TR_OK) {
         tr_edges_destroy(q);
         return NULL;
@@ -187,6 +221,7 @@ void tr_edges_destroy(tr_edges *q)
 #ifdef TR_HAVE_CUDA
     if (q->cuda) tr_cuda_edges_destroy((tr_cuda_edges *)q->cuda);
 #endif
+    tr_edge_metrics_destroy(q->metrics);
     free(q->hold);
     free(q->ring);
     free(q);
@@ -240,6 +275,9 @@ static int estimate(tr_edges *q, const float *x, size_t n)
     q->lv.mid = sl.mid;
     q->lv.high = sl.high;
     q->levels_known = 1;
+    if (q->metrics)
+        tr_edge_metrics_set_levels(q->metrics, sl.low_level, sl.high_level, sl.low,
+                                   sl.high);
     return 1;
 }
 
@@ -261,6 +299,10 @@ static tr_status run_span(tr_edges *q, const float *x, size_t n, tr_edge *out, s
         size_t c = 0, k = 0;
         tr_status s = run_variant(q, x + *used, seg, out + *nout, cap - *nout, &c, &k);
         if (s != TR_OK) return s;
+        if (q->metrics &&
+            tr_edge_metrics_feed(q->metrics, x + *used, c, out + *nout, k) != TR_OK)
+            return tr_fail(&q->err, TR_ERR_STATE, "%s",
+                           tr_edge_metrics_last_error(q->metrics));
         if (reestimate) ring_push(q, x + *used, c);
         *used += c;
         *nout += k;
@@ -278,6 +320,7 @@ static tr_status run_span(tr_edges *q, const float *x, size_t n, tr_edge *out, s
  * so they hold no crossing; their position and last value are kept. */
 static void drop_held(tr_edges *q, size_t count)
 {
+    if (q->metrics) tr_edge_metrics_feed(q->metrics, q->hold, count, NULL, 0);
     q->carry.pos += (int64_t)count;
     q->carry.x_prev = q->hold[count - 1];
     q->carry.has_prev = 1;
@@ -348,7 +391,22 @@ tr_status tr_edges_flush(tr_edges *q, tr_edge *out, size_t out_cap, size_t *n_ou
         return tr_fail(&q->err, TR_ERR_INVALID, "edges: NULL output with cap > 0");
     if (!q->levels_known && q->hold_len > 0 && !estimate(q, q->hold, q->hold_len))
         drop_held(q, q->hold_len);
-    return drain_held(q, out, out_cap, n_out);
+    tr_status s = drain_held(q, out, out_cap, n_out);
+    if (s == TR_OK && q->metrics && q->hold_len == 0) tr_edge_metrics_finish(q->metrics);
+    return s;
+}
+
+tr_status tr_edges_metrics_read(tr_edges *q, tr_edge_metric *out, size_t cap,
+                                size_t *n_out)
+{
+    if (!q) return TR_ERR_INVALID;
+    if (!q->metrics)
+        return tr_fail(&q->err, TR_ERR_STATE,
+                       "edges: metrics were not enabled (cfg.metrics)");
+    if (tr_edge_metrics_read(q->metrics, out, cap, n_out) != TR_OK)
+        return tr_fail(&q->err, TR_ERR_INVALID, "%s",
+                       tr_edge_metrics_last_error(q->metrics));
+    return TR_OK;
 }
 
 tr_status tr_edges_process_device(tr_edges *q, const float *d_x, size_t n, tr_edge *d_out,
@@ -361,6 +419,10 @@ tr_status tr_edges_process_device(tr_edges *q, const float *d_x, size_t n, tr_ed
             &q->err, TR_ERR_UNSUPPORTED,
             "edges: device samples need the CUDA backend (this object runs on %s)",
             tr_backend_name(q->backend));
+    if (q->metrics)
+        return tr_fail(
+            &q->err, TR_ERR_UNSUPPORTED,
+            "edges: metrics need the samples on the host (use tr_edges_process)");
     if (!q->levels_known || q->hold_len > 0 || q->ring)
         return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
                        "edges: device samples need fixed or already estimated levels "
@@ -382,7 +444,7 @@ tr_status tr_edges_set_levels(tr_edges *q, float low, float mid, float high)
     q->cfg.mid = q->lv.mid = mid;
     q->cfg.high = q->lv.high = high;
     q->levels_known = 1;
-    return TR_OK;
+    return metrics_levels_fixed(q);
 }
 
 tr_status tr_edges_set_percentages(tr_edges *q, double tolerance_pct, double mid_pct)

@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(edge_localizer_f.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(cd3853c41c9c916520421be71ef39cf6)                     */
+/* BINDTOOL_HEADER_FILE_HASH(132097cddd0f6afc8d1d2b2c1defd495)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -39,7 +39,8 @@ void bind_edge_localizer_f(py::module &m)
              py::arg("hist_bins") = 100, py::arg("level_samples") = 65536,
              py::arg("level_interval") = 0, py::arg("backend") = "auto",
              py::arg("device") = 0, py::arg("batch") = 65536,
-             py::arg("msg_format") = "dicts", D(edge_localizer_f, make))
+             py::arg("msg_format") = "dicts", py::arg("metrics") = false,
+             D(edge_localizer_f, make))
 
         .def("set_levels", &edge_localizer_f::set_levels, py::arg("low"), py::arg("mid"),
              py::arg("high"), D(edge_localizer_f, set_levels))

@@ -32,6 +32,7 @@ void bind_whiten_ff(py::module &m);
 
 // Core helpers on numpy arrays (core_python.cc, dedisp_python.cc, whiten_python.cc).
 void bind_core(py::module &m);
+void bind_edge_metrics(py::module &m);
 void bind_dedisp(py::module &m);
 void bind_whiten(py::module &m);
 
@@ -70,6 +71,7 @@ PYBIND11_MODULE(transient_python, m)
     // ) END BINDING_FUNCTION_CALLS
 
     bind_core(m);
+    bind_edge_metrics(m);
     bind_dedisp(m);
     bind_whiten(m);
 }

@@ -24,6 +24,7 @@
 #define TRANSIENT_EDGES_H
 
 #include <transient/common.h>
+#include <transient/edge_metrics.h>
 #include <transient/statelevels.h>
 
 #ifdef __cplusplus
@@ -50,10 +51,13 @@ typedef struct {
     int device;                 /* CUDA device index (default 0) */
     tr_variant variant;         /* FAST (default), REFERENCE (CPU) or PAPER (CUDA) */
     size_t batch;               /* CUDA: samples per device batch (default 1 << 22) */
+    int metrics;                /* compute IEEE 181 metrics (edge_metrics.h), default 0 */
+    tr_edge_metrics_config metrics_cfg; /* their settings (state levels NaN: from the
+                                           levels, with tolerance_pct in fixed mode) */
 } tr_edges_config;
 
 /* One transition. */
-typedef struct {
+typedef struct tr_edge {
     double time;      /* absolute sample index of the mid crossing (NaN: hidden) */
     int64_t sample;   /* absolute index of the first sample in the new state */
     int32_t polarity; /* +1 rising (low to high), -1 falling (high to low) */
@@ -89,7 +93,8 @@ tr_status tr_edges_process(tr_edges *q, const float *x, size_t n, tr_edge *out,
 /*
  * End of stream in auto-levels mode: estimate the levels from the samples held
  * so far (if not yet estimated) and process them. Same out/capacity contract as
- * process(); call until *n_out < out_cap or nothing is held. No-op otherwise.
+ * process(); call until *n_out < out_cap or nothing is held. Once nothing is
+ * held, the metrics (cfg.metrics) of the last transitions are finished too.
  */
 tr_status tr_edges_flush(tr_edges *q, tr_edge *out, size_t out_cap, size_t *n_out);
 
@@ -101,6 +106,17 @@ tr_status tr_edges_flush(tr_edges *q, tr_edge *out, size_t out_cap, size_t *n_ou
  */
 tr_status tr_edges_process_device(tr_edges *q, const float *d_x, size_t n, tr_edge *d_out,
                                   size_t out_cap, size_t *n_consumed, size_t *n_out);
+
+/*
+ * With cfg.metrics: take up to cap finished metric records of the transitions
+ * processed so far, oldest first. A record is finished once its waveform
+ * search is done (the next transition, metrics_cfg.window samples, or the end
+ * of the stream) and the two following transitions are known (width, period);
+ * tr_edges_flush at the end of the stream finishes the rest. TR_ERR_STATE
+ * without cfg.metrics.
+ */
+tr_status tr_edges_metrics_read(tr_edges *q, tr_edge_metric *out, size_t cap,
+                                size_t *n_out);
 
 /* Change the levels at run time (validated; applies from the next sample). */
 tr_status tr_edges_set_levels(tr_edges *q, float low, float mid, float high);

@@ -4,6 +4,7 @@
 
 #include <transient/common.h>
 #include <transient/statelevels.h>
+#include <transient/edge_metrics.h>
 #include <transient/edges.h>
 #include <transient/spiir.h>
 #include <transient/spiir_triggers.h>
