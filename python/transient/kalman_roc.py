@@ -61,7 +61,8 @@ def noise_mask(n, bursts, guard, start=0):
     mask = np.zeros(n, dtype=bool)
     mask[start:] = True
     for a, b in bursts:
-        mask[max(a, 0):min(b + guard, n)] = False
+        lo, hi = min(max(a, 0), n), min(max(b + guard, 0), n)
+        mask[lo:hi] = False
     return mask
 
 
