@@ -223,8 +223,8 @@ def _signal_input(rec, how):
 
 
 def evaluate(x, model_path, fit, held_s, held_n, all_bursts, Ns):
-    """ROC rows (pfa, kalman pd, energy pd) on the held-back data, and the
-    number of held-back noise samples."""
+    """ROC rows (pfa, kalman pd, its LLR threshold, energy pd) on the
+    held-back data, and the number of held-back noise samples."""
     lo = max(0, min([a for a, _ in held_s] + [a for a, _ in held_n]) - 10 * fit.M)
     hi = max([b for _, b in held_s] + [b for _, b in held_n])
     seg = x[lo:hi]
@@ -235,9 +235,9 @@ def evaluate(x, model_path, fit, held_s, held_n, all_bursts, Ns):
                                   fit.M, start=fit.M)
     bursts = [(a - lo, b - lo) for a, b in held_s]
     llr = kalman_roc.detector_llr(seg, model_path, Ns, fit.alpha)
-    pd_k, _ = kalman_roc.roc(llr, bursts, mask)
+    pd_k, thr = kalman_roc.roc(llr, bursts, mask)
     pd_e, _ = kalman_roc.roc(kalman_roc.energy_statistic(seg, Ns), bursts, mask)
-    return list(zip(kalman_roc.PFA, pd_k, pd_e)), int(mask.sum())
+    return list(zip(kalman_roc.PFA, pd_k, thr, pd_e)), int(mask.sum())
 
 
 def _pd(v):
@@ -313,10 +313,11 @@ def run(argv=None, stdout=None, stderr=None):
             rows, nn = evaluate(x, tmp, fit, held_s, held_n, signal, Ns)
             w("held-back data: %d bursts, %d noise samples; detector Ns = %d, alpha = %.6g\n"
               % (len(held_s), nn, Ns, fit.alpha))
-            w("  false alarms/sample   kalman Pd   energy Pd\n")
-            for pfa, pk, pe in rows:
-                w("  %-20.0e  %-10s  %s\n" % (pfa, _pd(pk), _pd(pe)))
-            if any(not np.isfinite(pk) for _, pk, _ in rows):
+            w("  false alarms/sample   kalman Pd   (LLR threshold)   energy Pd\n")
+            for pfa, pk, t, pe in rows:
+                w("  %-20.0e  %-10s  %-16s  %s\n" % (pfa, _pd(pk), "n/a" if not np.isfinite(
+                    t) else "%.4g" % t, _pd(pe)))
+            if any(not np.isfinite(r[1]) for r in rows):
                 io_checks.note(stderr, PROG, "n/a: fewer than 1/rate held-back noise samples "
                                "(%d); more noise or a larger --holdout" % nn)
         elif args.holdout > 0:
