@@ -266,7 +266,12 @@ def fit_burst_ar(Y, noise_fit, g, start, max_order=8, criterion="bic", order=Non
             rising += 1
             if rising == 2:  # two orders past the best: the criterion keeps rising
                 break
-    _, a, s, ll = best
+    score, a, s, ll = best
+    ll0 = lik(np.zeros(1), 0.0)
+    if score >= -2.0 * ll0:
+        raise ValueError("the signal ranges carry no power above the noise that the "
+                         "burst model explains (%s %.1f against %.1f without a burst)" %
+                         (criterion.upper(), score, -2.0 * ll0))
     se = _hessian_stderr(lik, a, s)
     a, before = kalman_ar.stabilize(a, max_root)
     fit = kalman_ar.ARFit(a, se, s, "maximum likelihood (noise model fixed)", criterion,
