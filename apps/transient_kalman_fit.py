@@ -20,8 +20,9 @@ Ranges are in samples, or in seconds with --units seconds.
 A fraction of the signal ranges and of the noise samples (the last ones in
 time, --holdout) is held back from the fit; the program prints the fitted
 orders, coefficients with standard errors, and the detection probability of
-the fitted detector on the held-back data beside the energy detector's at
-1e-2, 1e-3 and 1e-4 false alarms per sample.
+the fitted detector on the held-back data (at the fitted alpha and at
+--roc-alpha) beside the energy detector's at 1e-2, 1e-3 and 1e-4 false alarms
+per sample.
 
 Exit status: 0 on success, 2 on a usage or input error (one line on stderr,
 nothing written), 1 when the fit or the detector fails. An existing MODEL is
@@ -140,6 +141,9 @@ def build_parser():
     g.add_argument("--holdout", type=lambda t: _number(float, 0.0, 0.9, t), default=0.25,
                    help="fraction of the bursts and noise held back for the ROC, 0 = no "
                    "ROC (0.25)")
+    g.add_argument("--roc-alpha", type=lambda t: _number(float, 1e-300, 1.0 - 1e-16, t),
+                   default=1e-9, help="the ROC's second alpha, beside the fitted one "
+                   "(1e-9, the detector's default)")
     g.add_argument("--Ns", type=lambda t: _number(int, 1, 1 << 24, t),
                    help="present hypotheses of the ROC's detector and the energy "
                    "detector's window (default (M-1)//3)")
@@ -222,9 +226,10 @@ def _signal_input(rec, how):
     return x
 
 
-def evaluate(x, model_path, fit, held_s, held_n, all_bursts, Ns):
-    """ROC rows (pfa, kalman pd, its LLR threshold, energy pd) on the
-    held-back data, and the number of held-back noise samples."""
+def evaluate(x, model_path, fit, held_s, held_n, all_bursts, Ns, alphas):
+    """ROC rows on the held-back data (pfa, then the Kalman detector's pd and
+    LLR threshold at each alpha, then the energy detector's pd), and the
+    number of held-back noise samples."""
     lo = max(0, min([a for a, _ in held_s] + [a for a, _ in held_n]) - 10 * fit.M)
     hi = max([b for _, b in held_s] + [b for _, b in held_n])
     seg = x[lo:hi]
@@ -234,14 +239,20 @@ def evaluate(x, model_path, fit, held_s, held_n, all_bursts, Ns):
     mask &= kalman_roc.noise_mask(hi - lo, [(a - lo, b - lo) for a, b in all_bursts],
                                   fit.M, start=fit.M)
     bursts = [(a - lo, b - lo) for a, b in held_s]
-    llr = kalman_roc.detector_llr(seg, model_path, Ns, fit.alpha)
-    pd_k, thr = kalman_roc.roc(llr, bursts, mask)
-    pd_e, _ = kalman_roc.roc(kalman_roc.energy_statistic(seg, Ns), bursts, mask)
-    return list(zip(kalman_roc.PFA, pd_k, thr, pd_e)), int(mask.sum())
+    cols = [kalman_roc.PFA]
+    for alpha in alphas:
+        cols.extend(kalman_roc.roc(kalman_roc.detector_llr(seg, model_path, Ns, alpha),
+                                   bursts, mask))
+    cols.append(kalman_roc.roc(kalman_roc.energy_statistic(seg, Ns), bursts, mask)[0])
+    return list(zip(*cols)), int(mask.sum())
 
 
 def _pd(v):
     return "n/a" if not np.isfinite(v) else "%.3f" % v
+
+
+def _pd_thr(pd, thr):
+    return "n/a" if not np.isfinite(pd) else "%.3f (%.4g)" % (pd, thr)
 
 
 def run(argv=None, stdout=None, stderr=None):
@@ -310,13 +321,15 @@ def run(argv=None, stdout=None, stderr=None):
                         sum(b - a for a, b in train_n)))
         w(fit.summary() + "\n")
         if held_s and held_n:
-            rows, nn = evaluate(x, tmp, fit, held_s, held_n, signal, Ns)
-            w("held-back data: %d bursts, %d noise samples; detector Ns = %d, alpha = %.6g\n"
-              % (len(held_s), nn, Ns, fit.alpha))
-            w("  false alarms/sample   kalman Pd   (LLR threshold)   energy Pd\n")
-            for pfa, pk, t, pe in rows:
-                w("  %-20.0e  %-10s  %-16s  %s\n" % (pfa, _pd(pk), "n/a" if not np.isfinite(
-                    t) else "%.4g" % t, _pd(pe)))
+            alphas = (fit.alpha, args.roc_alpha)
+            rows, nn = evaluate(x, tmp, fit, held_s, held_n, signal, Ns, alphas)
+            w("held-back data: %d bursts, %d noise samples; detector Ns = %d; probability of "
+              "detection (LLR threshold)\n" % (len(held_s), nn, Ns))
+            w("  false alarms/sample  kalman, alpha %-10.3g  kalman, alpha %-10.3g  energy\n"
+              % alphas)
+            for r in rows:
+                w("  %-19.0e  %-24s  %-24s  %s\n" % (r[0], _pd_thr(r[1], r[2]),
+                                                   _pd_thr(r[3], r[4]), _pd(r[5])))
             if any(not np.isfinite(r[1]) for r in rows):
                 io_checks.note(stderr, PROG, "n/a: fewer than 1/rate held-back noise samples "
                                "(%d); more noise or a larger --holdout" % nn)

@@ -50,7 +50,8 @@ def main(prog, detect):
         check(r.returncode == 0, "fit: exit %d" % r.returncode)
         check("noise: AR(2)" in r.stdout and "burst: AR(2)" in r.stdout, "orders")
         rows = [l.split() for l in r.stdout.splitlines() if l.strip().startswith("1e-0")]
-        check(len(rows) == 3 and all(float(row[1]) > float(row[3]) for row in rows),
+        check(len(rows) == 3 and all(float(row[1]) > float(row[5]) and
+                                     float(row[3]) > float(row[5]) for row in rows),
               "ROC: the Kalman detector above the energy detector at every rate")
         alpha = [l.split()[2] for l in r.stdout.splitlines() if l.startswith("alpha = ")]
         check(len(alpha) == 1, "alpha printed")

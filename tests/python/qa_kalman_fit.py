@@ -176,32 +176,38 @@ class qa_kalman_fit(gr_unittest.TestCase):
 
     def test_009_fitted_detector_against_true(self):
         # AR(2) bursts under a raised-cosine envelope in AR(2) noise; fitted
-        # from 150 labelled bursts, tested on 400 new bursts and 600000 new
+        # from 149 labelled bursts, tested on 400 new bursts and 600000 new
         # noise samples: at 1e-4 false alarms per sample the detector of the
-        # fitted models finds at least 95 % of what the true models' finds
+        # fitted models finds at least 95 % of what the true models' finds.
+        # At the detector's default alpha 1e-9 and, on stronger bursts (the
+        # detection probability is lower there), at the fitted alpha (the
+        # onset rate).
         M, Ns = 92, 30
-        kw = dict(M=M, noise_ar=AR2, noise_var=1.0, target_ar=[0.3, -0.6], target_var=1.3,
-                  env="raised_cosine")
-        x, signal, noise = burst_recording(300000, 2000, seed=11, **kw)
-        fit = kf.fit_models(x, noise, signal)
-        self.assertEqual(fit.envelope, "raised_cosine")
-        onsets = np.arange(600000, 1000000, 1000)
-        y, onsets = ks.gaussian_bursts(1000000, onsets, seed=12, **kw)
-        bursts = [(int(o), int(o) + M - 1) for o in onsets]
-        mask = np.zeros(len(y), dtype=bool)
-        mask[2 * M:600000 - M] = True
-        with tempfile.TemporaryDirectory() as d:
-            true_path = os.path.join(d, "true.trkalm")
-            fit_path = os.path.join(d, "fit.trkalm")
-            transient.kalman_model_save(true_path, M, AR2, 1.0, 0.0, [0.3, -0.6], 1.3,
-                                        "raised_cosine")
-            fit.save(fit_path)
-            pd_true, _ = kr.roc(kr.detector_llr(y, true_path, Ns, fit.alpha), bursts, mask)
-            pd_fit, _ = kr.roc(kr.detector_llr(y, fit_path, Ns, fit.alpha), bursts, mask)
-        pd_energy, _ = kr.roc(kr.energy_statistic(y, Ns), bursts, mask)
-        self.assertGreater(pd_true[2], 0.3)
-        self.assertGreaterEqual(pd_fit[2], 0.95 * pd_true[2], (pd_fit, pd_true))
-        self.assertGreater(pd_fit[2], pd_energy[2])
+        for alpha, target_var in ((1e-9, 0.4), (None, 1.3)):
+            kw = dict(M=M, noise_ar=AR2, noise_var=1.0, target_ar=[0.3, -0.6],
+                      target_var=target_var, env="raised_cosine")
+            x, signal, noise = burst_recording(300000, 2000, seed=11, **kw)
+            fit = kf.fit_models(x, noise, signal)
+            self.assertEqual(fit.envelope, "raised_cosine")
+            alpha = alpha or fit.alpha
+            onsets = np.arange(600000, 1000000, 1000)
+            y, onsets = ks.gaussian_bursts(1000000, onsets, seed=12, **kw)
+            bursts = [(int(o), int(o) + M - 1) for o in onsets]
+            mask = np.zeros(len(y), dtype=bool)
+            mask[2 * M:600000 - M] = True
+            with tempfile.TemporaryDirectory() as d:
+                true_path = os.path.join(d, "true.trkalm")
+                fit_path = os.path.join(d, "fit.trkalm")
+                transient.kalman_model_save(true_path, M, AR2, 1.0, 0.0, [0.3, -0.6],
+                                            target_var, "raised_cosine")
+                fit.save(fit_path)
+                pd_true, _ = kr.roc(kr.detector_llr(y, true_path, Ns, alpha), bursts, mask)
+                pd_fit, _ = kr.roc(kr.detector_llr(y, fit_path, Ns, alpha), bursts, mask)
+            pd_energy, _ = kr.roc(kr.energy_statistic(y, Ns), bursts, mask)
+            self.assertGreater(pd_true[2], 0.3)
+            self.assertLess(pd_true[2], 0.9)
+            self.assertGreaterEqual(pd_fit[2], 0.95 * pd_true[2], (alpha, pd_fit, pd_true))
+            self.assertGreater(pd_fit[2], pd_energy[2])
 
     def test_010_roc(self):
         stat = np.zeros(10000)

@@ -91,9 +91,11 @@ class qa_transient_kalman_fit(gr_unittest.TestCase):
         self.assertIn("%d bursts (%d fitted, %d held back)" % (nb, nb - held, held), out)
         rows = [l.split() for l in out.splitlines() if l.strip().startswith("1e-0")]
         self.assertEqual([r[0] for r in rows], ["1e-02", "1e-03", "1e-04"])
-        pd_k = [float(r[1]) for r in rows[:2]]
-        pd_e = [float(r[3]) for r in rows[:2]]
-        self.assertGreater(pd_k[0], pd_e[0])
+        # pfa, pd (threshold) at the fitted alpha and at 1e-9, energy pd
+        self.assertEqual([len(r) for r in rows], [6, 6, 6])
+        for r in rows[:2]:
+            self.assertGreater(float(r[1]), float(r[5]))
+            self.assertGreater(float(r[3]), float(r[5]))
         self.assertNotIn("n/a", out)
         self.assertEqual(err, "")
         m = transient.kalman_model_load(self.model)
