@@ -39,6 +39,8 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     boxcar_plan(algorithm, max_width, widths, depth, layers)
     boxcar_predict(algorithm, max_width, widths, depth, layers, smax=0, exact=False)
     boxcar_predict_list(widths, separations, smax, exact=False)
+    kalman_model_save(path, M, noise_ar, noise_var, meas_var, target_ar, ...)
+    kalman_model_load(path)
     version(), cuda_compiled(), cuda_device_count()
     __version__        the module's version (also version(), libtransient's)
     edge_arrays(msg)   the transitions of an edge_localizer_f "detects" message
@@ -49,6 +51,10 @@ Pure-Python modules of the package are imported on their own:
     gnuradio.transient.spiir_design  SPIIR bank design from chirp templates (numpy)
     gnuradio.transient.spiir_bank    SPIIR banks and bank files (numpy)
     gnuradio.transient.kalman_signals  Gaussian bursts in coloured noise (numpy)
+    gnuradio.transient.kalman_ar     AR fits: Yule-Walker, Burg, AIC/BIC (numpy)
+    gnuradio.transient.kalman_fit    the Kalman detector's models fitted from a
+                                    recording, model files (numpy)
+    gnuradio.transient.kalman_roc    the Kalman and energy detectors' ROC
     gnuradio.transient.timeseries   SIGPROC .tim/.fil and PRESTO .dat/.inf
                                     time series, folding and period checks
     gnuradio.transient.sigmf        SigMF metadata and data: reading, writing
