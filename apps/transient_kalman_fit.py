@@ -342,18 +342,8 @@ def run(argv=None, stdout=None, stderr=None):
         w("model written to %s (transient-detect kalman %s --model-file %s --Ns %d "
           "--alpha %.6g)\n" % (args.output, args.input, args.output, Ns, fit.alpha))
         return 0
-    except UsageError as e:
-        stderr.write("%s: error: %s\n" % (PROG, e))
-        return 2
-    except (io_checks.InputError, io_checks.OutputError) as e:
-        stderr.write("%s: error: %s\n" % (PROG, e))
-        return 2
-    except KeyboardInterrupt as e:
-        stderr.write("%s: interrupted; nothing written\n" % PROG)
-        return getattr(e, "status", 130)
-    except (RuntimeError, ValueError, OSError) as e:
-        stderr.write("%s: error: %s\n" % (PROG, e))
-        return 1
+    except (KeyboardInterrupt, UsageError, RuntimeError, ValueError, OSError) as e:
+        return io_checks.fail(e, PROG, stderr, (UsageError, ))
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)

@@ -27,6 +27,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from gnuradio import transient  # noqa: E402
 from gnuradio.transient import kalman_fit, kalman_roc  # noqa: E402
 from gnuradio.transient import kalman_signals as ks  # noqa: E402
+from plot_kalman_roc import finish_roc  # noqa: E402  (docs/plots, beside this script)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 M, NS = 92, 30
@@ -51,7 +52,7 @@ def main():
     curves = {}
     with tempfile.TemporaryDirectory() as d:
         true_path, fit_path = os.path.join(d, "true"), os.path.join(d, "fit")
-        transient.kalman_model_save(true_path, M, AR, 1.0, 0.05, AR, 1.0)
+        transient.kalman_detector_ff.save_model(true_path, M, AR, 1.0, 0.05, AR, 1.0)
         fit.save(fit_path)
         for alpha, tag in ((1e-9, ""), (fit.alpha, " rate")):
             for name, path in (("true", true_path), ("fitted", fit_path)):
@@ -84,17 +85,8 @@ def main():
     for name, pd in curves.items():
         ax.semilogx(PFA, pd, styles[name][0], color=styles[name][1], marker=".",
                     label=labels[name])
-    ax.axvline(1e-4, color="grey", linestyle="--", linewidth=1, label="false-alarm rate 1e-4")
-    ax.set_xlabel("false alarms per sample (noise only)")
-    ax.set_ylabel("probability of detecting a burst")
-    ax.set_ylim(0, 1.02)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
-    ax.set_title("ROC, " + title, fontsize=7)
-    fig.tight_layout()
-    out = os.path.join(ROOT, "docs/img/kalman_fit_roc.png")
-    fig.savefig(out, dpi=110)
-    print("wrote", out)
+    finish_roc(fig, ax, "ROC, " + title, os.path.join(ROOT, "docs/img/kalman_fit_roc.png"),
+               title_size=7)
 
 
 if __name__ == "__main__":

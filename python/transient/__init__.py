@@ -39,8 +39,8 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     boxcar_plan(algorithm, max_width, widths, depth, layers)
     boxcar_predict(algorithm, max_width, widths, depth, layers, smax=0, exact=False)
     boxcar_predict_list(widths, separations, smax, exact=False)
-    kalman_model_save(path, M, noise_ar, noise_var, meas_var, target_ar, ...)
-    kalman_model_load(path)
+    kalman_model_load(path)   a Kalman model file's A, K_k, Sigma_k
+                              (kalman_detector_ff.save_model writes one)
     version(), cuda_compiled(), cuda_device_count()
     __version__        the module's version (also version(), libtransient's)
     edge_arrays(msg)   the transitions of an edge_localizer_f "detects" message

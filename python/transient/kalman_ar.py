@@ -117,17 +117,25 @@ def levinson(r, order):
     err = [r[0]]
     coeffs, refl = [], []
     for p in range(1, order + 1):
-        k = (r[p] - np.dot(a, r[p - 1:0:-1])) / err[-1]
-        if not abs(k) < 1.0:
+        a = _step(a, (r[p] - np.dot(a, r[p - 1:0:-1])) / err[-1], coeffs, refl, err)
+        if a is None:
             break
-        a = np.concatenate([a - k * a[::-1], [k]])
-        e = err[-1] * (1.0 - k * k)
-        if not e > 0:
-            break
-        coeffs.append(a)
-        refl.append(k)
-        err.append(e)
     return coeffs, np.array(refl), np.array(err)
+
+
+def _step(a, k, coeffs, refl, err):
+    """One step-up of the coefficients a with the reflection coefficient k:
+    the new order's coefficients appended to coeffs, k to refl, its error
+    variance to err, and returned; None (nothing appended) when |k| >= 1 or
+    the error variance would not stay positive."""
+    e = err[-1] * (1.0 - k * k)
+    if not (abs(k) < 1.0 and e > 0):
+        return None
+    a = np.concatenate([a - k * a[::-1], [k]])
+    coeffs.append(a)
+    refl.append(k)
+    err.append(e)
+    return a
 
 
 def burg(segments, order):
@@ -151,7 +159,8 @@ def burg(segments, order):
         if not den > 0:
             break
         k = num / den
-        if not abs(k) < 1.0:
+        a = _step(a, k, coeffs, refl, err)
+        if a is None:
             break
         for i in range(len(f)):
             if len(f[i]) > p:
@@ -159,13 +168,6 @@ def burg(segments, order):
                 bp = b[i][p - 1:-1] - k * f[i][p:]
                 f[i][p:] = fp
                 b[i][p:] = bp
-        a = np.concatenate([a - k * a[::-1], [k]])
-        e = err[-1] * (1.0 - k * k)
-        if not e > 0:
-            break
-        coeffs.append(a)
-        refl.append(k)
-        err.append(e)
     return coeffs, np.array(refl), np.array(err)
 
 

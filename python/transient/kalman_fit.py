@@ -345,11 +345,12 @@ class KalmanFit(object):
 
     def save(self, path):
         """Write the model file kalman_detector_ff(model_file=path) loads,
-        designed by libtransient (gnuradio.transient.kalman_model_save)."""
+        designed by libtransient (kalman_detector_ff.save_model)."""
         from gnuradio import transient
-        transient.kalman_model_save(path, self.M, list(self.noise.coeffs), self.noise.var,
-                                    0.0, list(self.target.coeffs), self.target_var,
-                                    self.envelope, self.env_param or 10.0)
+        transient.kalman_detector_ff.save_model(path, self.M, list(self.noise.coeffs),
+                                                self.noise.var, 0.0, list(self.target.coeffs),
+                                                self.target_var, self.envelope,
+                                                self.env_param or 10.0)
 
     def summary(self):
         """Orders, coefficients with standard errors, variances, envelope, alpha."""

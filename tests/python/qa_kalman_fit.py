@@ -15,7 +15,7 @@ import os
 import tempfile
 
 import numpy as np
-from gnuradio import gr_unittest
+from gnuradio import blocks, gr, gr_unittest
 from gnuradio import transient
 from gnuradio.transient import kalman_ar as kar
 from gnuradio.transient import kalman_fit as kf
@@ -151,14 +151,25 @@ class qa_kalman_fit(gr_unittest.TestCase):
             self.assertEqual((Q, m["M"]), (2, M))
             np.testing.assert_array_equal(m["A"][0, :2], fit.target.coeffs)
             np.testing.assert_array_equal(m["A"][Q, Q:Q + 2], fit.noise.coeffs)
-            # the file is the core's design of the fitted parameters, bit for bit
-            ref = os.path.join(d, "ref.trkalm")
-            transient.kalman_model_save(ref, M, list(fit.noise.coeffs), fit.noise.var, 0.0,
-                                        list(fit.target.coeffs), fit.target_var, "rect")
-            with open(path, "rb") as f1, open(ref, "rb") as f2:
-                self.assertEqual(f1.read(), f2.read())
-            # and the detector block loads it
-            transient.kalman_detector_ff(Ns=30, model_file=path, backend="cpu")
+            # pure AR noise: its one-step prediction error is its innovation
+            # (Sigma_M); at the onset the burst adds target_var g[0] (Sigma_1)
+            self.assertAlmostEqual(m["sigma"][-1] / fit.noise.var, 1.0, places=9)
+            self.assertAlmostEqual(m["sigma"][0] / (fit.noise.var + fit.target_var), 1.0,
+                                   places=9)
+            # the detector with the file gives the LLR of the block that designs
+            # the same parameters itself, bit for bit
+            y = x[:20000]
+            from_file = kr.detector_llr(y, path, 30, fit.alpha)
+            tb = gr.top_block()
+            src = blocks.vector_source_f(y, False)
+            det = transient.kalman_detector_ff(M, 30, 0.0, fit.alpha, list(fit.noise.coeffs),
+                                               fit.noise.var, 0.0, list(fit.target.coeffs),
+                                               fit.target_var, "rect", backend="cpu")
+            snk = blocks.vector_sink_f()
+            tb.connect(src, det, snk)
+            tb.run()
+            np.testing.assert_array_equal(from_file, np.array(snk.data()))
+            self.assertGreater(from_file.max(), 0.0)  # the bursts show
 
     def test_008_envelope(self):
         M = 120
@@ -198,8 +209,9 @@ class qa_kalman_fit(gr_unittest.TestCase):
             with tempfile.TemporaryDirectory() as d:
                 true_path = os.path.join(d, "true.trkalm")
                 fit_path = os.path.join(d, "fit.trkalm")
-                transient.kalman_model_save(true_path, M, AR2, 1.0, 0.0, [0.3, -0.6],
-                                            target_var, "raised_cosine")
+                transient.kalman_detector_ff.save_model(true_path, M, AR2, 1.0, 0.0,
+                                                        [0.3, -0.6], target_var,
+                                                        "raised_cosine")
                 fit.save(fit_path)
                 pd_true, _ = kr.roc(kr.detector_llr(y, true_path, Ns, alpha), bursts, mask)
                 pd_fit, _ = kr.roc(kr.detector_llr(y, fit_path, Ns, alpha), bursts, mask)
@@ -248,11 +260,12 @@ class qa_kalman_fit(gr_unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "no power above the noise"):
             kf.fit_models(y, noise, quiet)
         with tempfile.TemporaryDirectory() as d:
-            self.assertRaises(ValueError, transient.kalman_model_save, os.path.join(d, "m"),
-                              10, [1.0, 0.1], 1.0, 0.0, [0.5], 1.0)  # unstable noise
+            save = transient.kalman_detector_ff.save_model
+            self.assertRaises(ValueError, save, os.path.join(d, "m"), 10, [1.0, 0.1], 1.0, 0.0,
+                              [0.5], 1.0)  # unstable noise
             self.assertRaises(RuntimeError, transient.kalman_model_load, os.path.join(d, "m"))
-            self.assertRaises(RuntimeError, transient.kalman_model_save,
-                              os.path.join(d, "no", "m"), 10, [0.5], 1.0, 0.0, [0.5], 1.0)
+            self.assertRaises(RuntimeError, save, os.path.join(d, "no", "m"), 10, [0.5], 1.0,
+                              0.0, [0.5], 1.0)
 
 
 if __name__ == "__main__":

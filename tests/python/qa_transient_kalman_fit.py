@@ -10,7 +10,6 @@ held-back split, the ROC it prints, and bad inputs (a one-line error naming
 the file, exit status 2, nothing written, an existing output kept without
 --force)."""
 
-import importlib.util
 import io
 import os
 import tempfile
@@ -21,19 +20,9 @@ from gnuradio import transient
 from gnuradio.transient import kalman_signals as ks
 from gnuradio.transient import sigmf
 
-APP = os.path.normpath(
-    os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "apps",
-                 "transient_kalman_fit.py"))
+from app_module import load_app  # tests/python
 
-
-def _load_tool():
-    spec = importlib.util.spec_from_file_location("transient_kalman_fit_app", APP)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-tool = _load_tool()
+tool = load_app("transient_kalman_fit.py")
 M = 64
 
 
