@@ -39,6 +39,8 @@ import tempfile
 import numpy as np
 
 PROG = "transient-kalman-fit"
+# Most samples read from a recording (float32, and float64 copies in the fit).
+MAX_SAMPLES = 1 << 27
 
 
 def _package():
@@ -211,8 +213,8 @@ def split(signal, noise, fraction):
     return train_s, held_s, train_n, held_n
 
 
-def _signal_input(rec, how):
-    x = rec.read(0, rec.nsamples)
+def _signal_input(rec, how, start, count):
+    x = rec.read(start, count)
     if rec.is_complex:
         if how == "error":
             raise UsageError("%s is complex; the Kalman detector takes real samples "
@@ -279,8 +281,7 @@ def run(argv=None, stdout=None, stderr=None):
         raw = read_labels(args.labels) if args.labels else args.signal
         signal = [_to_samples(r, args.units, rec.rate, rec.path) for r in raw]
         noise = [_to_samples(r, args.units, rec.rate, rec.path) for r in args.noise]
-        x = _signal_input(rec, args.complex_to)
-        n = len(x)
+        n = rec.nsamples
         for what, rs in (("signal", signal), ("noise", noise)):
             for a, b in rs:
                 if not 0 <= a < b <= n:
@@ -294,6 +295,21 @@ def run(argv=None, stdout=None, stderr=None):
             if not args.labels:
                 raise UsageError("no noise: give --noise ranges")
             noise = gaps(signal, n, M)
+        try:
+            kalman_fit.check_disjoint(noise, signal)
+        except ValueError as e:
+            raise UsageError("%s: %s" % (rec.path, e))
+        # only the stretch the ranges cover is read (with the detector's
+        # warm-up before the first), positions relative to its start
+        lo = max(0, min(a for a, _ in signal + noise) - 10 * M)
+        hi = min(n, max([b for _, b in signal + noise] + [a + M - 1 for a, _ in signal]))
+        if hi - lo > MAX_SAMPLES:
+            raise UsageError("the ranges span %d samples of %s; at most %d are read (give "
+                             "--noise ranges near the bursts, or fewer bursts)" %
+                             (hi - lo, rec.path, MAX_SAMPLES))
+        x = _signal_input(rec, args.complex_to, lo, hi - lo)
+        signal = [(a - lo, b - lo) for a, b in signal]
+        noise = [(a - lo, b - lo) for a, b in noise]
         train_s, held_s, train_n, held_n = split(signal, noise, args.holdout)
         if len(train_s) < 2:
             raise UsageError("%d bursts leave %d for the fit; at least 2 are needed "

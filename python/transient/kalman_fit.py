@@ -6,9 +6,9 @@
 """
 The Kalman-bank detector's models fitted from a recording (numpy only): the
 noise and burst AR models, the burst envelope and the onset prior alpha of
-the detector of N. Nossenson and A. J. Jaffe, as docs/kalman.md defines them
-(share/doc/gr-transient/kalman.md, "Fitting models from data"), and the
-model file the detector loads.
+the detector of N. Nossenson and A. J. Jaffe, as its documentation defines
+them (share/doc/gr-transient/kalman.md, "Fitting models from data"), and
+the model file the detector loads.
 
     fit = fit_models(x, noise=[(0, 200000)], signal=[(s0, e0), (s1, e1), ...])
     print(fit.summary())
@@ -55,6 +55,9 @@ ENVELOPES = ("auto", ) + kalman_signals.ENVELOPES
 _ENV_GRID = np.geomspace(0.02, 10.0, 80)
 # Reflection coefficients stay within this of +-1 during the search.
 _K_LIMIT = 1.0 - 1e-9
+# Offsets of each burst in its likelihood: the cost of one evaluation grows
+# with it, the AR model is the same over the whole burst.
+ML_WINDOW = 512
 
 
 def _companion(a):
@@ -81,15 +84,26 @@ def _stationary_cov(a, var):
 
 
 class BurstLikelihood(object):
-    """Gaussian log-likelihood of bursts Y (B x L, each row from its onset)
-    given the noise AR (noise_ar, noise_var) and the envelope g (L values):
-    loglik(a, target_var)."""
+    """Gaussian log-likelihood of bursts Y (B x (M-1), each row from its
+    onset) given the noise AR (noise_ar, noise_var) and the envelope g (M-1
+    values): loglik(a, target_var). It covers the window of at most
+    ML_WINDOW offsets that starts at the onset (the burst's AR state zero
+    there: exact) unless the envelope puts less than half as much variance
+    there as in its strongest window; that window then starts from the
+    burst's stationary covariance scaled by the envelope (an envelope that
+    varies slowly against the AR filter's memory)."""
 
     def __init__(self, Y, noise_ar, noise_var, g):
-        self.Y = np.asarray(Y, dtype=float)
+        Y = np.asarray(Y, dtype=float)
+        g = np.asarray(g, dtype=float)
+        W = min(Y.shape[1], ML_WINDOW)
+        c = np.concatenate([[0.0], np.cumsum(g)])
+        sums = c[W:] - c[:-W]
+        self.s0 = 0 if sums[0] >= 0.5 * sums.max() else int(np.argmax(sums))
+        self.Y = Y[:, self.s0:self.s0 + W]
+        self.g = g[self.s0:self.s0 + W]
         self.b = np.asarray(noise_ar, dtype=float)
         self.noise_var = float(noise_var)
-        self.g = np.asarray(g, dtype=float)
         self.Pn = _stationary_cov(self.b, self.noise_var)
 
     def __call__(self, a, target_var):
@@ -103,7 +117,12 @@ class BurstLikelihood(object):
         F[px:, px:] = _companion(self.b)
         P = np.zeros((d, d))
         P[px:, px:] = self.Pn
-        P[0, 0] = target_var * g[0]
+        if self.s0 == 0:
+            P[0, 0] = target_var * g[0]
+        elif kalman_ar.ar_radius(a) < 1.0:
+            P[:px, :px] = _stationary_cov(a, target_var * g[0])
+        else:
+            return -np.inf
         Z = np.zeros((B, d))
         ll = 0.0
         for t in range(L):
@@ -242,7 +261,7 @@ def fit_burst_ar(Y, noise_fit, g, start, max_order=8, criterion="bic", order=Non
     start: (Yule-Walker coefficient arrays per order, their target_var).
     Returns (ARFit, target_var)."""
     lik = BurstLikelihood(Y, noise_fit.coeffs, noise_fit.var, g)
-    n = Y.size
+    n = lik.Y.size  # the samples the likelihood covers
     yw_coeffs, var0 = start
     orders = [order] if order is not None else range(1, max_order + 1)
     best, scores, prev = None, [], None
@@ -255,8 +274,9 @@ def fit_burst_ar(Y, noise_fit, g, start, max_order=8, criterion="bic", order=Non
             cands.append(np.concatenate([_step_down(prev[0]), [0.0]]))
         if not cands:
             cands.append(np.zeros(p))
-        fits = [_ml(lik, k0, prev[1] if prev is not None else var0) for k0 in cands]
-        a, s, ll = max(fits, key=lambda r: r[2])
+        var = prev[1] if prev is not None else var0
+        k0 = max(cands, key=lambda k: lik(kalman_ar.step_up(k), var))
+        a, s, ll = _ml(lik, k0, var)
         score = -2.0 * ll + kalman_ar.penalty(n, criterion) * (p + 1)
         scores.append(score)
         prev = (a, s)
@@ -388,6 +408,15 @@ def check_ranges(ranges, n, what):
     return sorted(out)
 
 
+def check_disjoint(noise, signal):
+    """ValueError when a noise range overlaps a signal range."""
+    for a, b in noise:
+        hit = [r for r in signal if r[0] < b and a < r[1]]
+        if hit:
+            raise ValueError("noise range %d:%d overlaps signal range %d:%d" %
+                             (a, b, hit[0][0], hit[0][1]))
+
+
 def fit_models(x, noise, signal, M=None, alpha=None, max_order=8, criterion="bic",
                method="auto", envelope="auto", env_param=None,
                max_root=kalman_ar.MAX_ROOT):
@@ -401,6 +430,7 @@ def fit_models(x, noise, signal, M=None, alpha=None, max_order=8, criterion="bic
         raise ValueError("x must be one-dimensional")
     nseg = check_ranges(noise, len(x), "noise")
     sseg = check_ranges(signal, len(x), "signal")
+    check_disjoint(nseg, sseg)
     if M is None:
         M = int(np.median([b - a for a, b in sseg])) + 1
     if M < 3:

@@ -5,7 +5,7 @@
 #
 """
 Detection quality of the Kalman-bank detector against the energy detector,
-as docs/kalman.md measures it (share/doc/gr-transient/kalman.md): a burst
+as its documentation measures it (share/doc/gr-transient/kalman.md): a burst
 counts as detected when the statistic exceeds the threshold anywhere within
 its samples; the threshold of each detector gives the false-alarm rate per
 sample on noise-only samples.

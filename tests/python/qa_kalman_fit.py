@@ -253,12 +253,14 @@ class qa_kalman_fit(gr_unittest.TestCase):
                      dict(noise=[(100, 100)], signal=signal), dict(noise=noise, signal=[]),
                      dict(noise=noise, signal=signal, M=2),
                      dict(noise=noise, signal=signal, alpha=1.5),
-                     dict(noise=noise, signal=signal, envelope="square")):
+                     dict(noise=noise, signal=signal, envelope="square"),
+                     dict(noise=noise + [(signal[0][0] - 5, signal[0][0] + 5)], signal=signal)):
             self.assertRaises(ValueError, kf.fit_models, y, **args)
         # "signal" ranges without a burst: no power above the noise
-        quiet = [(a + 200, a + 249) for a, _ in noise[1:]]
+        half = len(noise) // 2
+        quiet = [(a + 200, a + 249) for a, _ in noise[half:]]
         with self.assertRaisesRegex(ValueError, "no power above the noise"):
-            kf.fit_models(y, noise, quiet)
+            kf.fit_models(y, noise[:half], quiet)
         with tempfile.TemporaryDirectory() as d:
             save = transient.kalman_detector_ff.save_model
             self.assertRaises(ValueError, save, os.path.join(d, "m"), 10, [1.0, 0.1], 1.0, 0.0,

@@ -121,7 +121,18 @@ class qa_transient_kalman_fit(gr_unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertEqual(transient.kalman_model_load(self.model)["M"], 40)
 
-    def test_004_sigmf_and_complex(self):
+    def test_004_part_of_the_recording(self):
+        # bursts after sample 100000 only, noise from their gaps: the fit reads
+        # the stretch from 10 M before the first range, positions stay absolute
+        late = [r for r in self.bursts if r[0] >= 100000]
+        sig = ["--signal=%d:%d" % r for r in late]
+        gaps = ["--noise=%d:%d" % (b + M, a) for (_, b), (a, _) in zip(late[:-1], late[1:])]
+        rc, out, err = run([self.data, "-o", self.model] + gaps + sig)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("%d bursts" % len(late), out)
+        self.assertIn("alpha = %.6g" % (len(late) / 200000.0), out)
+
+    def test_005_sigmf_and_complex(self):
         x = np.fromfile(self.data, dtype=np.float32)
         base = os.path.join(self.dir, "rec")
         z = (x + 0j).astype(np.complex64)
@@ -134,7 +145,7 @@ class qa_transient_kalman_fit(gr_unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn("at 1000 Hz", out)
 
-    def test_005_bad_input(self):
+    def test_006_bad_input(self):
         missing = os.path.join(self.dir, "none.f32")
         self.assertError([missing, "-o", self.model, "--labels", self.labels], 2, missing)
         bad = os.path.join(self.dir, "bad.csv")
@@ -160,6 +171,15 @@ class qa_transient_kalman_fit(gr_unittest.TestCase):
                           self.labels], 2, "does not exist")
         self.assertError([self.data, "-o", self.model, "--signal", "5000:5063", "--noise",
                           "0:3000", "--signal", "6000:6063"], 2, "at least 2")
+        self.assertError([self.data, "-o", self.model, "--labels", self.labels, "--noise",
+                          "0:3100"], 2, self.data, "overlaps signal range 3000:3063")
+        limit = tool.MAX_SAMPLES
+        tool.MAX_SAMPLES = 100000
+        try:
+            self.assertError([self.data, "-o", self.model, "--labels", self.labels], 2,
+                             self.data, "at most 100000 are read")
+        finally:
+            tool.MAX_SAMPLES = limit
         # noise labelled as bursts: nothing to fit, said so
         quiet = os.path.join(self.dir, "quiet.csv")
         with open(quiet, "w") as f:
@@ -168,7 +188,7 @@ class qa_transient_kalman_fit(gr_unittest.TestCase):
         self.assertError([self.data, "-o", self.model, "--labels", quiet, "--noise",
                           "0:2900"], 2, self.data, "no power above the noise")
 
-    def test_006_split(self):
+    def test_007_split(self):
         s = [(0, 10), (20, 30), (40, 50), (60, 70)]
         n = [(100, 200), (300, 400)]
         ts, hs, tn, hn = tool.split(s, n, 0.25)
