@@ -367,10 +367,6 @@ def run(argv=None, stdout=None, stderr=None):
             rec.close()
 
 
-def main(argv=None):
-    io_checks.exit_on_signals()
-    return run(argv)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    io_checks.exit_on_signals()  # SIGTERM, SIGHUP: the clean-up of Ctrl-C
+    sys.exit(run())
