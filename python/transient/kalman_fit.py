@@ -445,9 +445,12 @@ def fit_models(x, noise, signal, M=None, alpha=None, max_order=8, criterion="bic
         raise ValueError("fewer than 2 signal ranges have M-1 = %d samples before the end "
                          "of the recording" % (M - 1))
     Y = np.array([x[a:a + M - 1] for a, b in usable], dtype=float)
-    if not np.all(np.isfinite(Y)):
-        raise ValueError("the signal ranges hold non-finite samples")
     noise_parts = [np.asarray(x[a:b], dtype=float) for a, b in nseg]
+    for what, parts, ranges in (("signal", Y, usable), ("noise", noise_parts, nseg)):
+        for part, (a, b) in zip(parts, ranges):
+            if not np.all(np.isfinite(part)):
+                raise ValueError("%s range %d:%d holds non-finite samples (NaN or Inf)" %
+                                 (what, a, b))
     nfit = kalman_ar.fit_ar(noise_parts, max_order, method, criterion, max_root)
     n_acov = kalman_ar.autocovariance(noise_parts, max_order, unbiased=True)
     rx = kalman_ar.autocovariance(list(Y), max_order, unbiased=True) - n_acov

@@ -256,6 +256,11 @@ class qa_kalman_fit(gr_unittest.TestCase):
                      dict(noise=noise, signal=signal, envelope="square"),
                      dict(noise=noise + [(signal[0][0] - 5, signal[0][0] + 5)], signal=signal)):
             self.assertRaises(ValueError, kf.fit_models, y, **args)
+        for where in (noise[3][0] + 5, signal[2][0] + 5):
+            z = y.copy()
+            z[where] = np.inf
+            self.assertRaisesRegex(ValueError, "range .* holds non-finite samples",
+                                   kf.fit_models, z, noise, signal)
         # "signal" ranges without a burst: no power above the noise
         half = len(noise) // 2
         quiet = [(a + 200, a + 249) for a, _ in noise[half:]]
