@@ -311,10 +311,9 @@ def run(argv=None, stdout=None, stderr=None):
         signal = [(a - lo, b - lo) for a, b in signal]
         noise = [(a - lo, b - lo) for a, b in noise]
         train_s, held_s, train_n, held_n = split(signal, noise, args.holdout)
-        if len(train_s) < 2:
-            raise UsageError("%d bursts leave %d for the fit; at least 2 are needed "
-                             "(more bursts or a smaller --holdout)" %
-                             (len(signal), len(train_s)))
+        if not train_s:
+            raise UsageError("%d signal range(s), all held back for the ROC: none left for "
+                             "the fit (more ranges, or --holdout 0)" % len(signal))
         try:
             fit = kalman_fit.fit_models(x, train_n, train_s, M=M, alpha=args.alpha or
                                         len(signal) / float(n), max_order=args.max_order,

@@ -58,6 +58,8 @@ _K_LIMIT = 1.0 - 1e-9
 # Offsets of each burst in its likelihood: the cost of one evaluation grows
 # with it, the AR model is the same over the whole burst.
 ML_WINDOW = 512
+# Most burst samples (bursts x (M - 1)) held as float64 for the fit.
+MAX_BURST_SAMPLES = 1 << 26
 
 
 def _companion(a):
@@ -312,9 +314,9 @@ def fit_envelope(v, target_ar, M, envelope="auto", env_param=None):
     if envelope not in ENVELOPES:
         raise ValueError("envelope must be one of %s, not %r" % (ENVELOPES, envelope))
     L = M - 1
-    h2 = ar_impulse(target_ar, L)**2
-    i = np.arange(L)
-    T = np.where(i[:, None] >= i[None, :], h2[np.abs(i[:, None] - i[None, :])], 0.0)
+    # v = h^2 (*) target_var g, the first L values of a linear convolution
+    nfft = 1 << int(2 * L - 1).bit_length()
+    H2 = np.fft.rfft(ar_impulse(target_ar, L)**2, nfft)
     v = np.asarray(v[:L], dtype=float)
     families = kalman_signals.ENVELOPES if envelope == "auto" else (envelope, )
     best = None
@@ -325,7 +327,7 @@ def fit_envelope(v, target_ar, M, envelope="auto", env_param=None):
             params = [None]
         for prm in params:
             g = kalman_signals.envelope(fam, M, prm if prm else 10.0)
-            y = T.dot(g)
+            y = np.fft.irfft(H2 * np.fft.rfft(g, nfft), nfft)[:L]
             c = np.dot(y, v) / np.dot(y, y)
             if not c > 0:
                 continue
@@ -441,9 +443,13 @@ def fit_models(x, noise, signal, M=None, alpha=None, max_order=8, criterion="bic
         raise ValueError("alpha must lie in (0, 1), got %r" % alpha)
     max_order = kalman_ar.check_order(max_order)
     usable = [(a, b) for a, b in sseg if a + M - 1 <= len(x)]
-    if len(usable) < 2:
-        raise ValueError("fewer than 2 signal ranges have M-1 = %d samples before the end "
-                         "of the recording" % (M - 1))
+    if not usable:
+        raise ValueError("no signal range has M-1 = %d samples before the end of the "
+                         "recording" % (M - 1))
+    if len(usable) * (M - 1) > MAX_BURST_SAMPLES:
+        raise ValueError("%d bursts of M-1 = %d samples: %d samples, at most %d are fitted "
+                         "(fewer bursts)" % (len(usable), M - 1, len(usable) * (M - 1),
+                                             MAX_BURST_SAMPLES))
     Y = np.array([x[a:a + M - 1] for a, b in usable], dtype=float)
     noise_parts = [np.asarray(x[a:b], dtype=float) for a, b in nseg]
     for what, parts, ranges in (("signal", Y, usable), ("noise", noise_parts, nseg)):

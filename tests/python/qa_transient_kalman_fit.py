@@ -132,7 +132,21 @@ class qa_transient_kalman_fit(gr_unittest.TestCase):
         self.assertIn("%d bursts" % len(late), out)
         self.assertIn("alpha = %.6g" % (len(late) / 200000.0), out)
 
-    def test_005_sigmf_and_complex(self):
+    def test_005_one_signal_segment(self):
+        # one stretch holding the signal throughout (a long burst), no ROC
+        x = np.fromfile(self.data, dtype=np.float32)
+        y, _ = ks.gaussian_bursts(len(x), [100000], M=20001, noise_ar=[1.2, -0.5],
+                                  target_ar=[0.8], target_var=0.6, seed=8)
+        path = os.path.join(self.dir, "long.f32")
+        y.tofile(path)
+        rc, out, err = run([path, "-o", self.model, "--noise", "0:90000", "--signal",
+                            "100000:120000", "--holdout", "0"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("burst: AR(1)", out)
+        self.assertIn("burst: M = 20001", out)
+        self.assertEqual(transient.kalman_model_load(self.model)["M"], 20001)
+
+    def test_006_sigmf_and_complex(self):
         x = np.fromfile(self.data, dtype=np.float32)
         base = os.path.join(self.dir, "rec")
         z = (x + 0j).astype(np.complex64)
@@ -145,7 +159,7 @@ class qa_transient_kalman_fit(gr_unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn("at 1000 Hz", out)
 
-    def test_006_bad_input(self):
+    def test_007_bad_input(self):
         missing = os.path.join(self.dir, "none.f32")
         self.assertError([missing, "-o", self.model, "--labels", self.labels], 2, missing)
         bad = os.path.join(self.dir, "bad.csv")
@@ -169,8 +183,8 @@ class qa_transient_kalman_fit(gr_unittest.TestCase):
                           "50:51", "--noise", "100:2000"], 2, "M must be >= 3")
         self.assertError([self.data, "-o", os.path.join(self.dir, "no", "m"), "--labels",
                           self.labels], 2, "does not exist")
-        self.assertError([self.data, "-o", self.model, "--signal", "5000:5063", "--noise",
-                          "0:3000", "--signal", "6000:6063"], 2, "at least 2")
+        self.assertError([self.data, "-o", self.model, "--signal", "3000:3063", "--noise",
+                          "0:2900"], 2, "none left for the fit")
         self.assertError([self.data, "-o", self.model, "--labels", self.labels, "--noise",
                           "0:3100"], 2, self.data, "overlaps signal range 3000:3063")
         limit = tool.MAX_SAMPLES
@@ -188,7 +202,7 @@ class qa_transient_kalman_fit(gr_unittest.TestCase):
         self.assertError([self.data, "-o", self.model, "--labels", quiet, "--noise",
                           "0:2900"], 2, self.data, "no power above the noise")
 
-    def test_007_split(self):
+    def test_008_split(self):
         s = [(0, 10), (20, 30), (40, 50), (60, 70)]
         n = [(100, 200), (300, 400)]
         ts, hs, tn, hn = tool.split(s, n, 0.25)
