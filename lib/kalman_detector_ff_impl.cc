@@ -18,6 +18,7 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
 namespace gr
@@ -103,6 +104,21 @@ kalman_detector_ff::make(unsigned int M, unsigned int Ns, double threshold, doub
     return gnuradio::make_block_sptr<kalman_detector_ff_impl>(
         M, Ns, threshold, alpha, noise_ar, noise_var, meas_var, target_ar, target_var,
         envelope, env_param, model_file, backend, device, batch);
+}
+
+void kalman_detector_ff::save_model(const std::string &path, unsigned int M,
+                                    const std::vector<double> &noise_ar, double noise_var,
+                                    double meas_var, const std::vector<double> &target_ar,
+                                    double target_var, const std::string &envelope,
+                                    double env_param)
+{
+    std::unique_ptr<tr_kalman_model, void (*)(tr_kalman_model *)> model(
+        make_model(M, noise_ar, noise_var, meas_var, target_ar, target_var, envelope,
+                   env_param, ""),
+        tr_kalman_model_destroy);
+    tr_error err;
+    if (tr_kalman_model_save(model.get(), path.c_str(), &err) != TR_OK)
+        throw_status(err.code, err.message);
 }
 
 kalman_detector_ff_impl::kalman_detector_ff_impl(

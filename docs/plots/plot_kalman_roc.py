@@ -17,6 +17,22 @@ import matplotlib.pyplot as plt  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def finish_roc(fig, ax, title, out, title_size=8):
+    """Finish a ROC figure and write it to out (also
+    docs/plots/plot_kalman_fit_roc.py): the 1e-4 false-alarm line, labels,
+    grid, legend, title."""
+    ax.axvline(1e-4, color="grey", linestyle="--", linewidth=1, label="false-alarm rate 1e-4")
+    ax.set_xlabel("false alarms per sample (noise only)")
+    ax.set_ylabel("probability of detecting a burst")
+    ax.set_ylim(0, 1.02)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title(title, fontsize=title_size)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    print("wrote", out)
+
+
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "docs/data/kalman_roc.txt")
     curves = {}
@@ -32,17 +48,8 @@ def main():
     for name, pts in curves.items():
         pts.sort()
         ax.semilogx([p for p, _ in pts], [d for _, d in pts], marker=".", label=labels.get(name, name))
-    ax.axvline(1e-4, color="grey", linestyle="--", linewidth=1, label="false-alarm rate 1e-4")
-    ax.set_xlabel("false alarms per sample (noise only)")
-    ax.set_ylabel("probability of detecting a burst")
-    ax.set_ylim(0, 1.02)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8)
-    ax.set_title("ROC, " + title.replace("detector pfa_per_sample pd ", ""), fontsize=8)
-    fig.tight_layout()
-    out = os.path.join(ROOT, "docs/img/kalman_roc.png")
-    fig.savefig(out, dpi=110)
-    print("wrote", out)
+    finish_roc(fig, ax, "ROC, " + title.replace("detector pfa_per_sample pd ", ""),
+               os.path.join(ROOT, "docs/img/kalman_roc.png"))
 
 
 if __name__ == "__main__":

@@ -42,6 +42,8 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     psd_welch(x, rate, seglen), psd_from_file(path, rate, nfft, asd=True),
     psd_design(rate, nfft), psd_frequencies(rate, nfft)
     whiten(x, rate, psd, fmin=15, ...), Whitener(rate, psd, ...) (streaming)
+    kalman_model_load(path)   a Kalman model file's A, K_k, Sigma_k
+                              (kalman_detector_ff.save_model writes one)
     version(), cuda_compiled(), cuda_device_count()
     __version__        the module's version (also version(), libtransient's)
     edge_arrays(msg)   the transitions of an edge_localizer_f "detects" message
@@ -56,6 +58,10 @@ Pure-Python modules of the package are imported on their own:
     gnuradio.transient.spiir_design  SPIIR bank design from chirp templates (numpy)
     gnuradio.transient.spiir_bank    SPIIR banks and bank files (numpy)
     gnuradio.transient.kalman_signals  Gaussian bursts in coloured noise (numpy)
+    gnuradio.transient.kalman_ar     AR fits: Yule-Walker, Burg, AIC/BIC (numpy)
+    gnuradio.transient.kalman_fit    the Kalman detector's models fitted from a
+                                    recording, model files (numpy)
+    gnuradio.transient.kalman_roc    the Kalman and energy detectors' ROC
     gnuradio.transient.timeseries   SIGPROC .tim/.fil and PRESTO .dat/.inf
                                     time series, folding and period checks
     gnuradio.transient.sigmf        SigMF metadata and data: reading, writing

@@ -43,7 +43,7 @@ except ImportError:  # imported by file path
 __all__ = [
     "MAX_CHANNELS", "MAX_LEVEL_SAMPLES", "MAX_HIST_BINS", "MAX_EXTRACT_BYTES", "InputError",
     "OutputError", "Terminated", "input_file", "channels", "extract_budget", "StreamWatch",
-    "output_path", "write_output", "merge_meta", "exit_on_signals", "note"
+    "output_path", "write_output", "merge_meta", "exit_on_signals", "note", "fail"
 ]
 
 # Channels of one multi-channel recording (SigMF, SIGPROC): the GNU Radio
@@ -248,3 +248,15 @@ def note(stream, prog, text):
     stream.write("%s: warning: %s\n" % (prog, text))
     if hasattr(stream, "flush"):
         stream.flush()
+
+
+def fail(exc, prog, stderr, usage=()):
+    """Report what ended a program's run: one line on stderr and the exit
+    status, 2 for a usage or input error (InputError, OutputError, the
+    classes in `usage`), 128 + the signal (130 for Ctrl-C) on an interrupt,
+    1 for anything else."""
+    if isinstance(exc, KeyboardInterrupt):
+        stderr.write("%s: interrupted; nothing written\n" % prog)
+        return getattr(exc, "status", 130)
+    stderr.write("%s: error: %s\n" % (prog, exc))
+    return 2 if isinstance(exc, (InputError, OutputError) + tuple(usage)) else 1

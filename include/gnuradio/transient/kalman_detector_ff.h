@@ -104,6 +104,19 @@ class TRANSIENT_API kalman_detector_ff : virtual public gr::sync_block
                      size_t batch = 65536);
 
     /*!
+     * \brief Design a model from the parameters make() designs from and write it
+     * as a model file (tr_kalman_model_save), the file \p model_file loads.
+     *
+     * \throws std::invalid_argument on invalid parameters (the core's message)
+     * \throws std::runtime_error when the file cannot be written
+     */
+    static void save_model(const std::string &path, unsigned int M,
+                           const std::vector<double> &noise_ar, double noise_var,
+                           double meas_var, const std::vector<double> &target_ar,
+                           double target_var, const std::string &envelope = "rect",
+                           double env_param = 10.0);
+
+    /*!
      * \brief Set the decision threshold (from the next sample).
      * \throws std::invalid_argument unless finite
      */

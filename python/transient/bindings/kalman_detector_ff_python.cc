@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(kalman_detector_ff.h)                                      */
-/* BINDTOOL_HEADER_FILE_HASH(90c755dee0f1f8479b1e3301d2134867)                     */
+/* BINDTOOL_HEADER_FILE_HASH(1e6759d9418c0c89d9337804a906b6be)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -41,6 +41,12 @@ void bind_kalman_detector_ff(py::module &m)
              py::arg("env_param") = 10.0, py::arg("model_file") = "",
              py::arg("backend") = "auto", py::arg("device") = 0, py::arg("batch") = 65536,
              D(kalman_detector_ff, make))
+
+        .def_static("save_model", &kalman_detector_ff::save_model, py::arg("path"),
+                    py::arg("M"), py::arg("noise_ar"), py::arg("noise_var"),
+                    py::arg("meas_var"), py::arg("target_ar"), py::arg("target_var"),
+                    py::arg("envelope") = "rect", py::arg("env_param") = 10.0,
+                    D(kalman_detector_ff, save_model))
 
         .def("set_threshold", &kalman_detector_ff::set_threshold, py::arg("threshold"),
              D(kalman_detector_ff, set_threshold))

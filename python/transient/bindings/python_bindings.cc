@@ -30,11 +30,13 @@ void bind_filterbank_source(py::module &m);
 void bind_whiten_ff(py::module &m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
-// Core helpers on numpy arrays (core_python.cc, dedisp_python.cc, whiten_python.cc).
+// Core helpers on numpy arrays (core_python.cc, dedisp_python.cc, whiten_python.cc,
+// kalman_model_python.cc).
 void bind_core(py::module &m);
 void bind_edge_metrics(py::module &m);
 void bind_dedisp(py::module &m);
 void bind_whiten(py::module &m);
+void bind_kalman_model(py::module &m);
 
 // import_array() is a macro that returns from the calling function; wrap it.
 void *init_numpy()
@@ -74,4 +76,5 @@ PYBIND11_MODULE(transient_python, m)
     bind_edge_metrics(m);
     bind_dedisp(m);
     bind_whiten(m);
+    bind_kalman_model(m);
 }

@@ -47,6 +47,15 @@ Args:
 Raises ValueError on invalid parameters, RuntimeError when the model file cannot
 be read or the backend cannot be used.)doc";
 
+static const char *__doc_gr_transient_kalman_detector_ff_save_model = R"doc(
+Design a model from the parameters the constructor designs from (path, M,
+noise_ar, noise_var, meas_var, target_ar, target_var, envelope, env_param)
+and write it as a model file (tr_kalman_model_save), the file model_file
+loads. gnuradio.transient.kalman_fit writes fitted models with it.
+
+Raises ValueError on invalid parameters, RuntimeError when the file cannot be
+written.)doc";
+
 static const char *__doc_gr_transient_kalman_detector_ff_set_threshold =
     R"doc(Set the decision threshold (from the next sample).)doc";
 
