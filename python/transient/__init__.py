@@ -40,6 +40,9 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     boxcar_plan(algorithm, max_width, widths, depth, layers)
     boxcar_predict(algorithm, max_width, widths, depth, layers, smax=0, exact=False)
     boxcar_predict_list(widths, separations, smax, exact=False)
+    psd_welch(x, rate, seglen), psd_from_file(path, rate, nfft, asd=True),
+    psd_design(rate, nfft), psd_frequencies(rate, nfft)
+    whiten(x, rate, psd, fmin=15, ...), Whitener(rate, psd, ...) (streaming)
     version(), cuda_compiled(), cuda_device_count()
     __version__        the module's version (also version(), libtransient's)
     edge_arrays(msg)   the transitions of an edge_localizer_f "detects" message

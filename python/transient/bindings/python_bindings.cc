@@ -29,9 +29,10 @@ void bind_frb_search_f(py::module &m);
 void bind_filterbank_source(py::module &m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
-// Core helpers on numpy arrays (core_python.cc, dedisp_python.cc).
+// Core helpers on numpy arrays (core_python.cc, dedisp_python.cc, whiten_python.cc).
 void bind_core(py::module &m);
 void bind_dedisp(py::module &m);
+void bind_whiten(py::module &m);
 
 // import_array() is a macro that returns from the calling function; wrap it.
 void *init_numpy()
@@ -68,4 +69,5 @@ PYBIND11_MODULE(transient_python, m)
 
     bind_core(m);
     bind_dedisp(m);
+    bind_whiten(m);
 }

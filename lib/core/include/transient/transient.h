@@ -15,5 +15,6 @@
 #include <transient/frb.h>
 #include <transient/filterbank.h>
 #include <transient/dedisp.h>
+#include <transient/whiten.h> /* functions present when built with FFTW3 */
 
 #endif /* TRANSIENT_TRANSIENT_H */
