@@ -25,44 +25,35 @@ import numpy as np
 from . import spiir_design, spiir_templates
 from . import transient_python as _core
 
-__all__ = ["SearchResult", "autocorrelation", "search", "welch_psd", "whiten"]
+__all__ = ["SearchResult", "autocorrelation", "search", "psd"]
 
 
-def welch_psd(x, sample_rate, seg_seconds=4.0):
-    """One-sided PSD of x (Welch: Hann segments of seg_seconds, half overlapping,
-    median over segments, divided by the median's bias ln 2 for chi-square with
-    2 degrees of freedom). Returns (freq, psd)."""
-    n = int(round(seg_seconds * sample_rate))
-    if n < 16 or n > len(x):
-        raise ValueError("the PSD needs segments of 16 samples to the whole stream (%d); "
-                         "got %d" % (len(x), n))
-    step = n // 2
-    w = np.hanning(n)
-    segs = np.array([x[i:i + n] for i in range(0, len(x) - n + 1, step)])
-    segs = segs - segs.mean(axis=1, keepdims=True)
-    p = np.abs(np.fft.rfft(segs * w, axis=1))**2 * (2.0 / (sample_rate * np.sum(w**2)))
-    return np.fft.rfftfreq(n, 1.0 / sample_rate), np.median(p, axis=0) / math.log(2.0)
+def psd(x, sample_rate, kind="estimate", seconds=4.0, asd=True):
+    """The PSD for the search, on the core's grid of nfft = seconds x rate
+    points (<transient/whiten.h>): kind "estimate" (Welch median of x),
+    "design" (the Advanced LIGO fit) or a file name (two columns, frequency and
+    ASD, or PSD when asd is False). Returns the nfft / 2 + 1 values."""
+    nfft = int(round(seconds * sample_rate))
+    nfft += nfft % 2
+    if kind == "estimate":
+        if len(x) < nfft:
+            raise ValueError("the PSD estimate needs %g s (%d samples) of data, the strain "
+                             "has %d" % (seconds, nfft, len(x)))
+        return _core.psd_welch(np.asarray(x, dtype=np.float32), sample_rate, nfft)
+    if kind == "design":
+        return _core.psd_design(sample_rate, nfft)
+    return _core.psd_from_file(kind, sample_rate, nfft, asd)
 
 
-def whiten(x, sample_rate, freq, psd, f_low, f_high=None, taper=0.5):
-    """x whitened with the one-sided PSD: X(f) sqrt(2 / (rate S(f))) between f_low
-    and f_high (default 0.45 rate), so that noise of that PSD becomes white with
-    unit variance per sample in the band. The first and last `taper` seconds are
-    tapered (Hann) against the wrap-around of the FFT. float64 array."""
-    n = len(x)
-    f_high = 0.45 * sample_rate if f_high is None else f_high
-    S = spiir_templates.interp_psd(freq, psd, n, sample_rate)
-    f = np.fft.rfftfreq(n, 1.0 / sample_rate)
-    W = np.zeros_like(S)
-    ok = (f >= f_low) & (f <= f_high) & (S > 0)
-    W[ok] = np.sqrt(2.0 / (sample_rate * S[ok]))
-    m = min(int(taper * sample_rate), n // 2)
-    win = np.ones(n)
+def taper_window(n, m):
+    """Ones with Hann ramps of m samples at both ends (m <= n / 2)."""
+    w = np.ones(n)
+    m = min(int(m), n // 2)
     if m > 0:
         ramp = 0.5 * (1 - np.cos(np.pi * np.arange(m) / m))
-        win[:m] = ramp
-        win[n - m:] = ramp[::-1]
-    return np.fft.irfft(np.fft.rfft((x - np.mean(x)) * win) * W, n)
+        w[:m] = ramp
+        w[n - m:] = ramp[::-1]
+    return w
 
 
 def _bank_arrays(filters):
@@ -107,22 +98,35 @@ TRIGGER_DTYPE = np.dtype([("sample", "<i8"), ("peak", "<f8"), ("template", "<i4"
                           ("time", "<f8"), ("merger_time", "<f8")])
 
 
-def search(strain, sample_rate, template, psd, f_low=20.0, target_match=0.97,
+def search(strain, sample_rate, template, psd_values, f_low=20.0, target_match=0.97,
            max_latency=spiir_design.DEFAULT_MAX_LATENCY, threshold=8.0, window=None,
-           half=None, multirate=False, backend="cpu", gps_start=0.0, energy_kept=0.99):
+           half=None, multirate=False, backend="cpu", gps_start=0.0, energy_kept=0.99,
+           taper=1.0):
     """Search strain (real array at sample_rate) for the Template `template`
     (unwhitened; spiir_templates.load_template / approximant / as_template) with
-    the PSD (freq, psd). window: samples after a peak that end its cluster
+    the PSD psd_values (search.psd()): the strain is whitened by the core
+    (transient.Whitener, its full-length filter) and the template by the same
+    filter's taps. window: samples after a peak that end its cluster
     (default: the whitened template's length, so one signal gives one trigger);
     half: chi-square half-width in samples (default 0.1 s). Returns a
-    SearchResult; triggers' times in s from gps_start."""
+    SearchResult; triggers' times in s from gps_start. taper: seconds at each
+    end of the strain (less its mean) brought in by a Hann ramp before
+    whitening: the whitener starts from zeros, and the step from them to the
+    strain would ring through its seconds-long filter into loud false
+    triggers; signals in the ramps are attenuated."""
     fs = float(sample_rate)
-    freq, S = psd
-    tw = spiir_templates.whiten_template(template, freq, S, f_low, energy_kept=energy_kept)
+    whitener = _core.Whitener(fs, np.asarray(psd_values, dtype=np.float64), f_low,
+                              backend=backend)
+    tw = spiir_templates.whiten_template(template, whitener.taps(), energy_kept=energy_kept)
     design = spiir_design.design_target(tw.h, fs, target_match, max_latency=max_latency)
     half = int(round(0.1 * fs)) if half is None else int(half)
     window = len(tw.h) if window is None else int(window)
-    xw = whiten(np.asarray(strain, dtype=np.float64), fs, freq, S, f_low)
+    # the strain less its mean, tapered, then the whitener's latency in zeros:
+    # row k + D is sample k
+    d = int(whitener.latency)
+    x32 = (taper_window(len(strain), int(round(taper * fs))) *
+           (np.asarray(strain, dtype=np.float64) - np.mean(strain))).astype(np.float32)
+    xw = whitener.process(np.concatenate([x32, np.zeros(d, dtype=np.float32)]))[d:]
     a1, b0, d, lv, cnt = _bank_arrays(design.filters)
     ac, shift, lat = autocorrelation(design.filters, tw.h, fs, half, multirate)
     x = np.concatenate([xw, np.zeros(lat)]).astype(np.float32)
@@ -140,5 +144,6 @@ def search(strain, sample_rate, template, psd, f_low=20.0, target_match=0.97,
     # the peak of the template's own response lies `shift` samples after its end
     out["merger_time"] = out["time"] - (end_to_merger + shift / fs)
     order = np.argsort(out["sample"], kind="stable")
-    return SearchResult(triggers=out[order], design=design, template=tw, psd=(freq, S),
-                        latency=lat, autocorr=ac, snr=snr, whitened=xw)
+    return SearchResult(triggers=out[order], design=design, template=tw, psd=psd_values,
+                        latency=lat, autocorr=ac, snr=snr, whitened=xw,
+                        whitener_half_len=int(whitener.half_len))

@@ -37,7 +37,7 @@ import os
 import numpy as np
 
 __all__ = ["Template", "analytic", "trim_zeros", "as_template", "resample", "load_template",
-           "approximant", "whiten_template", "interp_psd"]
+           "approximant", "whiten_template"]
 
 
 class Template(object):
@@ -270,50 +270,23 @@ def approximant(name, m1, m2, sample_rate, f_low=20.0, distance_mpc=1.0, **param
     return as_template(h, sample_rate, merger, "%s %g+%g" % (name, m1, m2))
 
 
-def interp_psd(freq, psd, n, sample_rate):
-    """The one-sided PSD (freq, psd) at the rfft frequencies of n samples
-    (linear interpolation; the end values held outside)."""
-    freq = np.asarray(freq, dtype=np.float64)
-    psd = np.asarray(psd, dtype=np.float64)
-    if freq.ndim != 1 or freq.shape != psd.shape or len(freq) < 2:
-        raise ValueError("the PSD needs matching one-dimensional frequency and value "
-                         "arrays of at least 2 points")
-    if not np.all(np.diff(freq) > 0):
-        raise ValueError("the PSD's frequencies must increase")
-    if not np.all(np.isfinite(psd)) or np.any(psd < 0):
-        raise ValueError("the PSD must be finite and >= 0")
-    return np.interp(np.fft.rfftfreq(n, 1.0 / sample_rate), freq, psd)
-
-
-def whiten_template(template, freq, psd, f_low, f_high=None, energy_kept=0.99, pad=4.0):
-    """The template whitened with the one-sided PSD (freq, psd) as the data are:
-    H(f) sqrt(2 / (rate S(f))) between f_low and f_high (default 0.45 rate;
-    zero outside and where S = 0), then cut to the shortest stretch holding
-    energy_kept of its energy (whitening with a PSD that has lines makes long,
-    weak tails at the lines: they cost filters and add nothing) and normalised
-    to sum |h|^2 = 2 like newtonian_chirp(). pad: seconds of zeros on each side
-    before whitening (the whitened template spreads). Returns a Template."""
+def whiten_template(template, taps, energy_kept=0.99):
+    """The template whitened by the zero-phase whitening filter `taps` (odd
+    length, centre tap in the middle: Whitener.taps() of the filter that
+    whitens the data, so that template and data see the same filter): the real
+    part (the signal a detector sees) convolved with the taps, made analytic,
+    cut to the shortest stretch holding energy_kept of its energy (a PSD with
+    narrow lines makes a long whitening filter whose weak tails at the lines
+    cost filters and add nothing) and normalised to sum |h|^2 = 2 like
+    newtonian_chirp(). Returns a Template."""
     if not 0 < energy_kept <= 1:
         raise ValueError("energy_kept must be in (0, 1], got %r" % (energy_kept, ))
-    fs = template.sample_rate
-    f_high = 0.45 * fs if f_high is None else float(f_high)
-    if not 0 <= f_low < f_high <= fs / 2:
-        raise ValueError("need 0 <= f_low (%g) < f_high (%g) <= %g Hz" % (f_low, f_high,
-                                                                           fs / 2))
-    npad = int(round(pad * fs))
-    h = template.h
-    n = len(h) + 2 * npad
-    n += n % 2
-    buf = np.zeros(n, dtype=np.complex128)
-    buf[npad:npad + len(h)] = h.real  # the signal a detector sees
-    S = interp_psd(freq, psd, n, fs)
-    f = np.fft.rfftfreq(n, 1.0 / fs)
-    W = np.zeros_like(S)
-    ok = (f >= f_low) & (f <= f_high) & (S > 0)
-    if not np.any(ok):
-        raise ValueError("the PSD leaves no band between %g and %g Hz" % (f_low, f_high))
-    W[ok] = np.sqrt(2.0 / (fs * S[ok]))
-    hw = np.fft.irfft(np.fft.rfft(buf.real) * W, n)
+    taps = np.asarray(taps, dtype=np.float64)
+    if taps.ndim != 1 or len(taps) % 2 != 1 or not np.all(np.isfinite(taps)):
+        raise ValueError("the whitening taps must be a finite one-dimensional array of odd "
+                         "length")
+    half = len(taps) // 2
+    hw = np.convolve(template.h.real, taps)  # index i: template sample i - half
     ha = analytic(hw)
     e = np.cumsum(np.abs(ha)**2)
     if e[-1] <= 0:
@@ -322,8 +295,10 @@ def whiten_template(template, freq, psd, f_low, f_high=None, energy_kept=0.99, p
     cut = (1.0 - energy_kept) / 2.0
     lo = int(np.searchsorted(e, cut))
     hi = int(np.searchsorted(e, 1.0 - cut))
-    hi = min(max(hi, lo + 15), n - 1)
+    hi = min(max(hi, lo + 15), len(ha) - 1)
+    lo = max(min(lo, hi - 15), 0)
     ht = ha[lo:hi + 1]
     ht = ht * math.sqrt(2.0 / np.sum(np.abs(ht)**2))
-    merger = template.merger_index + npad - lo
-    return Template(ht, fs, min(max(merger, 0), len(ht) - 1), template.name + " (whitened)")
+    merger = template.merger_index + half - lo
+    return Template(ht, template.sample_rate, min(max(merger, 0), len(ht) - 1),
+                    template.name + " (whitened)")
