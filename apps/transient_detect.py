@@ -13,7 +13,10 @@ DETECTOR is one of
   edges   transient.edge_localizer_f   transitions of a two-level signal
   boxcar  transient.boxcar_search_ff   single pulses (boxcar_search_cf: the
                                        power of complex input)
-  spiir   transient.spiir_bank_fc/_cc  matched-filter triggers (--bank FILE)
+  spiir   transient.spiir_bank_fc/_cc  matched-filter triggers (--bank FILE); or,
+          with --template FILE / --approximant NAME, a search of strain
+          (GWOSC HDF5 or raw): PSD, whitening, bank design, triggers with
+          chi-square (spiir_detect; share/doc/gr-transient/spiir.md)
   kalman  transient.kalman_detector_ff Gaussian bursts in coloured noise
   frb     FRB search of a SIGPROC filterbank (.fil): dedispersion over a DM
           plan, boxcar search, candidates with DM (transient-frb, over
@@ -102,6 +105,12 @@ def _import_frb():
         sys.path.insert(0, os.path.abspath(src))
         import frb_detect
         return frb_detect
+
+
+def _import_spiir_detect():
+    """gnuradio.transient.spiir_detect (the strain search), installed or built."""
+    from gnuradio.transient import spiir_detect
+    return spiir_detect
 
 
 def _app_dir():
@@ -250,13 +259,16 @@ def build_parser():
 
     s = sub.add_parser("spiir", parents=[common], help="spiir_bank_fc/_cc: chirp triggers")
     g = s.add_argument_group("spiir_bank_fc / spiir_bank_cc")
-    g.add_argument("--bank", required=True,
-                   help="bank file (share/doc/gr-transient/spiir.md; gnuradio.transient.spiir_bank)")
+    g.add_argument("--bank",
+                   help="bank file (share/doc/gr-transient/spiir.md; gnuradio.transient."
+                   "spiir_bank); without it, --template or --approximant designs one")
     g.add_argument("--threshold", type=float, default=8.0, help="|SNR| threshold (8)")
-    g.add_argument("--window", type=_nonneg_int, default=1024,
-                   help="samples after a peak that end its cluster (1024)")
+    g.add_argument("--window", type=_nonneg_int, default=None,
+                   help="samples after a peak that end its cluster (1024; without --bank "
+                   "the whitened template's length)")
     g.add_argument("--multirate", action="store_true", help="run filters at their levels")
     g.add_argument("--batch", type=_nonneg_int, default=4096, help="CUDA batch (4096)")
+    _import_spiir_detect().add_arguments(s)
 
     k = sub.add_parser("kalman", parents=[common], help="kalman_detector_ff: bursts")
     g = k.add_argument_group("kalman_detector_ff")
@@ -286,7 +298,7 @@ def build_parser():
 FIELDS = {
     "edges": ("polarity", "crossing"),
     "boxcar": ("width", "snr", "channel", "centre", "members"),
-    "spiir": ("template", "snr", "phase"),
+    "spiir": ("template", "snr", "phase", "chisq", "merger_time"),
     "kalman": ("end", "duration", "peak", "peak_llr", "onset"),
 }
 
@@ -329,10 +341,12 @@ def to_detections(det, messages, start, rate):
             for d in m.get("triggers", []):
                 s = int(d["sample"]) + start
                 tt = float(d["time"])
+                # chisq, merger_time: the strain search's (spiir_detect)
                 rows.append({"sample": s,
                              "time": None if rate is None else tt + start / rate,
                              "count": 1, "template": int(d["template"]),
-                             "snr": float(d["snr"]), "phase": float(d["phase"])})
+                             "snr": float(d["snr"]), "phase": float(d["phase"]),
+                             "chisq": None, "merger_time": None})
         else:
             s = int(m["start"]) + start
             e = int(m["end"]) + start
@@ -442,8 +456,9 @@ def make_detector(args, transient, is_complex, vlen, rate):
                     args.batch)
     if det == "spiir":
         make = transient.spiir_bank_cc if is_complex else transient.spiir_bank_fc
-        return make(args.bank, [], [], [], [], [], rate or 0.0, args.threshold, args.window,
-                    args.multirate, args.backend, args.device, args.batch)
+        return make(args.bank, [], [], [], [], [], rate or 0.0, args.threshold,
+                    1024 if args.window is None else args.window, args.multirate,
+                    args.backend, args.device, args.batch)
     return transient.kalman_detector_ff(args.M, args.Ns, args.threshold, args.alpha,
                                         args.noise_ar, args.noise_var, args.meas_var,
                                         args.target_ar, args.target_var, args.envelope,
@@ -765,6 +780,13 @@ def run(argv=None, stdout=None, stderr=None):
         args = build_parser().parse_args(argv)
         if args.detector == "frb":
             return _import_frb().run(args, stdout, stderr, PROG, sigmf, recordings, _app_dir())
+        if args.detector == "spiir" and args.bank is None:
+            _output_format(args)
+            if args.output is not None:
+                io_checks.output_path(args.output)
+            return _import_spiir_detect().run(args, stdout, stderr, PROG, recordings,
+                                              csv_bytes, json_bytes, io_checks.write_output,
+                                              UsageError)
         fmt = _output_format(args)
         if args.output is not None:
             io_checks.output_path(args.output)

@@ -1,0 +1,209 @@
+#
+# Copyright 2026 gr-transient authors.
+#
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+"""``transient-detect spiir STRAIN --template FILE`` (or ``--approximant NAME
+--m1 M1 --m2 M2``): a SPIIR search of gravitational-wave strain without a bank
+file. The strain (GWOSC HDF5, or any raw format of transient-detect with
+--rate) is whitened with a PSD (estimated from it by default, a noise-curve
+file, or the Advanced LIGO design fit), a bank is designed from the template
+whitened the same way, and the triggers are written with SNR, time, template,
+phase, the autocorrelation chi-square and the merger time (spiir_search).
+
+Times: a trigger's `time` is the peak of the filter output, where the last
+sample of the whitened template lies; `merger_time` is the template's merger
+(time 0 of a waveform file's time column, else the peak of |h|) at that
+alignment. Both are GPS seconds when the strain file gives its start (GWOSC
+meta/GPSstart), else seconds from the first sample.
+"""
+
+import argparse
+import math
+import os
+import time
+
+import numpy as np
+
+from . import gw_strain, spiir_design, spiir_search, spiir_templates
+
+__all__ = ["add_arguments", "run"]
+
+
+def _positive(text):
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected a number, got %r" % text)
+    if not (math.isfinite(v) and v > 0):
+        raise argparse.ArgumentTypeError("must be a positive number, got %r" % text)
+    return v
+
+
+def add_arguments(parser):
+    """The search options of the spiir subcommand (used without --bank)."""
+    g = parser.add_argument_group("search of strain without --bank (share/doc/gr-transient/"
+                                  "spiir.md): the bank is designed from the template")
+    g.add_argument("--template", metavar="FILE",
+                   help="waveform: .npy, text (time, h) or (time, h+, hx), HDF5 (hplus, "
+                   "hcross)")
+    g.add_argument("--template-rate", type=_positive,
+                   help="sample rate of a .npy template (default: the strain's)")
+    g.add_argument("--approximant", metavar="NAME",
+                   help="lalsimulation approximant instead of --template (needs lalsuite)")
+    g.add_argument("--m1", type=_positive, help="--approximant: mass 1 (solar masses)")
+    g.add_argument("--m2", type=_positive, help="--approximant: mass 2 (solar masses)")
+    g.add_argument("--psd", default="estimate", metavar="estimate|design|FILE",
+                   help="PSD: Welch median of the strain (estimate, default), the Advanced "
+                   "LIGO design fit (design), or a two-column file (frequency, ASD)")
+    g.add_argument("--psd-is-psd", action="store_true",
+                   help="the --psd file's second column is the PSD, not the ASD")
+    g.add_argument("--psd-seconds", type=_positive, default=4.0,
+                   help="PSD segment and grid length in s (4)")
+    g.add_argument("--f-low", type=_positive, default=20.0,
+                   help="whitening and template band starts here, Hz (20)")
+    g.add_argument("--target-match", type=float, default=0.97,
+                   help="bank design: epsilon searched until the match with the whitened "
+                   "template reaches this (0.97)")
+    g.add_argument("--max-latency", type=int, default=spiir_design.DEFAULT_MAX_LATENCY,
+                   help="multirate lag allowed, samples (%d)" %
+                   spiir_design.DEFAULT_MAX_LATENCY)
+    g.add_argument("--chisq-half", type=int, default=None,
+                   help="chi-square lags each side of the peak, samples (0.1 s)")
+    g.add_argument("--taper", type=float, default=1.0,
+                   help="seconds at each end of the strain ramped in before whitening (1)")
+
+
+class _StrainRecording(object):
+    """What json_bytes reads of a recording, for the strain searched."""
+
+    def __init__(self, path, fmt, datatype, nsamples, rate):
+        self.path, self.format, self.nsamples, self.rate = path, fmt, nsamples, rate
+        self.datatype = argparse.Namespace(text=datatype)
+        self.channel_name, self.channel = None, None
+
+
+def _read_strain(args, recordings, usage_error):
+    """(data float64, rate, gps start or None, recording description)."""
+    if gw_strain.is_hdf5(args.input):
+        try:
+            s = gw_strain.read_gwosc(args.input)
+        except ValueError as e:
+            raise usage_error(str(e))
+        if args.rate is not None and args.rate != s.sample_rate:
+            raise usage_error("%s gives its rate (%g Hz); drop --rate %g" %
+                              (args.input, s.sample_rate, args.rate))
+        data, rate, gps = s.data, s.sample_rate, s.gps_start
+        rec = _StrainRecording(args.input, "gwosc-hdf5", "f64", len(data), rate)
+    else:
+        try:
+            r = recordings.open_recording(args.input, args.format, rate=args.rate,
+                                          channel=args.channel)
+        except (ValueError, OSError) as e:
+            raise usage_error(str(e) if isinstance(e, ValueError) else "%s: %s" %
+                              (args.input, e))
+        try:
+            if r.is_complex or r.vlen > 1:
+                raise usage_error("%s: strain must be one real channel" % args.input)
+            if r.rate is None:
+                raise usage_error("%s: no sample rate; give --rate" % args.input)
+            data = np.asarray(r.read(0, r.nsamples), dtype=np.float64).reshape(-1)
+            rate, gps = r.rate, None
+            rec = _StrainRecording(r.path, r.format, r.datatype.text, r.nsamples, rate)
+        finally:
+            r.close()
+    start = args.start
+    if start >= len(data):
+        raise usage_error("--start %d is beyond the %d samples of %s" %
+                          (start, len(data), args.input))
+    count = len(data) - start
+    if args.samples:
+        count = min(count, args.samples)
+    data = data[start:start + count]
+    if gps is not None:
+        gps += start / rate
+    return data, rate, gps, rec
+
+
+def _template(args, rate, usage_error):
+    if args.bank is not None:
+        raise usage_error("give either --bank or a template to design one from, not both")
+    if (args.template is None) == (args.approximant is None):
+        raise usage_error("spiir needs --bank FILE, or --template FILE or --approximant NAME "
+                          "to design a bank")
+    try:
+        if args.template is not None:
+            if args.m1 is not None or args.m2 is not None:
+                raise usage_error("--m1/--m2 go with --approximant")
+            return spiir_templates.load_template(args.template, rate, args.template_rate)
+        if args.m1 is None or args.m2 is None:
+            raise usage_error("--approximant needs --m1 and --m2")
+        return spiir_templates.approximant(args.approximant, args.m1, args.m2, rate,
+                                           f_low=args.f_low)
+    except (ValueError, OSError) as e:
+        raise usage_error(str(e))
+
+
+def run(args, stdout, stderr, prog, recordings, csv_bytes, json_bytes, write_output,
+        usage_error):
+    """The search; returns the exit status like transient-detect's run (usage and
+    input errors raise usage_error, which the caller reports)."""
+    if args.sigmf_annotations is not None or args.in_place:
+        raise usage_error("--sigmf-annotations: the strain search writes CSV or JSON (-o)")
+    if not 0 < args.target_match < 1:
+        raise usage_error("--target-match must be in (0, 1), got %g" % args.target_match)
+    if args.max_latency < 0:
+        raise usage_error("--max-latency must be >= 0")
+    data, rate, gps, rec = _read_strain(args, recordings, usage_error)
+    template = _template(args, rate, usage_error)
+    t0 = time.time()
+    try:
+        psd = spiir_search.psd(data, rate, args.psd, args.psd_seconds,
+                               asd=not args.psd_is_psd)
+        r = spiir_search.search(data, rate, template, psd, f_low=args.f_low,
+                                target_match=args.target_match, max_latency=args.max_latency,
+                                threshold=args.threshold,
+                                window=args.window,
+                                half=args.chisq_half, multirate=args.multirate,
+                                backend=args.backend, gps_start=gps or 0.0,
+                                taper=args.taper)
+    except ValueError as e:
+        raise usage_error(str(e))
+    elapsed = time.time() - t0
+    rows = []
+    for t in r.triggers:
+        s = int(t["sample"]) + args.start
+        rows.append({"sample": s, "time": float(t["time"]), "count": 1,
+                     "template": int(t["template"]), "snr": float(t["snr"]),
+                     "phase": float(t["phase"]), "chisq": float(t["chisq"]),
+                     "merger_time": float(t["merger_time"])})
+    params = {k: v for k, v in sorted(vars(args).items())
+              if k not in ("input", "output", "output_format", "sigmf_annotations",
+                           "in_place", "progress", "quiet", "verbose", "format")}
+    d = r.design
+    stats = {"start": args.start, "samples": len(data), "seconds": len(data) / rate,
+             "backend": args.backend, "detections": len(rows), "gps_start": gps,
+             "template": template.name, "template_samples": len(r.template.h),
+             "filters": int(len(d.filters)), "match": d.match, "epsilon": d.epsilon,
+             "latency": r.latency, "end_to_merger": r.template.end_to_merger}
+    fmt = args.output_format or ("json" if str(args.output).endswith(".json") else "csv")
+    data_out = csv_bytes("spiir", rows) if fmt == "csv" else \
+        json_bytes("spiir", rows, rec, params, stats)
+    if args.output in (None, "-"):
+        out = getattr(stdout, "buffer", None)
+        if out is not None:
+            out.write(data_out)
+            out.flush()
+        else:
+            stdout.write(data_out.decode("utf-8"))
+    else:
+        write_output(args.output, data_out)
+    if not args.quiet:
+        stderr.write("%s: spiir: %s whitened (%d samples) -> %d filters, match %.4f "
+                     "(epsilon %.3g), latency %d samples; merger %.4f s before a trigger's "
+                     "time\n" % (prog, template.name, len(r.template.h), len(d.filters),
+                                 d.match, d.epsilon, r.latency, r.template.end_to_merger))
+        stderr.write("%s: spiir: %d detections in %d samples (%.6g s at %.6g Hz) of %s, "
+                     "%.2f s\n" % (prog, len(rows), len(data), len(data) / rate, rate,
+                                   os.path.basename(args.input), elapsed))
+    return 0
