@@ -780,6 +780,9 @@ def run(argv=None, stdout=None, stderr=None):
         args = build_parser().parse_args(argv)
         if args.detector == "frb":
             return _import_frb().run(args, stdout, stderr, PROG, sigmf, recordings, _app_dir())
+        if args.detector == "spiir" and args.bank is not None and (
+                args.template is not None or args.approximant is not None):
+            raise UsageError("give either --bank or a template to design one from, not both")
         if args.detector == "spiir" and args.bank is None:
             _output_format(args)
             if args.output is not None:

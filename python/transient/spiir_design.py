@@ -56,7 +56,8 @@ except ImportError:  # loaded as a plain module (no package)
 __all__ = [
     "MSUN_S", "MR_PASSBAND", "MR_LAG_PER_STEP", "Chirp", "DesignResult", "BankDesign",
     "chirp_mass", "newtonian_chirp", "design", "design_bank", "assign_levels",
-    "impulse_response", "match", "matched_filter", "inject", "design_target", "main"
+    "impulse_response", "match", "matched_filter", "inject", "design_target",
+    "sine_gaussian", "main"
 ]
 
 MSUN_S = 4.925490947641267e-06  # G M_sun / c^3 in seconds
@@ -521,6 +522,20 @@ def inject(x, h, end, snr):
     lo = max(0, start)
     x[lo:end + 1] += snr * h.real[lo - start:]
     return x
+
+
+def sine_gaussian(sample_rate, f0, q, n, center):
+    """A sine-Gaussian glitch exp(-(t - t0)^2 / (2 tau^2)) cos(2 pi f0 (t - t0)),
+    tau = q / (2 pi f0), of n samples centred on sample `center`, unit norm:
+    the usual model of a short instrumental transient (for signal-consistency
+    tests against chirps)."""
+    fs = _check_positive("sample_rate", sample_rate)
+    f0 = _check_positive("f0", f0)
+    q = _check_positive("q", q)
+    t = (np.arange(int(n)) - float(center)) / fs
+    tau = q / (2 * math.pi * f0)
+    g = np.exp(-t**2 / (2 * tau**2)) * np.cos(2 * math.pi * f0 * t)
+    return g / math.sqrt(np.sum(g**2))
 
 
 # ---- command line ------------------------------------------------------------

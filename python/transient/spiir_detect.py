@@ -125,19 +125,20 @@ def _read_strain(args, recordings, usage_error):
     return data, rate, gps, rec
 
 
-def _template(args, rate, usage_error):
-    if args.bank is not None:
-        raise usage_error("give either --bank or a template to design one from, not both")
+def _check_template_args(args, usage_error):
     if (args.template is None) == (args.approximant is None):
         raise usage_error("spiir needs --bank FILE, or --template FILE or --approximant NAME "
                           "to design a bank")
+    if args.template is not None and (args.m1 is not None or args.m2 is not None):
+        raise usage_error("--m1/--m2 go with --approximant")
+    if args.approximant is not None and (args.m1 is None or args.m2 is None):
+        raise usage_error("--approximant needs --m1 and --m2")
+
+
+def _template(args, rate, usage_error):
     try:
         if args.template is not None:
-            if args.m1 is not None or args.m2 is not None:
-                raise usage_error("--m1/--m2 go with --approximant")
             return spiir_templates.load_template(args.template, rate, args.template_rate)
-        if args.m1 is None or args.m2 is None:
-            raise usage_error("--approximant needs --m1 and --m2")
         return spiir_templates.approximant(args.approximant, args.m1, args.m2, rate,
                                            f_low=args.f_low)
     except (ValueError, OSError) as e:
@@ -148,6 +149,7 @@ def run(args, stdout, stderr, prog, recordings, csv_bytes, json_bytes, write_out
         usage_error):
     """The search; returns the exit status like transient-detect's run (usage and
     input errors raise usage_error, which the caller reports)."""
+    _check_template_args(args, usage_error)
     if args.sigmf_annotations is not None or args.in_place:
         raise usage_error("--sigmf-annotations: the strain search writes CSV or JSON (-o)")
     if not 0 < args.target_match < 1:

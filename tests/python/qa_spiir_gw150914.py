@@ -117,6 +117,50 @@ class qa_spiir_gw150914(gr_unittest.TestCase):
         far[i - int(0.5 * fs):i + int(0.5 * fs)] = False
         self.assertLess(snr[far].max(), 8.0)
 
+    def test_004_cli_errors(self):
+        """One-line errors, exit status 2, nothing on stdout."""
+        cases = [
+            ([STRAIN], "--template FILE or --approximant NAME"),
+            ([STRAIN, "--template", WAVEFORM, "--bank", "b.spiir"], "not both"),
+            ([STRAIN, "--approximant", "IMRPhenomD", "--m1", "36"], "needs --m1 and --m2"),
+            ([STRAIN, "--template", WAVEFORM, "--m1", "3"], "go with --approximant"),
+            ([STRAIN, "--template", STRAIN], "no h+ dataset"),
+            ([STRAIN, "--template", WAVEFORM, "--sigmf-annotations"], "CSV or JSON"),
+            ([STRAIN, "--template", WAVEFORM, "--target-match", "1.2"], "(0, 1)"),
+            ([STRAIN, "--template", WAVEFORM, "--psd", "/nonexistent.txt"], "nonexistent"),
+            ([WAVEFORM, "--template", WAVEFORM], "unknown recording format"),
+        ]
+        for args, needle in cases:
+            p = subprocess.run([sys.executable, APP, "spiir"] + args, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, timeout=120)
+            err = p.stderr.decode()
+            self.assertEqual(p.returncode, 2, "%s: %s" % (args, err))
+            self.assertIn(needle, err, args)
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
+            self.assertEqual(p.stdout, b"")
+
+    def test_005_raw_strain(self):
+        """The same strain as raw float32 with --rate: times from its first sample
+        (no GPS start in a raw file)."""
+        import h5py
+        import tempfile
+        with h5py.File(STRAIN, "r") as f:
+            x = f["strain/Strain"][()].astype(np.float32)
+        with tempfile.TemporaryDirectory() as d:
+            raw = os.path.join(d, "h1.f32")
+            x.tofile(raw)
+            cmd = [sys.executable, APP, "spiir", raw, "--rate", "4096", "--template", WAVEFORM,
+                   "--backend", "cpu", "-o", os.path.join(d, "t.json"), "-q"]
+            p = subprocess.run(cmd, stderr=subprocess.PIPE, timeout=240)
+            self.assertEqual(p.returncode, 0, p.stderr.decode())
+            with open(os.path.join(d, "t.json")) as f:
+                doc = json.load(f)
+        self.assertIsNone(doc["processed"]["gps_start"])
+        det = doc["detections"]
+        self.assertEqual(len(det), 1, det)
+        self.assertLess(abs(det[0]["merger_time"] - (MERGER_GPS - 1126259446)), 0.1)
+        self.assertTrue(18.0 <= det[0]["snr"] <= 21.0, det[0])
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_spiir_gw150914)
