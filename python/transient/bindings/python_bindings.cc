@@ -27,6 +27,7 @@ void bind_power_cf(py::module &m);
 void bind_dedisperse_ff(py::module &m);
 void bind_frb_search_f(py::module &m);
 void bind_filterbank_source(py::module &m);
+void bind_whiten_ff(py::module &m);
 // ) END BINDING_FUNCTION_PROTOTYPES
 
 // Core helpers on numpy arrays (core_python.cc, dedisp_python.cc, whiten_python.cc).
@@ -65,6 +66,7 @@ PYBIND11_MODULE(transient_python, m)
     bind_dedisperse_ff(m);
     bind_frb_search_f(m);
     bind_filterbank_source(m);
+    bind_whiten_ff(m);
     // ) END BINDING_FUNCTION_CALLS
 
     bind_core(m);
