@@ -172,6 +172,16 @@ def run(args, stdout, stderr, prog, recordings, csv_bytes, json_bytes, write_out
     except ValueError as e:
         raise usage_error(str(e))
     elapsed = time.time() - t0
+    # Noise the PSD describes comes out with unit variance (in the band above
+    # f_low: 1 - 2 f_low / rate); far from it, SNRs and thresholds mean little.
+    m = int(round(args.taper * rate)) + r.whitener_half_len
+    inner = r.whitened[m:len(r.whitened) - m]
+    if len(inner) > 0:
+        var = float(np.var(inner)) / (1.0 - 2.0 * args.f_low / rate)
+        if not 0.5 <= var <= 2.0:
+            stderr.write("%s: warning: spiir: the whitened strain has variance %.3g, not 1: "
+                         "the PSD (%s) does not describe this strain; SNRs are off by about "
+                         "a factor %.2g\n" % (prog, var, args.psd, math.sqrt(var)))
     rows = []
     for t in r.triggers:
         s = int(t["sample"]) + args.start
