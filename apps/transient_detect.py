@@ -268,7 +268,7 @@ def build_parser():
                    "the whitened template's length)")
     g.add_argument("--multirate", action="store_true", help="run filters at their levels")
     g.add_argument("--batch", type=_nonneg_int, default=4096, help="CUDA batch (4096)")
-    _import_spiir_detect().add_arguments(s)
+    _import_spiir_detect().add_arguments(s, _pos_float)
 
     k = sub.add_parser("kalman", parents=[common], help="kalman_detector_ff: bursts")
     g = k.add_argument_group("kalman_detector_ff")
@@ -740,6 +740,19 @@ def _output_format(args):
     raise UsageError("-o %s: give a .csv or .json file or --output-format" % args.output)
 
 
+def emit(path, data, stdout):
+    """Write the bytes data to path, or to stdout for None or '-'."""
+    if path in (None, "-"):
+        out = getattr(stdout, "buffer", None)
+        if out is not None:
+            out.write(data)
+            out.flush()
+        else:
+            stdout.write(data.decode("utf-8"))
+    else:
+        io_checks.write_output(path, data)
+
+
 def _params(args):
     skip = {"input", "output", "output_format", "sigmf_annotations", "in_place", "progress",
             "quiet", "verbose", "format"}
@@ -787,9 +800,7 @@ def run(argv=None, stdout=None, stderr=None):
             _output_format(args)
             if args.output is not None:
                 io_checks.output_path(args.output)
-            return _import_spiir_detect().run(args, stdout, stderr, PROG, recordings,
-                                              csv_bytes, json_bytes, io_checks.write_output,
-                                              UsageError)
+            return _import_spiir_detect().run(args, stdout, stderr, sys.modules[__name__])
         fmt = _output_format(args)
         if args.output is not None:
             io_checks.output_path(args.output)
@@ -862,15 +873,7 @@ def run(argv=None, stdout=None, stderr=None):
                     raise
             io_checks.write_output(meta, sigmf.serialize(doc))
         for path, data in outputs:
-            if path in (None, "-"):
-                out = getattr(stdout, "buffer", None)
-                if out is not None:
-                    out.write(data)
-                    out.flush()
-                else:
-                    stdout.write(data.decode("utf-8"))
-            else:
-                io_checks.write_output(path, data)
+            emit(path, data, stdout)
         if not args.quiet:
             what = "%d samples" % count
             if rec.rate is not None:

@@ -30,37 +30,28 @@ from . import gw_strain, spiir_design, spiir_search, spiir_templates
 __all__ = ["add_arguments", "run"]
 
 
-def _positive(text):
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected a number, got %r" % text)
-    if not (math.isfinite(v) and v > 0):
-        raise argparse.ArgumentTypeError("must be a positive number, got %r" % text)
-    return v
-
-
-def add_arguments(parser):
-    """The search options of the spiir subcommand (used without --bank)."""
+def add_arguments(parser, positive):
+    """The search options of the spiir subcommand (used without --bank);
+    positive: the argparse type of positive numbers."""
     g = parser.add_argument_group("search of strain without --bank (share/doc/gr-transient/"
                                   "spiir.md): the bank is designed from the template")
     g.add_argument("--template", metavar="FILE",
                    help="waveform: .npy, text (time, h) or (time, h+, hx), HDF5 (hplus, "
                    "hcross)")
-    g.add_argument("--template-rate", type=_positive,
+    g.add_argument("--template-rate", type=positive,
                    help="sample rate of a .npy template (default: the strain's)")
     g.add_argument("--approximant", metavar="NAME",
                    help="lalsimulation approximant instead of --template (needs lalsuite)")
-    g.add_argument("--m1", type=_positive, help="--approximant: mass 1 (solar masses)")
-    g.add_argument("--m2", type=_positive, help="--approximant: mass 2 (solar masses)")
+    g.add_argument("--m1", type=positive, help="--approximant: mass 1 (solar masses)")
+    g.add_argument("--m2", type=positive, help="--approximant: mass 2 (solar masses)")
     g.add_argument("--psd", default="estimate", metavar="estimate|design|FILE",
                    help="PSD: Welch median of the strain (estimate, default), the Advanced "
                    "LIGO design fit (design), or a two-column file (frequency, ASD)")
     g.add_argument("--psd-is-psd", action="store_true",
                    help="the --psd file's second column is the PSD, not the ASD")
-    g.add_argument("--psd-seconds", type=_positive, default=4.0,
+    g.add_argument("--psd-seconds", type=positive, default=4.0,
                    help="PSD segment and grid length in s (4)")
-    g.add_argument("--f-low", type=_positive, default=20.0,
+    g.add_argument("--f-low", type=positive, default=20.0,
                    help="whitening and template band starts here, Hz (20)")
     g.add_argument("--target-match", type=float, default=0.97,
                    help="bank design: epsilon searched until the match with the whitened "
@@ -145,10 +136,11 @@ def _template(args, rate, usage_error):
         raise usage_error(str(e))
 
 
-def run(args, stdout, stderr, prog, recordings, csv_bytes, json_bytes, write_output,
-        usage_error):
-    """The search; returns the exit status like transient-detect's run (usage and
-    input errors raise usage_error, which the caller reports)."""
+def run(args, stdout, stderr, tool):
+    """The search; returns the exit status like transient-detect's run. tool:
+    the transient-detect module (its recordings reader, UsageError, which the
+    caller reports, CSV/JSON writers, parameters and output)."""
+    usage_error, recordings = tool.UsageError, tool.recordings
     _check_template_args(args, usage_error)
     if args.sigmf_annotations is not None or args.in_place:
         raise usage_error("--sigmf-annotations: the strain search writes CSV or JSON (-o)")
@@ -156,6 +148,8 @@ def run(args, stdout, stderr, prog, recordings, csv_bytes, json_bytes, write_out
         raise usage_error("--target-match must be in (0, 1), got %g" % args.target_match)
     if args.max_latency < 0:
         raise usage_error("--max-latency must be >= 0")
+    if args.output not in (None, "-") and tool._same_file(args.output, args.input):
+        raise usage_error("-o %s is the input" % args.output)
     data, rate, gps, rec = _read_strain(args, recordings, usage_error)
     template = _template(args, rate, usage_error)
     t0 = time.time()
@@ -181,7 +175,7 @@ def run(args, stdout, stderr, prog, recordings, csv_bytes, json_bytes, write_out
         if not 0.5 <= var <= 2.0:
             stderr.write("%s: warning: spiir: the whitened strain has variance %.3g, not 1: "
                          "the PSD (%s) does not describe this strain; SNRs are off by about "
-                         "a factor %.2g\n" % (prog, var, args.psd, math.sqrt(var)))
+                         "a factor %.2g\n" % (tool.PROG, var, args.psd, math.sqrt(var)))
     rows = []
     for t in r.triggers:
         s = int(t["sample"]) + args.start
@@ -189,28 +183,17 @@ def run(args, stdout, stderr, prog, recordings, csv_bytes, json_bytes, write_out
                      "template": int(t["template"]), "snr": float(t["snr"]),
                      "phase": float(t["phase"]), "chisq": float(t["chisq"]),
                      "merger_time": float(t["merger_time"])})
-    params = {k: v for k, v in sorted(vars(args).items())
-              if k not in ("input", "output", "output_format", "sigmf_annotations",
-                           "in_place", "progress", "quiet", "verbose", "format")}
     d = r.design
     stats = {"start": args.start, "samples": len(data), "seconds": len(data) / rate,
              "backend": args.backend, "detections": len(rows), "gps_start": gps,
              "template": template.name, "template_samples": len(r.template.h),
              "filters": int(len(d.filters)), "match": d.match, "epsilon": d.epsilon,
              "latency": r.latency, "end_to_merger": r.template.end_to_merger}
-    fmt = args.output_format or ("json" if str(args.output).endswith(".json") else "csv")
-    data_out = csv_bytes("spiir", rows) if fmt == "csv" else \
-        json_bytes("spiir", rows, rec, params, stats)
-    if args.output in (None, "-"):
-        out = getattr(stdout, "buffer", None)
-        if out is not None:
-            out.write(data_out)
-            out.flush()
-        else:
-            stdout.write(data_out.decode("utf-8"))
-    else:
-        write_output(args.output, data_out)
+    data_out = tool.csv_bytes("spiir", rows) if tool._output_format(args) == "csv" else \
+        tool.json_bytes("spiir", rows, rec, tool._params(args), stats)
+    tool.emit(args.output, data_out, stdout)
     if not args.quiet:
+        prog = tool.PROG
         stderr.write("%s: spiir: %s whitened (%d samples) -> %d filters, match %.4f "
                      "(epsilon %.3g), latency %d samples; merger %.4f s before a trigger's "
                      "time\n" % (prog, template.name, len(r.template.h), len(d.filters),
