@@ -162,6 +162,44 @@ def _pos_float(text):
     return v
 
 
+# spiir_design.DEFAULT_MAX_LATENCY (the package is imported only for a search)
+SPIIR_MAX_LATENCY = 55
+
+
+def _spiir_search_arguments(parser):
+    """The strain search options of spiir (without --bank; spiir_detect)."""
+    g = parser.add_argument_group("search of strain without --bank (share/doc/gr-transient/"
+                                  "spiir.md): the bank is designed from the template")
+    g.add_argument("--template", metavar="FILE",
+                   help="waveform: .npy, text (time, h) or (time, h+, hx), HDF5 (hplus, "
+                   "hcross)")
+    g.add_argument("--template-rate", type=_pos_float,
+                   help="sample rate of a .npy template (default: the strain's)")
+    g.add_argument("--approximant", metavar="NAME",
+                   help="lalsimulation approximant instead of --template (needs lalsuite)")
+    g.add_argument("--m1", type=_pos_float, help="--approximant: mass 1 (solar masses)")
+    g.add_argument("--m2", type=_pos_float, help="--approximant: mass 2 (solar masses)")
+    g.add_argument("--psd", default="estimate", metavar="estimate|design|FILE",
+                   help="PSD: Welch median of the strain (estimate, default), the Advanced "
+                   "LIGO design fit (design), or a two-column file (frequency, ASD)")
+    g.add_argument("--psd-is-psd", action="store_true",
+                   help="the --psd file's second column is the PSD, not the ASD")
+    g.add_argument("--psd-seconds", type=_pos_float, default=4.0,
+                   help="PSD segment and grid length in s (4)")
+    g.add_argument("--f-low", type=_pos_float, default=20.0,
+                   help="whitening and template band starts here, Hz (20)")
+    g.add_argument("--target-match", type=float, default=0.97,
+                   help="bank design: epsilon searched until the match with the whitened "
+                   "template reaches this (0.97)")
+    g.add_argument("--max-latency", type=int, default=SPIIR_MAX_LATENCY,
+                   help="multirate lag allowed, samples (%d)" %
+                   SPIIR_MAX_LATENCY)
+    g.add_argument("--chisq-half", type=int, default=None,
+                   help="chi-square lags each side of the peak, samples (0.1 s)")
+    g.add_argument("--taper", type=float, default=1.0,
+                   help="seconds at each end of the strain ramped in before whitening (1)")
+
+
 def build_parser():
     common = _Parser(add_help=False)
     g = common.add_argument_group("input")
@@ -268,7 +306,7 @@ def build_parser():
                    "the whitened template's length)")
     g.add_argument("--multirate", action="store_true", help="run filters at their levels")
     g.add_argument("--batch", type=_nonneg_int, default=4096, help="CUDA batch (4096)")
-    _import_spiir_detect().add_arguments(s, _pos_float)
+    _spiir_search_arguments(s)
 
     k = sub.add_parser("kalman", parents=[common], help="kalman_detector_ff: bursts")
     g = k.add_argument_group("kalman_detector_ff")

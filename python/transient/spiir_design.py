@@ -3,7 +3,8 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""Design of SPIIR filter banks from complex templates, with numpy only.
+"""Design of SPIIR filter banks from templates (complex, or real made analytic),
+with numpy only.
 
 Summed parallel IIR (SPIIR) filtering replaces the matched filter of a chirp by
 a sum of first-order complex IIR filters (X. Guo et al., "Acceleration of
@@ -71,7 +72,7 @@ MR_LAG_PER_STEP = 55
 # Default latency budget of design() (full-rate samples): the multirate lag of
 # a 0PN chirp bank designed without a budget. Whitened templates (IMR
 # waveforms) put filters of small delay on deep levels and lag 4 to 7 times
-# more without it (docs/spiir.md, "Latency budget").
+# more without it (share/doc/gr-transient/spiir.md, "Latency budget").
 DEFAULT_MAX_LATENCY = MR_LAG_PER_STEP
 
 

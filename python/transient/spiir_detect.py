@@ -4,7 +4,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 """``transient-detect spiir STRAIN --template FILE`` (or ``--approximant NAME
---m1 M1 --m2 M2``): a SPIIR search of gravitational-wave strain without a bank
+--m1 M1 --m2 M2``; the options are transient-detect's): a SPIIR search of gravitational-wave strain without a bank
 file. The strain (GWOSC HDF5, or any raw format of transient-detect with
 --rate) is whitened with a PSD (estimated from it by default, a noise-curve
 file, or the Advanced LIGO design fit), a bank is designed from the template
@@ -25,44 +25,9 @@ import time
 
 import numpy as np
 
-from . import gw_strain, spiir_design, spiir_search, spiir_templates
+from . import gw_strain, spiir_search, spiir_templates
 
-__all__ = ["add_arguments", "run"]
-
-
-def add_arguments(parser, positive):
-    """The search options of the spiir subcommand (used without --bank);
-    positive: the argparse type of positive numbers."""
-    g = parser.add_argument_group("search of strain without --bank (share/doc/gr-transient/"
-                                  "spiir.md): the bank is designed from the template")
-    g.add_argument("--template", metavar="FILE",
-                   help="waveform: .npy, text (time, h) or (time, h+, hx), HDF5 (hplus, "
-                   "hcross)")
-    g.add_argument("--template-rate", type=positive,
-                   help="sample rate of a .npy template (default: the strain's)")
-    g.add_argument("--approximant", metavar="NAME",
-                   help="lalsimulation approximant instead of --template (needs lalsuite)")
-    g.add_argument("--m1", type=positive, help="--approximant: mass 1 (solar masses)")
-    g.add_argument("--m2", type=positive, help="--approximant: mass 2 (solar masses)")
-    g.add_argument("--psd", default="estimate", metavar="estimate|design|FILE",
-                   help="PSD: Welch median of the strain (estimate, default), the Advanced "
-                   "LIGO design fit (design), or a two-column file (frequency, ASD)")
-    g.add_argument("--psd-is-psd", action="store_true",
-                   help="the --psd file's second column is the PSD, not the ASD")
-    g.add_argument("--psd-seconds", type=positive, default=4.0,
-                   help="PSD segment and grid length in s (4)")
-    g.add_argument("--f-low", type=positive, default=20.0,
-                   help="whitening and template band starts here, Hz (20)")
-    g.add_argument("--target-match", type=float, default=0.97,
-                   help="bank design: epsilon searched until the match with the whitened "
-                   "template reaches this (0.97)")
-    g.add_argument("--max-latency", type=int, default=spiir_design.DEFAULT_MAX_LATENCY,
-                   help="multirate lag allowed, samples (%d)" %
-                   spiir_design.DEFAULT_MAX_LATENCY)
-    g.add_argument("--chisq-half", type=int, default=None,
-                   help="chi-square lags each side of the peak, samples (0.1 s)")
-    g.add_argument("--taper", type=float, default=1.0,
-                   help="seconds at each end of the strain ramped in before whitening (1)")
+__all__ = ["run"]
 
 
 class _StrainRecording(object):

@@ -139,6 +139,17 @@ class qa_spiir_gw150914(gr_unittest.TestCase):
             self.assertEqual(len(err.strip().splitlines()), 1, err)
             self.assertEqual(p.stdout, b"")
 
+    def test_006_default_latency_budget(self):
+        """transient-detect's --max-latency default is the design's."""
+        import importlib.util
+        from gnuradio.transient import spiir_design
+        spec = importlib.util.spec_from_file_location("transient_detect_app", APP)
+        tool = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(tool)
+        self.assertEqual(tool.SPIIR_MAX_LATENCY, spiir_design.DEFAULT_MAX_LATENCY)
+        args = tool.build_parser().parse_args(["spiir", STRAIN, "--template", WAVEFORM])
+        self.assertEqual(args.max_latency, spiir_design.DEFAULT_MAX_LATENCY)
+
     def test_005_raw_strain(self):
         """The same strain as raw float32 with --rate: times from its first sample
         (no GPS start in a raw file)."""
