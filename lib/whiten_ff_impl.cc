@@ -99,6 +99,7 @@ whiten_ff_impl::whiten_ff_impl(double rate, const std::string &psd_source,
     d_backend = tr_whiten_backend(q);
     d_latency = tr_whiten_latency(q);
     d_half_used = tr_whiten_half_len(q);
+    const size_t block = tr_whiten_fft_len(q) - 2 * d_half_used; // samples per FFT block
     d_hist.assign(d_latency + d_half_used, 0.0f);
     d_estimating = d_estimate_n > 0;
     if (d_estimate_n) {
@@ -110,7 +111,6 @@ whiten_ff_impl::whiten_ff_impl(double rate, const std::string &psd_source,
     }
     if (d_backend == TR_BACKEND_CUDA) {
         // Whole batches of FFT blocks per call when the stream has them.
-        const size_t block = tr_whiten_fft_len(q) - 2 * d_half_used;
         detail::set_min_output_buffers(
             *this, static_cast<long>(std::min<size_t>(2 * d_batch * block, INT_MAX / 8)));
     }

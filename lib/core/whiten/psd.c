@@ -11,7 +11,6 @@
 #include "common/core_util.h"
 #include "whiten/whiten_internal.h"
 
-#include <fftw3.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -69,15 +68,12 @@ tr_status tr_psd_welch(const float *x, size_t n, double rate, size_t nfft, doubl
     const size_t nseg = (n - nfft) / step + 1;
     if (nseg > SIZE_MAX / sizeof(double) / nbin)
         return tr_fail(err, TR_ERR_NOMEM, "psd_welch: too many segments (%zu)", nseg);
-    tr_fftw_ready();
+    tr_dft d;
+    s = tr_dft_make(&d, nfft, 0, "psd_welch", err);
+    if (s != TR_OK) return s;
     double *win = (double *)malloc(nfft * sizeof *win);
-    double *seg = (double *)fftw_malloc(nfft * sizeof *seg);
-    fftw_complex *spec = (fftw_complex *)fftw_malloc(nbin * sizeof *spec);
     double *vals = (double *)malloc(nseg * nbin * sizeof *vals); /* bin-major */
-    fftw_plan plan = NULL;
-    if (win && seg && spec && vals)
-        plan = fftw_plan_dft_r2c_1d((int)nfft, seg, spec, FFTW_ESTIMATE);
-    if (!plan) {
+    if (!win || !vals) {
         s = tr_fail(err, TR_ERR_NOMEM, "psd_welch: cannot allocate %zu segments of %zu",
                     nseg, nfft);
         goto done;
@@ -96,10 +92,11 @@ tr_status tr_psd_welch(const float *x, size_t n, double rate, size_t nfft, doubl
             mean += xs[j];
         mean /= (double)nfft;
         for (size_t j = 0; j < nfft; ++j)
-            seg[j] = ((double)xs[j] - mean) * win[j];
-        fftw_execute(plan);
+            d.real[j] = ((double)xs[j] - mean) * win[j];
+        fftw_execute(d.plan);
         for (size_t k = 0; k < nbin; ++k) {
-            double p = (spec[k][0] * spec[k][0] + spec[k][1] * spec[k][1]) * scale;
+            const double re = d.cplx[k][0], im = d.cplx[k][1];
+            double p = (re * re + im * im) * scale;
             if (k != 0 && k != nbin - 1) p *= 2.0;
             vals[k * nseg + g] = p;
         }
@@ -109,10 +106,8 @@ tr_status tr_psd_welch(const float *x, size_t n, double rate, size_t nfft, doubl
         psd[k] = median(vals + k * nseg, nseg) / bias;
     tr_clear(err);
 done:
-    if (plan) fftw_destroy_plan(plan);
+    tr_dft_free(&d);
     free(win);
-    fftw_free(seg);
-    fftw_free(spec);
     free(vals);
     return s;
 }

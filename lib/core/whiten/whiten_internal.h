@@ -5,6 +5,8 @@
 
 #include <transient/whiten.h>
 
+#include <fftw3.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -12,6 +14,16 @@ extern "C" {
 /* Makes FFTW's planners (single and double precision) safe to call from
  * several threads, once per process; every plan of the core is made after it. */
 void tr_fftw_ready(void);
+
+/* A real transform of n points in double with its buffers: forward
+ * (inverse = 0) real -> cplx, or inverse (unscaled) cplx -> real. */
+typedef struct {
+    double *real;       /* n values */
+    fftw_complex *cplx; /* n / 2 + 1 values */
+    fftw_plan plan;
+} tr_dft;
+tr_status tr_dft_make(tr_dft *d, size_t n, int inverse, const char *who, tr_error *err);
+void tr_dft_free(tr_dft *d); /* also after a failed make */
 
 /* Grid checks shared by the PSD functions (messages start with `who`). */
 tr_status tr_psd_check_grid(const char *who, double rate, size_t nfft, tr_error *err);

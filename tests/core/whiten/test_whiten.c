@@ -154,17 +154,25 @@ static void test_variants(void)
     }
 }
 
-/* An impulse at p0 comes out as the taps, centred D samples later. */
-static void test_impulse(void)
+/* A filter for the AR(1) PSD of coefficient a at 512 Hz on 256 points
+ * (psd: 129 values, filled here). */
+static tr_whiten_config small_config(double a, double fmin, size_t half, double *psd)
 {
-    double psd[129], taps[65];
-    ar1_psd(0.8, 512.0, 256, psd);
+    ar1_psd(a, 512.0, 256, psd);
     tr_whiten_config c = tr_whiten_config_default();
     c.rate = 512.0;
     c.psd = psd;
     c.nfft = 256;
-    c.fmin = 10.0;
-    c.half_len = 32;
+    c.fmin = fmin;
+    c.half_len = half;
+    return c;
+}
+
+/* An impulse at p0 comes out as the taps, centred D samples later. */
+static void test_impulse(void)
+{
+    double psd[129], taps[65];
+    tr_whiten_config c = small_config(0.8, 10.0, 32, psd);
     for (int v = 0; v < 2; ++v) {
         c.variant = v ? TR_VARIANT_FAST : TR_VARIANT_REFERENCE;
         c.backend = v ? fast_backend() : TR_BACKEND_CPU;
@@ -186,9 +194,7 @@ static void test_impulse(void)
             if (fabs(y[i] - want) > worst) worst = fabs(y[i] - want);
         }
         CHECK(worst <= (v ? 1e-5 : 1e-7) * peak,
-              "variant %d: impulse response off by %g "
-              "(peak %g)",
-              v, worst, peak);
+              "variant %d: impulse off by %g (peak %g)", v, worst, peak);
         /* Zero phase: the taps are symmetric. */
         CHECK(taps[0] == taps[64] && taps[10] == taps[54], "taps not symmetric");
         free(x);
@@ -201,13 +207,7 @@ static void test_impulse(void)
 static void test_gate(void)
 {
     double psd[129];
-    ar1_psd(0.5, 512.0, 256, psd);
-    tr_whiten_config c = tr_whiten_config_default();
-    c.rate = 512.0;
-    c.psd = psd;
-    c.nfft = 256;
-    c.fmin = 0.0;
-    c.half_len = 20;
+    tr_whiten_config c = small_config(0.5, 0.0, 20, psd);
     const size_t n = 3000, b = 1000, b2 = 1030;
     float *x = (float *)malloc(n * sizeof *x), *y0 = (float *)malloc(n * sizeof *y0),
           *y1 = (float *)malloc(n * sizeof *y1);
@@ -309,11 +309,7 @@ static void expect_fail(const tr_whiten_config *c, tr_status code, const char *t
 static void test_config(void)
 {
     double psd[129];
-    ar1_psd(0.5, 512.0, 256, psd);
-    tr_whiten_config c = tr_whiten_config_default(), b;
-    c.rate = 512.0;
-    c.psd = psd;
-    c.nfft = 256;
+    tr_whiten_config c = small_config(0.5, 15.0, 0, psd), b;
     c.backend = TR_BACKEND_CPU;
     b = c;
     b.psd = NULL;

@@ -11,7 +11,8 @@
  */
 
 static const char *__doc_gr_transient_whiten_ff = R"doc(
-Whitens a float stream by the inverse of its noise ASD (docs/whitening.md).
+Whitens a float stream by the inverse of its noise ASD
+(share/doc/gr-transient/whitening.md).
 
 The constructor (make) documents the block.)doc";
 
