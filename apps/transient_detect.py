@@ -13,7 +13,10 @@ DETECTOR is one of
   edges   transient.edge_localizer_f   transitions of a two-level signal
   boxcar  transient.boxcar_search_ff   single pulses (boxcar_search_cf: the
                                        power of complex input)
-  spiir   transient.spiir_bank_fc/_cc  matched-filter triggers (--bank FILE)
+  spiir   transient.spiir_bank_fc/_cc  matched-filter triggers (--bank FILE); or,
+          with --template FILE / --approximant NAME, a search of strain
+          (GWOSC HDF5 or raw): PSD, whitening, bank design, triggers with
+          chi-square (spiir_detect; share/doc/gr-transient/spiir.md)
   kalman  transient.kalman_detector_ff Gaussian bursts in coloured noise
   frb     FRB search of a SIGPROC filterbank (.fil): dedispersion over a DM
           plan, boxcar search, candidates with DM (transient-frb, over
@@ -104,6 +107,12 @@ def _import_frb():
         return frb_detect
 
 
+def _import_spiir_detect():
+    """gnuradio.transient.spiir_detect (the strain search), installed or built."""
+    from gnuradio.transient import spiir_detect
+    return spiir_detect
+
+
 def _app_dir():
     return os.path.dirname(os.path.abspath(__file__))
 
@@ -151,6 +160,44 @@ def _pos_float(text):
     if not (math.isfinite(v) and v > 0):
         raise argparse.ArgumentTypeError("must be a positive number, got %r" % text)
     return v
+
+
+# spiir_design.DEFAULT_MAX_LATENCY (the package is imported only for a search)
+SPIIR_MAX_LATENCY = 55
+
+
+def _spiir_search_arguments(parser):
+    """The strain search options of spiir (without --bank; spiir_detect)."""
+    g = parser.add_argument_group("search of strain without --bank (share/doc/gr-transient/"
+                                  "spiir.md): the bank is designed from the template")
+    g.add_argument("--template", metavar="FILE",
+                   help="waveform: .npy, text (time, h) or (time, h+, hx), HDF5 (hplus, "
+                   "hcross)")
+    g.add_argument("--template-rate", type=_pos_float,
+                   help="sample rate of a .npy template (default: the strain's)")
+    g.add_argument("--approximant", metavar="NAME",
+                   help="lalsimulation approximant instead of --template (needs lalsuite)")
+    g.add_argument("--m1", type=_pos_float, help="--approximant: mass 1 (solar masses)")
+    g.add_argument("--m2", type=_pos_float, help="--approximant: mass 2 (solar masses)")
+    g.add_argument("--psd", default="estimate", metavar="estimate|design|FILE",
+                   help="PSD: Welch median of the strain (estimate, default), the Advanced "
+                   "LIGO design fit (design), or a two-column file (frequency, ASD)")
+    g.add_argument("--psd-is-psd", action="store_true",
+                   help="the --psd file's second column is the PSD, not the ASD")
+    g.add_argument("--psd-seconds", type=_pos_float, default=4.0,
+                   help="PSD segment and grid length in s (4)")
+    g.add_argument("--f-low", type=_pos_float, default=20.0,
+                   help="whitening and template band starts here, Hz (20)")
+    g.add_argument("--target-match", type=float, default=0.97,
+                   help="bank design: epsilon searched until the match with the whitened "
+                   "template reaches this (0.97)")
+    g.add_argument("--max-latency", type=int, default=SPIIR_MAX_LATENCY,
+                   help="multirate lag allowed, samples (%d)" %
+                   SPIIR_MAX_LATENCY)
+    g.add_argument("--chisq-half", type=int, default=None,
+                   help="chi-square lags each side of the peak, samples (0.1 s)")
+    g.add_argument("--taper", type=float, default=1.0,
+                   help="seconds at each end of the strain ramped in before whitening (1)")
 
 
 def build_parser():
@@ -264,13 +311,16 @@ def build_parser():
 
     s = sub.add_parser("spiir", parents=[common], help="spiir_bank_fc/_cc: chirp triggers")
     g = s.add_argument_group("spiir_bank_fc / spiir_bank_cc")
-    g.add_argument("--bank", required=True,
-                   help="bank file (share/doc/gr-transient/spiir.md; gnuradio.transient.spiir_bank)")
+    g.add_argument("--bank",
+                   help="bank file (share/doc/gr-transient/spiir.md; gnuradio.transient."
+                   "spiir_bank); without it, --template or --approximant designs one")
     g.add_argument("--threshold", type=float, default=8.0, help="|SNR| threshold (8)")
-    g.add_argument("--window", type=_nonneg_int, default=1024,
-                   help="samples after a peak that end its cluster (1024)")
+    g.add_argument("--window", type=_nonneg_int, default=None,
+                   help="samples after a peak that end its cluster (1024; without --bank "
+                   "the whitened template's length)")
     g.add_argument("--multirate", action="store_true", help="run filters at their levels")
     g.add_argument("--batch", type=_nonneg_int, default=4096, help="CUDA batch (4096)")
+    _spiir_search_arguments(s)
 
     k = sub.add_parser("kalman", parents=[common], help="kalman_detector_ff: bursts")
     g = k.add_argument_group("kalman_detector_ff")
@@ -300,7 +350,7 @@ def build_parser():
 FIELDS = {
     "edges": ("polarity", "crossing"),
     "boxcar": ("width", "snr", "channel", "centre", "members"),
-    "spiir": ("template", "snr", "phase"),
+    "spiir": ("template", "snr", "phase", "chisq", "merger_time"),
     "kalman": ("end", "duration", "peak", "peak_llr", "onset"),
 }
 
@@ -343,10 +393,12 @@ def to_detections(det, messages, start, rate):
             for d in m.get("triggers", []):
                 s = int(d["sample"]) + start
                 tt = float(d["time"])
+                # chisq, merger_time: the strain search's (spiir_detect)
                 rows.append({"sample": s,
                              "time": None if rate is None else tt + start / rate,
                              "count": 1, "template": int(d["template"]),
-                             "snr": float(d["snr"]), "phase": float(d["phase"])})
+                             "snr": float(d["snr"]), "phase": float(d["phase"]),
+                             "chisq": None, "merger_time": None})
         else:
             s = int(m["start"]) + start
             e = int(m["end"]) + start
@@ -508,8 +560,9 @@ def make_detector(args, transient, is_complex, vlen, rate):
                     args.batch)
     if det == "spiir":
         make = transient.spiir_bank_cc if is_complex else transient.spiir_bank_fc
-        return make(args.bank, [], [], [], [], [], rate or 0.0, args.threshold, args.window,
-                    args.multirate, args.backend, args.device, args.batch)
+        return make(args.bank, [], [], [], [], [], rate or 0.0, args.threshold,
+                    1024 if args.window is None else args.window, args.multirate,
+                    args.backend, args.device, args.batch)
     return transient.kalman_detector_ff(args.M, args.Ns, args.threshold, args.alpha,
                                         args.noise_ar, args.noise_var, args.meas_var,
                                         args.target_ar, args.target_var, args.envelope,
@@ -795,6 +848,19 @@ def _output_format(args):
     raise UsageError("-o %s: give a .csv or .json file or --output-format" % args.output)
 
 
+def emit(path, data, stdout):
+    """Write the bytes data to path, or to stdout for None or '-'."""
+    if path in (None, "-"):
+        out = getattr(stdout, "buffer", None)
+        if out is not None:
+            out.write(data)
+            out.flush()
+        else:
+            stdout.write(data.decode("utf-8"))
+    else:
+        io_checks.write_output(path, data)
+
+
 def _params(args):
     skip = {"input", "output", "output_format", "sigmf_annotations", "in_place", "progress",
             "quiet", "verbose", "format"}
@@ -835,6 +901,14 @@ def run(argv=None, stdout=None, stderr=None):
         args = build_parser().parse_args(argv)
         if args.detector == "frb":
             return _import_frb().run(args, stdout, stderr, PROG, sigmf, recordings, _app_dir())
+        if args.detector == "spiir" and args.bank is not None and (
+                args.template is not None or args.approximant is not None):
+            raise UsageError("give either --bank or a template to design one from, not both")
+        if args.detector == "spiir" and args.bank is None:
+            _output_format(args)
+            if args.output is not None:
+                io_checks.output_path(args.output)
+            return _import_spiir_detect().run(args, stdout, stderr, sys.modules[__name__])
         fmt = _output_format(args)
         if args.output is not None:
             io_checks.output_path(args.output)
@@ -914,15 +988,7 @@ def run(argv=None, stdout=None, stderr=None):
                     raise
             io_checks.write_output(meta, sigmf.serialize(doc))
         for path, data in outputs:
-            if path in (None, "-"):
-                out = getattr(stdout, "buffer", None)
-                if out is not None:
-                    out.write(data)
-                    out.flush()
-                else:
-                    stdout.write(data.decode("utf-8"))
-            else:
-                io_checks.write_output(path, data)
+            emit(path, data, stdout)
         if not args.quiet:
             what = "%d samples" % count
             if rec.rate is not None:

@@ -34,6 +34,7 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     spiir_filter(x, a1, b0, delay, level, counts, dt, multirate=False, ...)
     spiir_latency(a1, b0, delay, level, counts, dt)
     spiir_triggers(snr, threshold, window)
+    spiir_autochisq(snr, sample, template, autocorr)
     boxcar_search(x, algorithm='boxdit', max_width=256, ...)
     boxcar_candidates(snr, width=None, threshold=6, link_time=0, link_chan=1, ...)
     boxcar_plan(algorithm, max_width, widths, depth, layers)
@@ -57,6 +58,11 @@ Pure-Python modules of the package are imported on their own:
     gnuradio.transient.sigrok        sigrok session files
     gnuradio.transient.spiir_design  SPIIR bank design from chirp templates (numpy)
     gnuradio.transient.spiir_bank    SPIIR banks and bank files (numpy)
+    gnuradio.transient.spiir_templates  templates from arrays, files (.npy,
+                                    text, HDF5) and lalsimulation; whitening
+    gnuradio.transient.spiir_search  PSD, whitening, bank design, SNR,
+                                    triggers and chi-square of strain
+    gnuradio.transient.gw_strain     GWOSC HDF5 strain files
     gnuradio.transient.kalman_signals  Gaussian bursts in coloured noise (numpy)
     gnuradio.transient.kalman_ar     AR fits: Yule-Walker, Burg, AIC/BIC (numpy)
     gnuradio.transient.kalman_fit    the Kalman detector's models fitted from a

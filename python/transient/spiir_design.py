@@ -3,7 +3,8 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""Design of SPIIR filter banks from complex templates, with numpy only.
+"""Design of SPIIR filter banks from templates (complex, or real made analytic),
+with numpy only.
 
 Summed parallel IIR (SPIIR) filtering replaces the matched filter of a chirp by
 a sum of first-order complex IIR filters (X. Guo et al., "Acceleration of
@@ -48,13 +49,16 @@ import numpy as np
 
 try:
     from .spiir_bank import FILTER_DTYPE, MAX_LEVEL, SpiirBank
+    from .spiir_templates import analytic, trim_zeros
 except ImportError:  # loaded as a plain module (no package)
     from spiir_bank import FILTER_DTYPE, MAX_LEVEL, SpiirBank
+    from spiir_templates import analytic, trim_zeros
 
 __all__ = [
     "MSUN_S", "MR_PASSBAND", "MR_LAG_PER_STEP", "Chirp", "DesignResult", "BankDesign",
     "chirp_mass", "newtonian_chirp", "design", "design_bank", "assign_levels",
-    "impulse_response", "match", "matched_filter", "inject", "main"
+    "impulse_response", "match", "matched_filter", "inject", "design_target",
+    "sine_gaussian", "main"
 ]
 
 MSUN_S = 4.925490947641267e-06  # G M_sun / c^3 in seconds
@@ -65,6 +69,11 @@ MR_PASSBAND = 0.4
 # max(0, MR_LAG_PER_STEP (2^L - 1) - d) full-rate samples (tr_spiir_latency:
 # the resamplers' group delays 33 + 23, less the one sample the core absorbs).
 MR_LAG_PER_STEP = 55
+# Default latency budget of design() (full-rate samples): the multirate lag of
+# a 0PN chirp bank designed without a budget. Whitened templates (IMR
+# waveforms) put filters of small delay on deep levels and lag 4 to 7 times
+# more without it (share/doc/gr-transient/spiir.md, "Latency budget").
+DEFAULT_MAX_LATENCY = MR_LAG_PER_STEP
 
 
 def _check_positive(name, v):
@@ -194,18 +203,19 @@ class BankDesign(object):
 
 
 def _template(h):
+    """complex128 analytic template from a real or complex array: leading and
+    trailing exact zeros trimmed, a real array made analytic (h + i Hilbert(h),
+    spiir_templates.analytic)."""
     h = np.asarray(h)
     if h.ndim != 1:
         raise ValueError("the template must be a one-dimensional array")
-    if not np.iscomplexobj(h):
-        raise ValueError("the template must be complex (analytic): A exp(i phi)")
+    if h.dtype.kind not in "fciu":
+        raise ValueError("the template must be numeric, got %s" % h.dtype)
+    if not np.all(np.isfinite(h)):
+        raise ValueError("the template has non-finite samples")
+    h = analytic(trim_zeros(h)[0])
     if len(h) < 16:
         raise ValueError("the template has %d samples; at least 16 are needed" % len(h))
-    h = h.astype(np.complex128)
-    if not np.all(np.isfinite(h.real) & np.isfinite(h.imag)):
-        raise ValueError("the template has non-finite samples")
-    if not np.any(h != 0):
-        raise ValueError("the template is all zeros")
     return h
 
 
@@ -294,8 +304,10 @@ def assign_levels(freq, bandwidth, sample_rate, max_level=6, passband=MR_PASSBAN
 
 
 def design(h, sample_rate, epsilon=0.1, alpha=2.0, beta=0.15, max_level=6,
-           passband=MR_PASSBAND, max_latency=None, max_filters=8192):
-    """SPIIR filters for one complex template h sampled at sample_rate (Hz).
+           passband=MR_PASSBAND, max_latency=DEFAULT_MAX_LATENCY, max_filters=8192):
+    """SPIIR filters for one template h sampled at sample_rate (Hz): complex
+    (analytic, A exp(i phi)) or real (made analytic); exact zeros at its ends
+    are trimmed (see _template).
 
     epsilon   phase error allowed over a segment (rad): smaller -> more filters
     alpha     where the filter takes the template's frequency, in steps before
@@ -304,7 +316,8 @@ def design(h, sample_rate, epsilon=0.1, alpha=2.0, beta=0.15, max_level=6,
               lower-frequency part of the template), in [0, 4]
     beta      decay of a filter over its segment: |a1| = exp(-beta / step)
     max_level, passband, max_latency: see assign_levels() (max_level 0: single
-              rate; max_latency 0: multirate output without lag)
+              rate; max_latency: multirate lag allowed in full-rate samples,
+              default DEFAULT_MAX_LATENCY, 0: none, None: no budget)
     max_filters  refuse (ValueError) to place more: the least squares hold an
               L x L complex matrix (8192 filters: 1 GiB)
 
@@ -329,8 +342,8 @@ def design(h, sample_rate, epsilon=0.1, alpha=2.0, beta=0.15, max_level=6,
     n = len(h)
     amp = np.abs(h)
     if np.any(amp == 0):
-        raise ValueError("the template's amplitude must not vanish (its phase is then "
-                         "undefined); trim zeros off its ends")
+        raise ValueError("the template's amplitude vanishes inside it (at sample %d; its "
+                         "phase is undefined there)" % int(np.flatnonzero(amp == 0)[0]))
     phi = np.unwrap(np.angle(h))
     dphi = np.gradient(phi)  # rad per sample
     ddphi = np.gradient(dphi)
@@ -397,6 +410,59 @@ def design_bank(templates, sample_rate, **kw):
     return BankDesign(bank, results)
 
 
+def design_target(h, sample_rate, target_match, epsilon_max=0.4, epsilon_min=1e-3,
+                  iterations=6, **kw):
+    """design() with a large epsilon (few filters) whose match reaches
+    target_match. gstlal's SPIIR bank builder walks epsilon down in steps of
+    0.001 from its start value until the match reaches req_min_match; here
+    epsilon is halved from epsilon_max until the match reaches the target, then
+    `iterations` bisection steps on log(epsilon) between that epsilon and the
+    last one that missed move it up again (about 10 designs instead of
+    hundreds). The match need not fall monotonically with epsilon, so the
+    result is a passing epsilon, not necessarily the largest. Returns the
+    DesignResult (its .epsilon says which); ValueError when no epsilon down to
+    epsilon_min reaches the target. Other keyword arguments go to design()."""
+    try:
+        target_match = float(target_match)
+    except (TypeError, ValueError):
+        raise ValueError("target_match must be a number in (0, 1), got %r" % (target_match,))
+    if not 0 < target_match < 1:
+        raise ValueError("target_match must be in (0, 1), got %r" % (target_match,))
+    epsilon_max = _check_positive("epsilon_max", epsilon_max)
+    epsilon_min = _check_positive("epsilon_min", epsilon_min)
+    if not epsilon_min <= epsilon_max:
+        raise ValueError("epsilon_min (%g) must not exceed epsilon_max (%g)" %
+                         (epsilon_min, epsilon_max))
+
+    def run(eps):
+        r = design(h, sample_rate, epsilon=eps, **kw)
+        r.epsilon = eps
+        return r
+
+    best = run(epsilon_max)
+    if best.match >= target_match:
+        return best
+    fail = epsilon_max
+    while True:
+        eps = max(fail / 2.0, epsilon_min)
+        best = run(eps)
+        if best.match >= target_match:
+            break
+        if eps <= epsilon_min:
+            raise ValueError("the match %.4f at epsilon %g (%d filters) misses the target "
+                             "%g" % (best.match, eps, len(best.filters), target_match))
+        fail = eps
+    lo, hi = math.log(best.epsilon), math.log(fail)
+    for _ in range(int(iterations)):
+        mid = 0.5 * (lo + hi)
+        r = run(math.exp(mid))
+        if r.match >= target_match:
+            best, lo = r, mid
+        else:
+            hi = mid
+    return best
+
+
 # ---- analysis ----------------------------------------------------------------
 
 
@@ -459,6 +525,20 @@ def inject(x, h, end, snr):
     return x
 
 
+def sine_gaussian(sample_rate, f0, q, n, center):
+    """A sine-Gaussian glitch exp(-(t - t0)^2 / (2 tau^2)) cos(2 pi f0 (t - t0)),
+    tau = q / (2 pi f0), of n samples centred on sample `center`, unit norm:
+    the usual model of a short instrumental transient (for signal-consistency
+    tests against chirps)."""
+    fs = _check_positive("sample_rate", sample_rate)
+    f0 = _check_positive("f0", f0)
+    q = _check_positive("q", q)
+    t = (np.arange(int(n)) - float(center)) / fs
+    tau = q / (2 * math.pi * f0)
+    g = np.exp(-t**2 / (2 * tau**2)) * np.cos(2 * math.pi * f0 * t)
+    return g / math.sqrt(np.sum(g**2))
+
+
 # ---- command line ------------------------------------------------------------
 
 
@@ -486,8 +566,11 @@ def main(argv=None):
     ap.add_argument("--alpha", type=float, default=2.0)
     ap.add_argument("--beta", type=float, default=0.15)
     ap.add_argument("--max-level", type=int, default=6)
-    ap.add_argument("--max-latency", type=int, default=None,
-                    help="multirate lag allowed (samples; 0: none)")
+    ap.add_argument("--max-latency", type=int, default=DEFAULT_MAX_LATENCY,
+                    help="multirate lag allowed (samples; 0: none; default %d)" %
+                    DEFAULT_MAX_LATENCY)
+    ap.add_argument("--target-match", type=float, default=None,
+                    help="search epsilon (design_target) until the match reaches this")
     args = ap.parse_args(argv)
     specs = ([dict(m1=m[0], m2=m[1]) for m in args.masses] +
              [dict(mc=m) for m in args.mc] + [dict(duration=d) for d in args.duration])
@@ -495,9 +578,14 @@ def main(argv=None):
         ap.error("give at least one template (--masses, --mc or --duration)")
     try:
         chirps = [newtonian_chirp(args.rate, args.f_low, args.f_high, **kw) for kw in specs]
-        result = design_bank([c.h for c in chirps], args.rate, epsilon=args.epsilon,
-                             alpha=args.alpha, beta=args.beta, max_level=args.max_level,
-                             max_latency=args.max_latency)
+        kw = dict(alpha=args.alpha, beta=args.beta, max_level=args.max_level,
+                  max_latency=args.max_latency)
+        if args.target_match is not None:
+            results = [design_target(c.h, args.rate, args.target_match, **kw) for c in chirps]
+            result = BankDesign(SpiirBank([r.filters for r in results], 1.0 / args.rate),
+                                results)
+        else:
+            result = design_bank([c.h for c in chirps], args.rate, epsilon=args.epsilon, **kw)
         result.bank.save(args.output)
     except (ValueError, OSError) as e:
         ap.exit(1, "spiir_design: %s\n" % e)

@@ -12,6 +12,7 @@
  *   spiir_filter(x, a1, b0, delay, level, counts, dt, multirate=False, ...)
  *   spiir_latency(a1, b0, delay, level, counts, dt)
  *   spiir_triggers(snr, threshold, window)
+ *   spiir_autochisq(snr, sample, template, autocorr)
  *   version(), cuda_compiled(), cuda_device_count()
  *   boxcar_plan(algorithm, max_width, widths, depth, layers)
  *   boxcar_predict(algorithm, max_width, widths, depth, layers, smax, exact)
@@ -376,6 +377,51 @@ int64_t spiir_latency(const cdouble_array &a1, const cdouble_array &b0,
     bank_ptr bank = make_bank(a1, b0, delay, level, counts, dt);
     auto q = make_spiir(bank.get(), 0, true, "cpu", "fast");
     return tr_spiir_latency(q.get());
+}
+
+py::array spiir_autochisq(const cfloat_array &snr, const int_array &sample,
+                          const int_array &templ, const cdouble_array &autocorr)
+{
+    if (snr.ndim() != 2)
+        throw py::value_error(
+            "snr must be a two-dimensional array (samples x templates)");
+    if (autocorr.ndim() != 2)
+        throw py::value_error(
+            "autocorr must be a two-dimensional array (templates x (2 half + 1) lags)");
+    const size_t n = static_cast<size_t>(snr.shape(0));
+    const size_t nt = static_cast<size_t>(snr.shape(1));
+    const size_t lags = static_cast<size_t>(autocorr.shape(1));
+    if (static_cast<size_t>(autocorr.shape(0)) != nt)
+        throw py::value_error("autocorr needs one row per template (" +
+                              std::to_string(nt) + "), got " +
+                              std::to_string(autocorr.shape(0)));
+    if (lags % 2 != 1)
+        throw py::value_error("autocorr needs an odd number of lags (-half..half)");
+    if (nt == 0 || nt > UINT32_MAX)
+        throw py::value_error("snr needs at least one template");
+    if (sample.ndim() != 1 || templ.ndim() != 1 || sample.shape(0) != templ.shape(0))
+        throw py::value_error(
+            "sample and template must be one-dimensional, of one length");
+    const size_t m = static_cast<size_t>(sample.shape(0));
+    py::array_t<double> out(static_cast<py::ssize_t>(m));
+    const float *z = reinterpret_cast<const float *>(snr.data());
+    const double *ac = reinterpret_cast<const double *>(autocorr.data());
+    for (size_t i = 0; i < m; i++) {
+        const int64_t s = sample.data()[i], t = templ.data()[i];
+        if (s < 0) throw py::value_error("sample must be >= 0");
+        if (t < 0 || static_cast<size_t>(t) >= nt)
+            throw py::value_error("template " + std::to_string(t) + " outside the " +
+                                  std::to_string(nt) + " templates");
+        tr_error err;
+        err.code = TR_OK;
+        err.message[0] = '\0';
+        const tr_status st = tr_spiir_autochisq(
+            z, n, static_cast<uint32_t>(nt), static_cast<uint32_t>(t),
+            static_cast<uint64_t>(s), ac + static_cast<size_t>(t) * lags * 2,
+            static_cast<uint32_t>(lags / 2), out.mutable_data() + i, &err);
+        if (st != TR_OK) raise_status(st, err.message);
+    }
+    return out;
 }
 
 py::dtype trigger_dtype()
@@ -885,6 +931,17 @@ clusters at the end are included.
 Returns a numpy structured array with fields sample (int64, peak index), peak
 (float64, interpolated peak position), template (int32), snr (float32, |z|), re
 and im (float32, z at the peak), in the order they are decided.)doc");
+
+    m.def("spiir_autochisq", &spiir_autochisq, py::arg("snr"), py::arg("sample"),
+          py::arg("template"), py::arg("autocorr"),
+          R"doc(
+Autocorrelation chi-square of triggers (<transient/spiir_chisq.h>, gstlal's
+autochisq): for trigger i, peak row sample[i] of template template[i] in snr
+(samples x templates complex64, as spiir_filter returns it) and that template's
+row of autocorr (templates x (2 half + 1) complex128, lag -half first, 1 at the
+centre), sum |A[j] z[p] - z[p + j]|^2 / (2 n - sum |A[j]|^2) over the n lags
+inside snr. Returns float64 chi-square per trigger (NaN where the window holds
+a non-finite value).)doc");
 
     m.def("boxcar_plan", &boxcar_plan, py::arg("algorithm") = "boxdit",
           py::arg("max_width") = 256,

@@ -8,6 +8,7 @@
 #include <transient/edges.h>
 #include <transient/spiir.h>
 #include <transient/spiir_triggers.h>
+#include <transient/spiir_chisq.h>
 #include <transient/kalman.h>
 #include <transient/boxcar.h>
 #include <transient/boxcar_predict.h>
