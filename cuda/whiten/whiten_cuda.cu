@@ -1,13 +1,17 @@
 /*
  * The CUDA whitening context (cuda/whiten/whiten_cuda.h): overlap-save with
- * cuFFT on `batch` blocks per plan execution.
+ * cuFFT, one transform per block.
  *
  * Paper: B. Allen et al., "FINDCHIRP", Phys. Rev. D 85, 122006 (2012).
  *
- * A run copies the ntaps - 1 + nb * B input samples up, expands them into
- * batch blocks of M (the unused ones zero), transforms, multiplies by the
- * filter spectrum, transforms back and gathers the last B samples of each
- * used block; the plan is the same for every run, so each block's bits are.
+ * A run copies the ntaps - 1 + nb * B input samples up, expands them into nb
+ * blocks of M, transforms each, multiplies by the filter spectrum,
+ * transforms each back and gathers the last B samples of each block. The
+ * plans transform one block: a batched real transform may compute two
+ * blocks together, so that a block's bits would depend on its neighbour in
+ * the batch and so on how the stream was split into calls. Each block's
+ * real samples start at a multiple of 2 nbin floats, the alignment cuFFT
+ * asks of a transform's data.
  */
 #include "common/cuda_check.h"
 #include "common/cuda_raii.cuh"
@@ -57,7 +61,7 @@ struct tr_cuda_whiten {
     size_t ntaps = 0, M = 0, B = 0, nbin = 0, batch = 0;
     tr_device_buffer<cufftComplex> spec; /* nbin */
     tr_device_buffer<float> in;          /* ntaps - 1 + batch * B */
-    tr_device_buffer<float> time;        /* batch * M */
+    tr_device_buffer<float> time;        /* batch * 2 nbin (M used of each) */
     tr_device_buffer<cufftComplex> freq; /* batch * nbin */
     tr_device_buffer<float> out;         /* batch * B */
     tr_cuda_stream stream;
@@ -69,9 +73,9 @@ static tr_status make_plan(tr_cuda_whiten *c, fft_plan *p, cufftType type, tr_er
     int n = (int)c->M;
     const int idist = type == CUFFT_R2C ? (int)c->M : (int)c->nbin;
     const int odist = type == CUFFT_R2C ? (int)c->nbin : (int)c->M;
-    tr_status s = cufft_check(cufftPlanMany(&p->h, 1, &n, nullptr, 1, idist, nullptr, 1,
-                                            odist, type, (int)c->batch),
-                              err, "cufftPlanMany");
+    tr_status s = cufft_check(
+        cufftPlanMany(&p->h, 1, &n, nullptr, 1, idist, nullptr, 1, odist, type, 1), err,
+        "cufftPlanMany");
     if (s != TR_OK) return s;
     p->made = true;
     return cufft_check(cufftSetStream(p->h, c->stream), err, "cufftSetStream");
@@ -100,7 +104,7 @@ extern "C" tr_status tr_cuda_whiten_create(int device, const float *spec, size_t
     TR_CUDA_CHECK(c->spec.alloc(c->nbin), err, "whiten: cudaMalloc (spectrum)");
     TR_CUDA_CHECK(c->in.alloc(ntaps - 1 + batch * c->B), err,
                   "whiten: cudaMalloc (input)");
-    TR_CUDA_CHECK(c->time.alloc(batch * M), err, "whiten: cudaMalloc (blocks)");
+    TR_CUDA_CHECK(c->time.alloc(batch * 2 * c->nbin), err, "whiten: cudaMalloc (blocks)");
     TR_CUDA_CHECK(c->freq.alloc(batch * c->nbin), err, "whiten: cudaMalloc (spectra)");
     TR_CUDA_CHECK(c->out.alloc(batch * c->B), err, "whiten: cudaMalloc (output)");
     TR_CUDA_CHECK(
@@ -130,20 +134,26 @@ extern "C" tr_status tr_cuda_whiten_run(tr_cuda_whiten *c, const float *in, size
     TR_CUDA_CHECK(cudaMemcpyAsync(c->in, in, nin * sizeof(float), cudaMemcpyHostToDevice,
                                   c->stream),
                   err, "whiten: cudaMemcpyAsync (input)");
-    const size_t ntime = c->batch * c->M, nfreq = c->batch * c->nbin;
+    const size_t ntime = nb * c->M, nfreq = nb * c->nbin, stride = 2 * c->nbin;
     tr_whiten_expand<EW_THREADS, EW_ITEMS><<<grid_for(ntime), EW_THREADS, 0, c->stream>>>(
-        c->in, c->B, c->M, nb, ntime, c->time);
+        c->in, c->B, c->M, stride, ntime, c->time);
     TR_CUDA_CHECK(cudaGetLastError(), err, "whiten: tr_whiten_expand launch");
-    tr_status s =
-        cufft_check(cufftExecR2C(c->fwd.h, c->time, c->freq), err, "cufftExecR2C");
+    tr_status s = TR_OK;
+    for (size_t b = 0; b < nb && s == TR_OK; ++b)
+        s = cufft_check(
+            cufftExecR2C(c->fwd.h, c->time + b * stride, c->freq + b * c->nbin), err,
+            "cufftExecR2C");
     if (s != TR_OK) return s;
     tr_whiten_multiply<EW_THREADS, EW_ITEMS>
         <<<grid_for(nfreq), EW_THREADS, 0, c->stream>>>(c->freq, c->spec, c->nbin, nfreq);
     TR_CUDA_CHECK(cudaGetLastError(), err, "whiten: tr_whiten_multiply launch");
-    s = cufft_check(cufftExecC2R(c->inv.h, c->freq, c->time), err, "cufftExecC2R");
+    for (size_t b = 0; b < nb && s == TR_OK; ++b)
+        s = cufft_check(
+            cufftExecC2R(c->inv.h, c->freq + b * c->nbin, c->time + b * stride), err,
+            "cufftExecC2R");
     if (s != TR_OK) return s;
     tr_whiten_gather<EW_THREADS, EW_ITEMS><<<grid_for(nout), EW_THREADS, 0, c->stream>>>(
-        c->time, c->B, c->M, c->ntaps - 1, nout, c->out);
+        c->time, c->B, stride, c->ntaps - 1, nout, c->out);
     TR_CUDA_CHECK(cudaGetLastError(), err, "whiten: tr_whiten_gather launch");
     TR_CUDA_CHECK(cudaMemcpyAsync(out, c->out, nout * sizeof(float),
                                   cudaMemcpyDeviceToHost, c->stream),

@@ -23,16 +23,15 @@ __device__ __forceinline__ void tr_whiten_tile(size_t total, F f)
     }
 }
 
-/* blocks[b * M + j] = in[b * B + j] for the nused blocks, 0 for the others
- * (total = nb * M). */
+/* blocks[b * stride + j] = in[b * B + j], j < M (total = nb * M). */
 template <int THREADS, int ITEMS>
 __global__ void __launch_bounds__(THREADS)
-    tr_whiten_expand(const float *__restrict__ in, size_t B, size_t M, size_t nused,
+    tr_whiten_expand(const float *__restrict__ in, size_t B, size_t M, size_t stride,
                      size_t total, float *__restrict__ blocks)
 {
     tr_whiten_tile<THREADS, ITEMS>(total, [&](size_t idx) {
         const size_t b = idx / M, j = idx - b * M;
-        blocks[idx] = b < nused ? in[b * B + j] : 0.0f;
+        blocks[b * stride + j] = in[b * B + j];
     });
 }
 
@@ -49,17 +48,17 @@ __global__ void __launch_bounds__(THREADS)
     });
 }
 
-/* out[b * B + i] = blocks[b * M + skip + i]: the B outputs of each block
- * where the circular convolution is the linear one (skip = ntaps - 1;
- * total = nused * B). */
+/* out[b * B + i] = blocks[b * stride + skip + i]: the B outputs of each
+ * block where the circular convolution is the linear one (skip = ntaps - 1;
+ * total = nb * B). */
 template <int THREADS, int ITEMS>
 __global__ void __launch_bounds__(THREADS)
-    tr_whiten_gather(const float *__restrict__ blocks, size_t B, size_t M, size_t skip,
-                     size_t total, float *__restrict__ out)
+    tr_whiten_gather(const float *__restrict__ blocks, size_t B, size_t stride,
+                     size_t skip, size_t total, float *__restrict__ out)
 {
     tr_whiten_tile<THREADS, ITEMS>(total, [&](size_t idx) {
         const size_t b = idx / B, j = idx - b * B;
-        out[idx] = blocks[b * M + skip + j];
+        out[idx] = blocks[b * stride + skip + j];
     });
 }
 
