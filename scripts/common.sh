@@ -8,9 +8,11 @@ TR_JOBS=${TR_JOBS:-$(nproc)}
 
 # Debian 12 packages the module needs to build, install and test.
 # gnuradio: grcc, the QT GUI sinks and gr-soapy of the examples; python3-pyqt5:
-# the GUI examples (run headless in the tests); help2man: the man pages.
+# the GUI examples (run headless in the tests); help2man: the man pages;
+# python3-astropy: PSRFITS input of transient-detect frb.
 TR_PACKAGES="build-essential cmake ninja-build pkg-config git gnuradio-dev gnuradio pybind11-dev
-python3-pybind11 python3-numpy python3-packaging python3-yaml python3-pyqt5 help2man"
+python3-pybind11 python3-numpy python3-packaging python3-yaml python3-pyqt5 help2man
+python3-astropy"
 
 tr_say() { printf '== %s\n' "$*"; }
 
