@@ -266,7 +266,7 @@ def check_output(path, what, suffixes, input_path):
 def psrfits_to_fil(path, folder, show, stderr, prog):
     """The total intensity of a PSRFITS search-mode file as a temporary SIGPROC
     filterbank (32-bit float) in folder (None: $TMPDIR); returns its path, which
-    the caller removes."""
+    the caller removes, and the channels weighted 0 in every row."""
     psrfits = _import_psrfits()
     try:
         with psrfits.SearchFile(path) as sf:
@@ -284,7 +284,7 @@ def psrfits_to_fil(path, folder, show, stderr, prog):
                                  (prog, path, sf.nrows, sf.nsblk, sf.nchan, tmp))
                 with os.fdopen(fd, "wb") as out:
                     fd = None
-                    sf.to_sigproc(out)
+                    unused = sf.to_sigproc(out)
             except BaseException:
                 if fd is not None:
                     os.close(fd)
@@ -294,7 +294,7 @@ def psrfits_to_fil(path, folder, show, stderr, prog):
         raise FrbError(str(e))
     except OSError as e:
         raise FrbError("%s: %s" % (path, e))
-    return tmp
+    return tmp, unused
 
 
 def run(args, stdout, stderr, prog, sigmf, recordings, app_dir):
@@ -329,7 +329,20 @@ def _run(args, stdout, stderr, prog, sigmf, recordings, app_dir):
     check_output(args.output, "-o", None, args.input)
     check_output(args.plot, "--plot", (".png", ), args.input)
     show = not args.quiet and (args.progress or stderr.isatty())
-    fil = psrfits_to_fil(args.input, folder, show, stderr, prog)
+    fil, unused = psrfits_to_fil(args.input, folder, show, stderr, prog)
+    if len(unused):  # no data in them: masked, as a user would
+        if not args.quiet:
+            stderr.write("%s: note: %s: %d channels weighted 0 in every row are masked\n" %
+                         (prog, args.input, len(unused)))
+        runs = []  # as ranges a-b
+        for c in unused:
+            if runs and runs[-1][1] == c - 1:
+                runs[-1][1] = c
+            else:
+                runs.append([c, c])
+        args = argparse.Namespace(**vars(args))
+        args.mask_chans = ",".join(([args.mask_chans] if args.mask_chans else []) +
+                                   ["%d-%d" % (a, b) for a, b in runs])
     try:
         return _search(args, fil, stdout, stderr, prog, sigmf, recordings, app_dir, folder)
     finally:

@@ -306,6 +306,10 @@ class SearchFile:
                 v = v * np.float32(self.data_scale) + np.float32(self.data_zero)
         return v.reshape(self.nsblk, self.npol, self.nchan)
 
+    def weights(self, i):
+        """DAT_WTS of row i (NCHAN floats)."""
+        return np.asarray(self._rows[i]["DAT_WTS"], dtype=np.float32).reshape(self.nchan)
+
     def row(self, i):
         """Total intensity of row i: (NSBLK, NCHAN) float32, in DAT_FREQ's order,
         scales, offsets and weights applied."""
@@ -316,15 +320,11 @@ class SearchFile:
                                (self.path, i + 1))
         scl = np.asarray(r["DAT_SCL"], dtype=np.float32).reshape(self.npol, self.nchan)
         offs = np.asarray(r["DAT_OFFS"], dtype=np.float32).reshape(self.npol, self.nchan)
-        wts = np.asarray(r["DAT_WTS"], dtype=np.float32).reshape(self.nchan)
+        wts = self.weights(i)
         raw = self._raw(r["DATA"])[:, :self.pols_summed, :]
         v = (raw - np.float32(self.zero_off)) * scl[:self.pols_summed] + offs[:self.pols_summed]
         return (v.sum(axis=1) if self.pols_summed > 1 else v[:, 0, :]) * wts
 
-    def rows(self):
-        """Every row's total intensity, one at a time (see row)."""
-        for i in range(self.nrows):
-            yield self.row(i)
 
     def sigproc_header(self):
         """The SIGPROC header (32-bit float samples) of the total intensity."""
@@ -344,8 +344,13 @@ class SearchFile:
         return h
 
     def to_sigproc(self, out):
-        """Writes the SIGPROC filterbank to the open binary file out, row by row."""
+        """Writes the SIGPROC filterbank to the open binary file out, row by row;
+        returns the channels whose weight is 0 in every row (all their samples
+        are 0: to be masked in a search)."""
         out.write(self.sigproc_header())
-        for v in self.rows():
-            out.write(np.ascontiguousarray(v, dtype="<f4").tobytes())
+        unused = np.ones(self.nchan, bool)
+        for i in range(self.nrows):
+            out.write(np.ascontiguousarray(self.row(i), dtype="<f4").tobytes())
+            unused &= self.weights(i) == 0
+        return np.flatnonzero(unused)
 

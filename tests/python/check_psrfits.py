@@ -126,7 +126,7 @@ def write_psrfits(path, raw, nbits, freqs, scl, offs, wts, tbin, tstart, zero_of
     fits.HDUList([fits.PrimaryHDU(header=ph), sub]).writeto(path, overwrite=True)
 
 
-def from_fil(path, data, hdr, nbits, ascending, nsblk=512):
+def from_fil(path, data, hdr, nbits, ascending, nsblk=512, unused=()):
     """29.fil's spectra as PSRFITS: 8 bits with per-row, per-channel power-of-two
     scales and offsets that decode to the samples exactly; 4 bits quantised to
     a third of the channel's standard deviation around its mean."""
@@ -149,8 +149,10 @@ def from_fil(path, data, hdr, nbits, ascending, nsblk=512):
         offs = rows.mean(axis=1)
         scl = np.maximum(rows.std(axis=1), 1) / 3
         raw = np.clip(np.round((rows - offs[:, None, :]) / scl[:, None, :]) + zero, 0, 15)
-    write_psrfits(path, raw.astype(np.uint8)[:, :, None, :], nbits, freqs, scl, offs,
-                  np.ones((rows.shape[0], nchan)), hdr["tsamp"], hdr["tstart"], zero)
+    wts = np.ones((rows.shape[0], nchan))
+    wts[:, list(unused)] = 0
+    write_psrfits(path, raw.astype(np.uint8)[:, :, None, :], nbits, freqs, scl, offs, wts,
+                  hdr["tsamp"], hdr["tstart"], zero)
 
 
 def candidates(out):
@@ -192,6 +194,15 @@ def search_29(tmp, data, hdr):
                       and abs(c[0]["dm"] - float(r["dm"])) < 1e-9 and
                       abs(c[0]["snr"] - float(r["snr"])) < 1e-3,
                       "%s: %s, 29.fil %s" % (name, c[0], r))
+    # Channels weighted 0 in every row are masked: the search equals 29.fil's
+    # with those channels masked.
+    path = os.path.join(tmp, "29_weights.fits")
+    from_fil(path, data, hdr, 8, False, unused=[0, 1, 2, 100, 335])
+    rc, out, err = detect("frb", path, "--mask-chans", "7")
+    rc2, out2, err2 = detect("frb", FIL, "--mask-chans", "0-2,7,100,335", "-q")
+    check(rc == 0 and "5 channels weighted 0 in every row are masked" in err and
+          rc2 == 0 and out == out2 and len(out.splitlines()) == 2,
+          "zero weights: %s %s / %s %s" % (out, err, out2, err2))
     # The default output (CSV on stdout) and a temporary copy in $TMPDIR.
     tmpdir = os.path.join(tmp, "t")
     os.mkdir(tmpdir)
@@ -235,7 +246,7 @@ def reader_values(tmp):
         want = decode(raw, scl.astype(np.float32), offs.astype(np.float32),
                       wts.astype(np.float32), zero, nsum)
         with psrfits.SearchFile(path) as sf:
-            got = np.concatenate(list(sf.rows()))
+            got = np.concatenate([sf.row(i) for i in range(sf.nrows)])
             check(sf.nspectra == nrows * nsblk and sf.fch1 == 1400.0 and sf.foff == -0.5 and
                   abs(sf.tstart - 60000.25) < 1e-9 and sf.tbin == 1e-4,
                   "%d-bit header: %s" % (nbits, vars(sf)))
