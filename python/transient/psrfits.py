@@ -89,7 +89,7 @@ def _card(hdr, key, path, where, kind=None, required=True):
 
 class SearchFile:
     """An open PSRFITS search-mode file: header values as attributes, rows as
-    total-intensity spectra (``rows()``). Use as a context manager or close()."""
+    total-intensity spectra (``row(i)``). Use as a context manager or close()."""
 
     def __init__(self, path):
         self.path = path
