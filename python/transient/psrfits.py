@@ -321,6 +321,9 @@ class SearchFile:
         scl = np.asarray(r["DAT_SCL"], dtype=np.float32).reshape(self.npol, self.nchan)
         offs = np.asarray(r["DAT_OFFS"], dtype=np.float32).reshape(self.npol, self.nchan)
         wts = self.weights(i)
+        for name, v in (("DAT_SCL", scl), ("DAT_OFFS", offs), ("DAT_WTS", wts)):
+            if not np.all(np.isfinite(v)):
+                raise PsrfitsError("%s: %s of row %d is not finite" % (self.path, name, i + 1))
         raw = self._raw(r["DATA"])[:, :self.pols_summed, :]
         v = (raw - np.float32(self.zero_off)) * scl[:self.pols_summed] + offs[:self.pols_summed]
         return (v.sum(axis=1) if self.pols_summed > 1 else v[:, 0, :]) * wts
