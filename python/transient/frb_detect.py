@@ -19,6 +19,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -329,6 +330,22 @@ def _run(args, stdout, stderr, prog, sigmf, recordings, app_dir):
     check_output(args.output, "-o", None, args.input)
     check_output(args.plot, "--plot", (".png", ), args.input)
     show = not args.quiet and (args.progress or stderr.isatty())
+    # SIGTERM as an interrupt, so that the temporary copy goes on that exit too.
+    term = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, _interrupt) if term else None
+    try:
+        return _search_psrfits(args, folder, show, stdout, stderr, prog, sigmf, recordings,
+                               app_dir)
+    finally:
+        if term:
+            signal.signal(signal.SIGTERM, old)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _search_psrfits(args, folder, show, stdout, stderr, prog, sigmf, recordings, app_dir):
     fil, unused = psrfits_to_fil(args.input, folder, show, stderr, prog)
     if len(unused):  # no data in them: masked, as a user would
         if not args.quiet:

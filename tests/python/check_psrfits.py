@@ -10,7 +10,8 @@ file's values exactly) and 4 bits (quantised to the channel's noise), each in
 the file's channel order and reversed, give the candidate the .fil gives (DM
 near 475, t = 2.029 s); the reader's values equal a direct numpy decoding for
 every NBITS, two and four polarisations and zero weights; bad files give one
-line naming the file and exit status 2, and no temporary file is left.
+line naming the file and exit status 2, and no temporary file is left, nor
+when the search is stopped by SIGTERM.
 Exit 77 (skipped) without numpy or astropy.
 """
 import csv
@@ -20,6 +21,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 try:
     import numpy as np
@@ -301,6 +303,31 @@ def bad_files(tmp):
           "without astropy: %d %r" % (rc, err))
 
 
+def terminated(tmp):
+    """SIGTERM while the temporary copy exists: it is removed, exit status 130."""
+    rng = np.random.default_rng(5)
+    nrows, nsblk, nchan = 64, 4096, 256
+    path = os.path.join(tmp, "long.fits")
+    write_psrfits(path, rng.integers(0, 256, size=(nrows, nsblk, 1, nchan), dtype=np.uint8), 8,
+                  1500 - np.arange(nchan, dtype=float), np.ones((nrows, nchan)),
+                  np.zeros((nrows, nchan)), np.ones((nrows, nchan)), 64e-6, 60000.0)
+    out = os.path.join(tmp, "term")
+    os.mkdir(out)
+    p = subprocess.Popen([DETECT, "frb", path, "-o", os.path.join(out, "c.csv")],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         env=dict(os.environ, TRANSIENT_FRB=PROGRAM))
+    deadline = time.time() + 120
+    while p.poll() is None and time.time() < deadline and not any(
+            f.endswith(".fil") for f in os.listdir(out)):
+        time.sleep(0.01)
+    seen = [f for f in os.listdir(out) if f.endswith(".fil")]
+    p.terminate()
+    _, err = p.communicate()
+    check(seen and p.returncode == 130 and os.listdir(out) == [],
+          "SIGTERM: copy seen %s, exit %d, left %s, %s" % (seen, p.returncode, os.listdir(out),
+                                                           err))
+
+
 def main():
     global DETECT, PROGRAM, FIL
     DETECT, PROGRAM, FIL = sys.argv[1:4]
@@ -309,6 +336,7 @@ def main():
         reader_values(tmp)
         search_29(tmp, data, hdr)
         bad_files(tmp)
+        terminated(tmp)
     print("check_psrfits: %s" % ("%d failures" % len(failures) if failures else "all passed"))
     return 1 if failures else 0
 
