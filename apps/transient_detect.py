@@ -18,9 +18,10 @@ DETECTOR is one of
           (GWOSC HDF5 or raw): PSD, whitening, bank design, triggers with
           chi-square (spiir_detect; share/doc/gr-transient/spiir.md)
   kalman  transient.kalman_detector_ff Gaussian bursts in coloured noise
-  frb     FRB search of a SIGPROC filterbank (.fil): dedispersion over a DM
-          plan, boxcar search, candidates with DM (transient-frb, over
-          libtransient's tr_frb; no GNU Radio; share/doc/gr-transient/frb.md)
+  frb     FRB search of a SIGPROC filterbank (.fil) or PSRFITS search-mode
+          file (.fits, .sf; astropy): dedispersion over a DM plan, boxcar
+          search, candidates with DM (transient-frb, over libtransient's
+          tr_frb; no GNU Radio; share/doc/gr-transient/frb.md)
 
 INPUT is raw float32 (.f32) or complex64 (.c64, .cf32, .cfile), SigMF
 (.sigmf-meta/.sigmf-data), a sigrok session (.sr, --channel), SIGPROC

@@ -10,10 +10,11 @@ TR_JOBS=${TR_JOBS:-$(nproc)}
 # gnuradio: grcc, the QT GUI sinks and gr-soapy of the examples; python3-pyqt5:
 # the GUI examples (run headless in the tests); help2man: the man pages;
 # libfftw3-dev: PSD estimation and whitening; python3-scipy: the tests'
-# reference PSD; python3-h5py: strain files as GWOSC distributes them.
+# reference PSD; python3-h5py: strain files as GWOSC distributes them;
+# python3-astropy: PSRFITS input of transient-detect frb.
 TR_PACKAGES="build-essential cmake ninja-build pkg-config git gnuradio-dev gnuradio pybind11-dev
 python3-pybind11 python3-numpy python3-packaging python3-yaml python3-pyqt5 help2man
-libfftw3-dev python3-scipy python3-h5py"
+libfftw3-dev python3-scipy python3-h5py python3-astropy"
 
 tr_say() { printf '== %s\n' "$*"; }
 

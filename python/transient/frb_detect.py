@@ -1,4 +1,7 @@
-"""``transient-detect frb FILE``: FRB search of a SIGPROC filterbank.
+"""``transient-detect frb FILE``: FRB search of a SIGPROC filterbank or of a
+PSRFITS search-mode file (psrfits, which needs astropy; the total intensity is
+written to a temporary 32-bit float filterbank beside the output, or in
+$TMPDIR, and searched as a .fil).
 
 The search itself is the C program ``transient-frb`` over libtransient's
 ``tr_frb`` (dedispersion -> boxcar search -> candidates; no GNU Radio needed),
@@ -16,6 +19,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -43,9 +47,11 @@ def _number(kind, positive=False):
 
 def add_parser(sub):
     """The ``frb`` subcommand of transient-detect's parser."""
-    p = sub.add_parser("frb", help="FRB search of a SIGPROC filterbank (.fil): "
-                       "dedispersion, boxcar search, candidates with DM")
-    p.add_argument("input", help="the SIGPROC filterbank (.fil; 1 to 32 bits)")
+    p = sub.add_parser("frb", help="FRB search of a SIGPROC filterbank (.fil) or PSRFITS "
+                       "search-mode file (.fits, .sf): dedispersion, boxcar search, "
+                       "candidates with DM")
+    p.add_argument("input", help="the SIGPROC filterbank (.fil; 1 to 32 bits) or PSRFITS "
+                   "search-mode file (.fits, .sf; needs astropy)")
     g = p.add_argument_group("output")
     g.add_argument("-o", "--output",
                    help="candidates: .csv, .json or .cand (Heimdall); '-' = CSV on stdout "
@@ -132,8 +138,8 @@ def find_program(explicit, app_dir):
                    "build/apps/%s); give --program or TRANSIENT_FRB" % (PROGRAM, PROGRAM))
 
 
-def program_args(args):
-    a = [args.input, "--dm-min", repr(args.dm_min), "--dm-max", repr(args.dm_max),
+def program_args(args, fil):
+    a = [fil, "--dm-min", repr(args.dm_min), "--dm-max", repr(args.dm_max),
          "--dm-tol", repr(args.dm_tol), "--pulse-width", repr(args.pulse_width),
          "--threshold", repr(args.threshold), "--max-width", str(args.max_width),
          "--algorithm", args.algorithm, "--norm", args.norm, "--window", str(args.window),
@@ -258,6 +264,40 @@ def check_output(path, what, suffixes, input_path):
         raise FrbError("%s %s: give a %s file" % (what, path, " or ".join(suffixes)))
 
 
+def psrfits_to_fil(path, folder, show, stderr, prog):
+    """The total intensity of a PSRFITS search-mode file as a temporary SIGPROC
+    filterbank (32-bit float) in folder (None: $TMPDIR); returns its path, which
+    the caller removes, and the channels weighted 0 in every row."""
+    psrfits = _import_psrfits()
+    try:
+        with psrfits.SearchFile(path) as sf:
+            need = len(sf.sigproc_header()) + sf.nspectra * sf.nchan * 4
+            fd, tmp = tempfile.mkstemp(prefix=".transient-frb-", suffix=".fil", dir=folder)
+            try:
+                free = shutil.disk_usage(os.path.dirname(tmp)).free
+                if need > free:
+                    raise FrbError("%s: its %d-byte float copy does not fit in %s (%d bytes "
+                                   "free): set TMPDIR or -o to a larger disk" %
+                                   (path, need, os.path.dirname(tmp), free))
+                if show:
+                    stderr.write("%s: frb: %s: PSRFITS, %d rows of %d spectra, %d channels: "
+                                 "writing their total intensity to %s\n" %
+                                 (prog, path, sf.nrows, sf.nsblk, sf.nchan, tmp))
+                with os.fdopen(fd, "wb") as out:
+                    fd = None
+                    unused = sf.to_sigproc(out)
+            except BaseException:
+                if fd is not None:
+                    os.close(fd)
+                os.unlink(tmp)
+                raise
+    except psrfits.PsrfitsError as e:
+        raise FrbError(str(e))
+    except OSError as e:
+        raise FrbError("%s: %s" % (path, e))
+    return tmp, unused
+
+
 def run(args, stdout, stderr, prog, sigmf, recordings, app_dir):
     """The frb subcommand; returns the exit status."""
     try:
@@ -274,7 +314,70 @@ def _run(args, stdout, stderr, prog, sigmf, recordings, app_dir):
     if not os.path.isfile(args.input):
         raise FrbError("%s: no such file" % args.input)
     try:
-        hdr, hdr_bytes = recordings.sigproc_header(args.input)
+        with open(args.input, "rb") as f:
+            sigproc = f.read(16)[4:16] == b"HEADER_START"
+    except OSError as e:
+        raise FrbError("%s: %s" % (args.input, e.strerror))
+    folder = os.path.dirname(os.path.abspath(args.output)) if args.output not in (
+        None, "-") else None
+    psrfits = _import_psrfits()
+    if sigproc or not psrfits.looks_like_psrfits(args.input):
+        return _search(args, args.input, stdout, stderr, prog, sigmf, recordings, app_dir,
+                       folder)
+    if args.sigmf_annotations is not None:
+        raise FrbError("%s: --sigmf-annotations describes a SIGPROC filterbank; a PSRFITS "
+                       "file has none" % args.input)
+    check_output(args.output, "-o", None, args.input)
+    check_output(args.plot, "--plot", (".png", ), args.input)
+    show = not args.quiet and (args.progress or stderr.isatty())
+    # SIGTERM as an interrupt, so that the temporary copy goes on that exit too.
+    term = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGTERM, _interrupt) if term else None
+    try:
+        return _search_psrfits(args, folder, show, stdout, stderr, prog, sigmf, recordings,
+                               app_dir)
+    finally:
+        if term:
+            signal.signal(signal.SIGTERM, old)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _search_psrfits(args, folder, show, stdout, stderr, prog, sigmf, recordings, app_dir):
+    fil, unused = psrfits_to_fil(args.input, folder, show, stderr, prog)
+    if len(unused):  # no data in them: masked, as a user would
+        if not args.quiet:
+            stderr.write("%s: note: %s: %d channels weighted 0 in every row are masked\n" %
+                         (prog, args.input, len(unused)))
+        runs = []  # as ranges a-b
+        for c in unused:
+            if runs and runs[-1][1] == c - 1:
+                runs[-1][1] = c
+            else:
+                runs.append([c, c])
+        args = argparse.Namespace(**vars(args))
+        args.mask_chans = ",".join(([args.mask_chans] if args.mask_chans else []) +
+                                   ["%d-%d" % (a, b) for a, b in runs])
+    try:
+        return _search(args, fil, stdout, stderr, prog, sigmf, recordings, app_dir, folder)
+    finally:
+        os.unlink(fil)
+
+
+def _import_psrfits():
+    try:
+        from . import psrfits
+    except ImportError:  # loaded by file path (transient-detect from the source tree)
+        import psrfits
+    return psrfits
+
+
+def _search(args, fil, stdout, stderr, prog, sigmf, recordings, app_dir, folder):
+    """The search of the SIGPROC filterbank fil (args.input, or its PSRFITS copy)."""
+    try:
+        hdr, hdr_bytes = recordings.sigproc_header(fil)
     except ValueError as e:
         raise FrbError("%s (frb needs a SIGPROC filterbank)" % e)
     fmt = args.output_format
@@ -298,16 +401,17 @@ def _run(args, stdout, stderr, prog, sigmf, recordings, app_dir):
             raise FrbError("--plot needs matplotlib (Debian: python3-matplotlib)")
     program = find_program(args.program, app_dir)
 
-    folder = os.path.dirname(os.path.abspath(args.output)) if args.output not in (
-        None, "-") else None
     fd, tmp = tempfile.mkstemp(prefix=".transient-frb-", suffix=".json", dir=folder)
     os.close(fd)
     try:
         show = not args.quiet and (args.progress or stderr.isatty())
-        cmd = [program] + program_args(args) + ["--format", "json", "-o", tmp, "-q"]
+        cmd = [program] + program_args(args, fil) + ["--format", "json", "-o", tmp, "-q"]
         if show:
             cmd.append("--progress")
         rc, errors, notes = run_program(cmd, show, stderr)
+        if fil != args.input:  # the messages name the file given
+            errors = [e.replace(fil, args.input) for e in errors]
+            notes = [n.replace(fil, args.input) for n in notes]
         if not args.quiet and not show:
             for n in notes:
                 stderr.write("%s: note: %s\n" % (prog, n))
@@ -318,6 +422,7 @@ def _run(args, stdout, stderr, prog, sigmf, recordings, app_dir):
             doc = json.load(f)
     finally:
         os.unlink(tmp)
+    doc["file"] = args.input
 
     cands = doc["candidates"]
     proc = doc["processed"]
@@ -350,7 +455,7 @@ def _run(args, stdout, stderr, prog, sigmf, recordings, app_dir):
             from . import frb_plot
         except ImportError:  # loaded by file path (transient-detect from the source tree)
             import frb_plot
-        frb_plot.plot(args.plot, args.input, hdr_bytes, doc)
+        frb_plot.plot(args.plot, fil, hdr_bytes, doc)
     if not args.quiet:
         plan = doc["plan"]
         stderr.write("%s: frb: %d candidates in %d spectra (%.6g s) of %s, %d DM trials "
