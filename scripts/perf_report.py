@@ -97,10 +97,13 @@ SOURCES = [
       "spectra: 1024 channels, 64 us, DM 0-1000, CUDA (GNU Radio buffers page-locked and "
       "not) and CPU backends; the README's table"),
     # the merged tree on the H100: the boxcar search from host samples to candidates
-    S("2026-11-26-h100-integration", "bench_boxcar.jsonl", FINAL,
+    S("2026-11-26-h100-frb-search", "bench_boxcar.jsonl", FINAL,
       "the boxcar search through the core from host samples: host-to-host (per-window "
-      "and one-launch paths) and host-to-candidates (S/N clustered on the GPU), 64 and "
-      "1 channels, FIXED and WHITE; the device chain (search + candidates on the device)"),
+      "and one-launch paths) and host-to-candidates (peaks selected on the GPU, "
+      "clustered on the host), 64 and 1 channels, FIXED and WHITE"),
+    S("2026-11-26-h100-integration", "bench_boxcar.jsonl", EARLIER,
+      "the same before the clustering moved to the host (one GPU thread walked the "
+      "peaks); also the device chain (search + candidates on the device)"),
     # GNU Radio end to end: the first full run (the final one is FLOWGRAPH_FOLDER)
     S("2026-11-22-h100-flowgraph", "flowgraph.jsonl", EARLIER,
       "first full flow graph run of every detector (commit df7427d, before the boxcar host "
