@@ -851,15 +851,7 @@ def _output_format(args):
 
 def emit(path, data, stdout):
     """Write the bytes data to path, or to stdout for None or '-'."""
-    if path in (None, "-"):
-        out = getattr(stdout, "buffer", None)
-        if out is not None:
-            out.write(data)
-            out.flush()
-        else:
-            stdout.write(data.decode("utf-8"))
-    else:
-        io_checks.write_output(path, data)
+    io_checks.emit(path, data, stdout)
 
 
 def _params(args):

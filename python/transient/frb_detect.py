@@ -25,6 +25,11 @@ import sys
 import tempfile
 import threading
 
+try:  # gnuradio.transient.frb_detect, or the source tree's (transient-detect's fallback)
+    from . import io_checks
+except ImportError:
+    import io_checks
+
 PROGRAM = "transient-frb"
 KDM = 4.148808e3  # MHz^2 pc^-1 cm^3 s, as tr_dedisp
 CSV_COLUMNS = ("dm", "time", "sample", "width", "snr", "members")
@@ -429,15 +434,7 @@ def _search(args, fil, stdout, stderr, prog, sigmf, recordings, app_dir, folder)
     if args.output is not None or (meta is None and not args.plot):
         data = {"csv": csv_bytes, "cand": cand_bytes}.get(fmt or "csv")
         data = data(cands) if data else json_bytes(doc, prog)
-        if args.output in (None, "-"):
-            out = getattr(stdout, "buffer", None)
-            if out is not None:
-                out.write(data)
-                out.flush()
-            else:
-                stdout.write(data.decode("utf-8"))
-        else:
-            sigmf.atomic_write(args.output, data)
+        io_checks.emit(args.output, data, stdout, sigmf.atomic_write)
     if meta is not None:
         h = doc["header"]
         folder = os.path.dirname(os.path.abspath(meta))

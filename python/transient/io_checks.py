@@ -260,3 +260,17 @@ def fail(exc, prog, stderr, usage=()):
         return getattr(exc, "status", 130)
     stderr.write("%s: error: %s\n" % (prog, exc))
     return 2 if isinstance(exc, (InputError, OutputError) + tuple(usage)) else 1
+
+
+def emit(path, data, stdout, write=None):
+    """Write the bytes data to path (through write, write_output by default),
+    or to stdout for None or '-'."""
+    if path in (None, "-"):
+        out = getattr(stdout, "buffer", None)
+        if out is not None:
+            out.write(data)
+            out.flush()
+        else:
+            stdout.write(data.decode("utf-8"))
+    else:
+        (write or write_output)(path, data)
