@@ -412,6 +412,27 @@ static tr_status search(tr_frb *q, const float *y, size_t m)
     return st;
 }
 #ifdef TR_HAVE_CUDA
+/* cluster() on the device: n search outputs in device memory from position
+ * first on; at the end of the data, the outputs whose boxcar reaches an
+ * incomplete position are set to -inf there first. */
+static tr_status cluster_device(tr_frb *q, uint64_t first, float *d_snr, int32_t *d_width,
+                                size_t n)
+{
+    const double t0 = now_s();
+    if (q->ending && n > 0) {
+        const tr_status st =
+            tr_cuda_frb_mark_tail((tr_cuda_frb *)q->dev, d_snr, d_width, n, first,
+                                  q->total, -INFINITY, &q->err);
+        if (st != TR_OK) return st;
+    }
+    const tr_status st =
+        tr_boxcar_candidates_process_device(q->cand, q->bx, first, d_snr, d_width, n);
+    q->timing.candidates += now_s() - t0;
+    if (st != TR_OK)
+        return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
+    return TR_OK;
+}
+
 /* The device-resident search and clustering of m <= device_step positions of
  * the device plane d_y (q->searched on); the plane comes down only for
  * keep_plane. At the end of the data, the outputs whose boxcar reaches an
@@ -436,19 +457,8 @@ static tr_status search_device(tr_frb *q, const float *d_y, size_t m)
     st = searched(q, tr_boxcar_process_device(q->bx, d_y, m, d_snr, d_width), t0, bpos, m,
                   &skip, &first);
     if (st != TR_OK) return st;
-    const double t1 = now_s();
     const size_t off = skip * q->ndm;
-    if (q->ending && m > skip) {
-        st = tr_cuda_frb_mark_tail(dev, d_snr + off, d_width + off, m - skip, first,
-                                   q->total, -INFINITY, &q->err);
-        if (st != TR_OK) return st;
-    }
-    st = tr_boxcar_candidates_process_device(q->cand, q->bx, first, d_snr + off,
-                                             d_width + off, m - skip);
-    q->timing.candidates += now_s() - t1;
-    if (st != TR_OK)
-        return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
-    return TR_OK;
+    return cluster_device(q, first, d_snr + off, d_width + off, m - skip);
 }
 
 /* step() of the device-resident chain: n <= device_step spectra up (or the
@@ -488,17 +498,11 @@ static tr_status flush_search_device(tr_frb *q, uint32_t lat, uint64_t bpos)
     if (st != TR_OK) return stage_error(q, st, "search", tr_boxcar_last_error(q->bx));
     /* Flush output k is position bpos - lat + k. */
     const size_t skip = bpos >= lat ? 0 : (size_t)(lat - bpos);
-    const uint64_t first = bpos + skip - lat;
     const size_t off = skip * q->ndm;
+    st = cluster_device(q, bpos + skip - lat, d_snr + off, d_width + off, lat - skip);
+    if (st != TR_OK) return st;
     const double t1 = now_s();
-    if (lat > skip) {
-        st = tr_cuda_frb_mark_tail(dev, d_snr + off, d_width + off, lat - skip, first,
-                                   q->total, -INFINITY, &q->err);
-        if (st != TR_OK) return st;
-        st = tr_boxcar_candidates_process_device(q->cand, q->bx, first, d_snr + off,
-                                                 d_width + off, lat - skip);
-    }
-    if (st == TR_OK) st = tr_candidates_flush(q->cand);
+    st = tr_candidates_flush(q->cand);
     q->timing.candidates += now_s() - t1;
     if (st != TR_OK)
         return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
