@@ -70,12 +70,7 @@ struct tr_cuda_whiten {
 
 static tr_status make_plan(tr_cuda_whiten *c, fft_plan *p, cufftType type, tr_error *err)
 {
-    int n = (int)c->M;
-    const int idist = type == CUFFT_R2C ? (int)c->M : (int)c->nbin;
-    const int odist = type == CUFFT_R2C ? (int)c->nbin : (int)c->M;
-    tr_status s = cufft_check(
-        cufftPlanMany(&p->h, 1, &n, nullptr, 1, idist, nullptr, 1, odist, type, 1), err,
-        "cufftPlanMany");
+    tr_status s = cufft_check(cufftPlan1d(&p->h, (int)c->M, type, 1), err, "cufftPlan1d");
     if (s != TR_OK) return s;
     p->made = true;
     return cufft_check(cufftSetStream(p->h, c->stream), err, "cufftSetStream");
