@@ -47,7 +47,6 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 import threading
 import time
 
@@ -73,11 +72,12 @@ def _version():
 
 
 def _import_package():
-    """gnuradio.transient's recordings, sigmf and io_checks modules; from the
+    """gnuradio.transient's recordings, sigmf, io_checks, run_advice and
+    tempfiles modules; from the
     source tree (../python/transient) when the installed package predates them."""
     try:
-        from gnuradio.transient import io_checks, recordings, run_advice, sigmf
-        return recordings, sigmf, io_checks, run_advice
+        from gnuradio.transient import io_checks, recordings, run_advice, sigmf, tempfiles
+        return recordings, sigmf, io_checks, run_advice, tempfiles
     except ImportError:
         here = os.path.dirname(os.path.abspath(__file__))
         src = os.path.join(here, os.pardir, "python", "transient")
@@ -88,10 +88,11 @@ def _import_package():
         import recordings
         import run_advice
         import sigmf
-        return recordings, sigmf, io_checks, run_advice
+        import tempfiles
+        return recordings, sigmf, io_checks, run_advice, tempfiles
 
 
-recordings, sigmf, io_checks, run_advice = _import_package()
+recordings, sigmf, io_checks, run_advice, tempfiles = _import_package()
 
 
 def _import_frb():
@@ -969,16 +970,10 @@ def run(argv=None, stdout=None, stderr=None):
                 data_file = None  # sigrok, merged: the dataset was extracted before
             if data_file is not None:  # sigrok: the extracted channel as the dataset
                 folder = os.path.dirname(os.path.abspath(data_file))
-                fd, tmp = tempfile.mkstemp(prefix=".transient-detect-", dir=folder)
-                os.close(fd)
-                try:
+                with tempfiles.temporary(folder, ".transient-detect-") as tmp:
                     shutil.copyfile(rec.data_path, tmp)
                     os.chmod(tmp, 0o644)
                     os.replace(tmp, data_file)
-                except BaseException:
-                    if os.path.exists(tmp):
-                        os.unlink(tmp)
-                    raise
             io_checks.write_output(meta, sigmf.serialize(doc))
         for path, data in outputs:
             emit(path, data, stdout)

@@ -34,7 +34,6 @@ import csv
 import math
 import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -45,11 +44,11 @@ MAX_SAMPLES = 1 << 27
 
 def _package():
     from gnuradio.transient import (io_checks, kalman_ar, kalman_fit, kalman_roc,
-                                    recordings)
-    return io_checks, kalman_ar, kalman_fit, kalman_roc, recordings
+                                    recordings, tempfiles)
+    return io_checks, kalman_ar, kalman_fit, kalman_roc, recordings, tempfiles
 
 
-io_checks, kalman_ar, kalman_fit, kalman_roc, recordings = _package()
+io_checks, kalman_ar, kalman_fit, kalman_roc, recordings, tempfiles = _package()
 
 
 def _version():
@@ -262,7 +261,6 @@ def run(argv=None, stdout=None, stderr=None):
     stdout = stdout if stdout is not None else sys.stdout
     stderr = stderr if stderr is not None else sys.stderr
     rec = None
-    tmp = None
     try:
         args = build_parser().parse_args(argv)
         if os.path.lexists(args.output) and not args.force:
@@ -322,46 +320,42 @@ def run(argv=None, stdout=None, stderr=None):
                                         max_root=args.max_root)
         except ValueError as e:
             raise UsageError("%s: %s" % (rec.path, e))
-        fd, tmp = tempfile.mkstemp(prefix=".transient-kalman-fit-",
-                                   dir=os.path.dirname(os.path.abspath(out)))
-        os.close(fd)
-        fit.save(tmp)
-        Ns = args.Ns or max(1, (M - 1) // 3)
-        if Ns >= M:
-            raise UsageError("--Ns %d must be below M = %d" % (Ns, M))
-        w = stdout.write
-        w("%s: %d samples%s, %d bursts (%d fitted, %d held back), %d noise samples "
-          "fitted\n" % (rec.path, n, "" if rec.rate is None else " at %.6g Hz" % rec.rate,
-                        len(signal), len(train_s), len(held_s),
-                        sum(b - a for a, b in train_n)))
-        w(fit.summary() + "\n")
-        if held_s and held_n:
-            alphas = (fit.alpha, args.roc_alpha)
-            rows, nn = evaluate(x, tmp, fit, held_s, held_n, signal, Ns, alphas)
-            w("held-back data: %d bursts, %d noise samples; detector Ns = %d; probability of "
-              "detection (LLR threshold)\n" % (len(held_s), nn, Ns))
-            w("  false alarms/sample  kalman, alpha %-10.3g  kalman, alpha %-10.3g  energy\n"
-              % alphas)
-            for r in rows:
-                w("  %-19.0e  %-24s  %-24s  %s\n" % (r[0], _pd_thr(r[1], r[2]),
-                                                   _pd_thr(r[3], r[4]), _pd(r[5])))
-            if any(not np.isfinite(r[1]) for r in rows):
-                io_checks.note(stderr, PROG, "n/a: fewer than 1/rate held-back noise samples "
-                               "(%d); more noise or a larger --holdout" % nn)
-        elif args.holdout > 0:
-            io_checks.note(stderr, PROG, "no ROC: nothing held back (%d bursts, %d noise "
-                           "ranges)" % (len(signal), len(noise)))
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-        tmp = None
+        with tempfiles.temporary(os.path.dirname(os.path.abspath(out)),
+                                 ".transient-kalman-fit-") as tmp:
+            fit.save(tmp)
+            Ns = args.Ns or max(1, (M - 1) // 3)
+            if Ns >= M:
+                raise UsageError("--Ns %d must be below M = %d" % (Ns, M))
+            w = stdout.write
+            w("%s: %d samples%s, %d bursts (%d fitted, %d held back), %d noise samples "
+              "fitted\n" % (rec.path, n, "" if rec.rate is None else " at %.6g Hz" % rec.rate,
+                            len(signal), len(train_s), len(held_s),
+                            sum(b - a for a, b in train_n)))
+            w(fit.summary() + "\n")
+            if held_s and held_n:
+                alphas = (fit.alpha, args.roc_alpha)
+                rows, nn = evaluate(x, tmp, fit, held_s, held_n, signal, Ns, alphas)
+                w("held-back data: %d bursts, %d noise samples; detector Ns = %d; probability of "
+                  "detection (LLR threshold)\n" % (len(held_s), nn, Ns))
+                w("  false alarms/sample  kalman, alpha %-10.3g  kalman, alpha %-10.3g  energy\n"
+                  % alphas)
+                for r in rows:
+                    w("  %-19.0e  %-24s  %-24s  %s\n" % (r[0], _pd_thr(r[1], r[2]),
+                                                       _pd_thr(r[3], r[4]), _pd(r[5])))
+                if any(not np.isfinite(r[1]) for r in rows):
+                    io_checks.note(stderr, PROG, "n/a: fewer than 1/rate held-back noise samples "
+                                   "(%d); more noise or a larger --holdout" % nn)
+            elif args.holdout > 0:
+                io_checks.note(stderr, PROG, "no ROC: nothing held back (%d bursts, %d noise "
+                               "ranges)" % (len(signal), len(noise)))
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, out)
         w("model written to %s (transient-detect kalman %s --model-file %s --Ns %d "
           "--alpha %.6g)\n" % (args.output, args.input, args.output, Ns, fit.alpha))
         return 0
     except (KeyboardInterrupt, UsageError, RuntimeError, ValueError, OSError) as e:
         return io_checks.fail(e, PROG, stderr, (UsageError, ))
     finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
         if rec is not None:
             rec.close()
 

@@ -22,13 +22,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 
 try:  # gnuradio.transient.frb_detect, or the source tree's (transient-detect's fallback)
-    from . import io_checks
+    from . import io_checks, tempfiles
 except ImportError:
     import io_checks
+    import tempfiles
 
 PROGRAM = "transient-frb"
 KDM = 4.148808e3  # MHz^2 pc^-1 cm^3 s, as tr_dedisp
@@ -269,38 +269,29 @@ def check_output(path, what, suffixes, input_path):
         raise FrbError("%s %s: give a %s file" % (what, path, " or ".join(suffixes)))
 
 
-def psrfits_to_fil(path, folder, show, stderr, prog):
-    """The total intensity of a PSRFITS search-mode file as a temporary SIGPROC
-    filterbank (32-bit float) in folder (None: $TMPDIR); returns its path, which
-    the caller removes, and the channels weighted 0 in every row."""
+def psrfits_to_fil(path, tmp, show, stderr, prog):
+    """Writes the total intensity of a PSRFITS search-mode file to tmp as a
+    SIGPROC filterbank (32-bit float); returns the channels weighted 0 in
+    every row."""
     psrfits = _import_psrfits()
     try:
         with psrfits.SearchFile(path) as sf:
             need = len(sf.sigproc_header()) + sf.nspectra * sf.nchan * 4
-            fd, tmp = tempfile.mkstemp(prefix=".transient-frb-", suffix=".fil", dir=folder)
-            try:
-                free = shutil.disk_usage(os.path.dirname(tmp)).free
-                if need > free:
-                    raise FrbError("%s: its %d-byte float copy does not fit in %s (%d bytes "
-                                   "free): set TMPDIR or -o to a larger disk" %
-                                   (path, need, os.path.dirname(tmp), free))
-                if show:
-                    stderr.write("%s: frb: %s: PSRFITS, %d rows of %d spectra, %d channels: "
-                                 "writing their total intensity to %s\n" %
-                                 (prog, path, sf.nrows, sf.nsblk, sf.nchan, tmp))
-                with os.fdopen(fd, "wb") as out:
-                    fd = None
-                    unused = sf.to_sigproc(out)
-            except BaseException:
-                if fd is not None:
-                    os.close(fd)
-                os.unlink(tmp)
-                raise
+            free = shutil.disk_usage(os.path.dirname(tmp)).free
+            if need > free:
+                raise FrbError("%s: its %d-byte float copy does not fit in %s (%d bytes "
+                               "free): set TMPDIR or -o to a larger disk" %
+                               (path, need, os.path.dirname(tmp), free))
+            if show:
+                stderr.write("%s: frb: %s: PSRFITS, %d rows of %d spectra, %d channels: "
+                             "writing their total intensity to %s\n" %
+                             (prog, path, sf.nrows, sf.nsblk, sf.nchan, tmp))
+            with open(tmp, "wb") as out:
+                return sf.to_sigproc(out)
     except psrfits.PsrfitsError as e:
         raise FrbError(str(e))
     except OSError as e:
         raise FrbError("%s: %s" % (path, e))
-    return tmp, unused
 
 
 def run(args, stdout, stderr, prog, sigmf, recordings, app_dir):
@@ -351,7 +342,13 @@ def _interrupt(signum, frame):
 
 
 def _search_psrfits(args, folder, show, stdout, stderr, prog, sigmf, recordings, app_dir):
-    fil, unused = psrfits_to_fil(args.input, folder, show, stderr, prog)
+    with tempfiles.temporary(folder, ".transient-frb-", ".fil") as fil:
+        return _search_copy(args, fil, folder, show, stdout, stderr, prog, sigmf, recordings,
+                            app_dir)
+
+
+def _search_copy(args, fil, folder, show, stdout, stderr, prog, sigmf, recordings, app_dir):
+    unused = psrfits_to_fil(args.input, fil, show, stderr, prog)
     if len(unused):  # no data in them: masked, as a user would
         if not args.quiet:
             stderr.write("%s: note: %s: %d channels weighted 0 in every row are masked\n" %
@@ -365,10 +362,7 @@ def _search_psrfits(args, folder, show, stdout, stderr, prog, sigmf, recordings,
         args = argparse.Namespace(**vars(args))
         args.mask_chans = ",".join(([args.mask_chans] if args.mask_chans else []) +
                                    ["%d-%d" % (a, b) for a, b in runs])
-    try:
-        return _search(args, fil, stdout, stderr, prog, sigmf, recordings, app_dir, folder)
-    finally:
-        os.unlink(fil)
+    return _search(args, fil, stdout, stderr, prog, sigmf, recordings, app_dir, folder)
 
 
 def _import_psrfits():
@@ -406,9 +400,7 @@ def _search(args, fil, stdout, stderr, prog, sigmf, recordings, app_dir, folder)
             raise FrbError("--plot needs matplotlib (Debian: python3-matplotlib)")
     program = find_program(args.program, app_dir)
 
-    fd, tmp = tempfile.mkstemp(prefix=".transient-frb-", suffix=".json", dir=folder)
-    os.close(fd)
-    try:
+    with tempfiles.temporary(folder, ".transient-frb-", ".json") as tmp:
         show = not args.quiet and (args.progress or stderr.isatty())
         cmd = [program] + program_args(args, fil) + ["--format", "json", "-o", tmp, "-q"]
         if show:
@@ -425,8 +417,6 @@ def _search(args, fil, stdout, stderr, prog, sigmf, recordings, app_dir, folder)
                            (program, rc), status=2 if rc == 2 else 1)
         with open(tmp) as f:
             doc = json.load(f)
-    finally:
-        os.unlink(tmp)
     doc["file"] = args.input
 
     cands = doc["candidates"]

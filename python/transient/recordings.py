@@ -38,7 +38,6 @@ import math
 import os
 import re
 import struct
-import tempfile
 import zipfile
 import zlib
 
@@ -48,11 +47,13 @@ try:  # inside the package
     from . import io_checks
     from . import sigmf
     from . import sigrok as _sr
+    from . import tempfiles
     from . import timeseries as _ts
 except ImportError:  # imported by file path
     import io_checks
     import sigmf  # noqa: F401
     import sigrok as _sr
+    import tempfiles
     import timeseries as _ts
 
 __all__ = ["FORMATS", "Recording", "RecordingError", "open_recording", "detect_format"]
@@ -425,9 +426,9 @@ def _sigrok(path, rate, channel, tmpdir=None):
                     raise _err(path, "no channel %r (analog: %s; logic: %s)" %
                                (channel, ", ".join(sorted(analog)) or "none",
                                 ", ".join(sorted(probes)) or "none"))
-            fd, tmp = tempfile.mkstemp(prefix="transient-detect-", suffix=".f32", dir=tmpdir)
-            n = 0
-            with os.fdopen(fd, "wb") as out:
+            n = 0  # the file is kept for the Recording; removed below if this fails
+            with tempfiles.temporary(tmpdir, "transient-detect-", ".f32", keep=True) as tmp, \
+                    open(tmp, "wb") as out:
                 if name in analog:
                     prefix = analog[name]
                     try:

@@ -42,9 +42,13 @@ import json
 import math
 import os
 import re
-import tempfile
 
 import numpy as np
+
+try:  # inside the package
+    from . import tempfiles
+except ImportError:  # imported by file path
+    import tempfiles
 
 __all__ = [
     "SIGMF_VERSION", "Datatype", "SigMFMeta", "parse_datatype", "read_meta", "load_json",
@@ -372,19 +376,11 @@ def atomic_write(path, data, mode=0o644):
     """Write bytes to path through a temporary file in the same folder and a
     rename: readers see the old file or the whole new one, never half."""
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
-                               dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
+    with tempfiles.temporary(folder, "." + os.path.basename(path) + ".", ".tmp") as tmp:
+        with open(tmp, "wb") as f:
             f.write(data)
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def serialize(doc):
