@@ -72,6 +72,18 @@ inline float __fmaf_rn(float a, float b, float c)
 {
     return std::fma(a, b, c);
 }
+inline int __float_as_int(float f)
+{
+    int i;
+    std::memcpy(&i, &f, sizeof i);
+    return i;
+}
+inline float __int_as_float(int i)
+{
+    float f;
+    std::memcpy(&f, &i, sizeof f);
+    return f;
+}
 inline int min(int a, int b)
 {
     return a < b ? a : b;

@@ -175,6 +175,37 @@ __device__ __forceinline__ float4 load4(const source &s, int c, int64_t g, int64
 constexpr int kQ = 8;  /* positions per thread (default; 16 selectable) */
 constexpr int kMC = 8; /* widths per window step */
 
+/* Packed keys of the specialised window stages (eval_fixed): the S/N with
+ * its kCodeBits lowest mantissa bits replaced by a code of the width
+ * (NW - 1 - m, so that of equal truncated values the first width is the
+ * largest key). One fmaxf keeps the best S/N and its width of a start through
+ * the stage's widths, where a compare and two selects did: those stages are
+ * bound by the issue of these compare/select instructions, not by the
+ * arithmetic. Whether a stage takes this path depends on the plan only (not
+ * on the tile, the positions per thread or the lane sharing), so the
+ * outputs stay the same bits for every chunking and knob. */
+constexpr int kCodeBits = 5;
+constexpr int kCodeMask = (1 << kCodeBits) - 1;
+
+__device__ __forceinline__ float pack_key(float snr, int code)
+{
+    return __int_as_float((__float_as_int(snr) & ~kCodeMask) | code);
+}
+
+/* Merge a stage's best key of one start into the running best: the
+ * truncated S/N (strict >, so that an earlier stage keeps equal values) and
+ * its width w0 + (NW - 1 - code) ws. */
+template <int NW>
+__device__ __forceinline__ void merge_key(float key, int w0, int ws, float &best, int &bw)
+{
+    const int kb = __float_as_int(key);
+    const float v = __int_as_float(kb & ~kCodeMask);
+    if (v > best) {
+        best = v;
+        bw = w0 + (NW - 1 - (kb & kCodeMask)) * ws;
+    }
+}
+
 /* Lane-shared widths of a stage of stride >= 2 kQ: the grp lanes that own
  * positions uo, uo + kQ, .. share the widths of the start uo (width m to lane
  * m % grp), then a butterfly keeps the best (the smaller width on ties: the
@@ -348,35 +379,35 @@ __device__ __forceinline__ void eval_stage_s(const fstage &s, const float *P, in
  * multiple of 8, on the fine array: the kQ / S starts u0 + j S of this
  * thread (u0 a multiple of 8) and their ends u0 + base + (j + m + 1) S in a
  * sliding window of registers, one load per width, all at immediate offsets
- * from two bases. Same order and arithmetic as eval_stage. */
+ * from two bases. Same arithmetic as eval_stage; the best of the stage is
+ * kept as a packed key (S/N truncated by kCodeBits bits, well inside
+ * TR_BOXCAR_FAST_TOL; ties within the truncation go to the larger code). */
 template <int kQ, int S, int NW, bool kClip>
 __device__ __forceinline__ void eval_fixed(const fstage &s, const float *__restrict__ P,
                                            const float2 *__restrict__ C, int u0,
                                            int64_t lim, float (&best)[kQ], int (&bw)[kQ])
 {
     constexpr int NJ = kQ / S;
+    static_assert(NW <= kCodeMask + 1, "width codes fit in kCodeBits");
     const float *ps = P + sk(u0);
     const float *pe = ps + s.basep;
     const float2 *cw = C + s.widx;
-    float s0[NJ], e[NJ];
+    float s0[NJ], e[NJ], key[NJ];
 #pragma unroll
     for (int j = 0; j < NJ; j++) {
         s0[j] = ps[sk(j * S)];
         e[j] = pe[sk((j + 1) * S)];
+        key[j] = -INFINITY;
     }
 #pragma unroll
     for (int m = 0; m < NW; m++) {
         const float2 cf = cw[m];
-        const int L = s.w0 + m * S;
+        [[maybe_unused]] const int L = s.w0 + m * S;
 #pragma unroll
         for (int j = 0; j < NJ; j++) {
             const float snr = __fmaf_rn(__fsub_rn(e[j], s0[j]), cf.x, cf.y);
-            bool up = snr > best[j * S];
-            if constexpr (kClip) up = up && (int64_t)(u0 + j * S) + L <= lim;
-            if (up) {
-                best[j * S] = snr;
-                bw[j * S] = L;
-            }
+            if (!kClip || (int64_t)(u0 + j * S) + L <= lim)
+                key[j] = fmaxf(key[j], pack_key(snr, NW - 1 - m));
         }
         if (m + 1 < NW) {
 #pragma unroll
@@ -385,6 +416,9 @@ __device__ __forceinline__ void eval_fixed(const fstage &s, const float *__restr
             e[NJ - 1] = pe[sk((NJ + m + 1) * S)];
         }
     }
+#pragma unroll
+    for (int j = 0; j < NJ; j++)
+        merge_key<NW>(key[j], s.w0, S, best[j * S], bw[j * S]);
 }
 
 /* The specialised path of code s.fix (1 .. kFixCodes). */
