@@ -107,6 +107,8 @@ struct fstage {
     int fix;    /* 0, or the specialised window path (kFixCodes) */
     int basep;  /* fix: padded index of the first width - stride (a multiple of 8) */
     int sfix;   /* 0, or the specialised lane-shared path (kSplitCodes) */
+    int code0;  /* 0, known only at run time: the width codes of pack_key are
+                   then registers, and (S/N & mask) | code is one LOP3 */
 };
 
 struct fplan {
@@ -403,11 +405,14 @@ __device__ __forceinline__ void eval_fixed(const fstage &s, const float *__restr
     for (int m = 0; m < NW; m++) {
         const float2 cf = cw[m];
         [[maybe_unused]] const int L = s.w0 + m * S;
+        const int code = s.code0 + (NW - 1 - m);
 #pragma unroll
         for (int j = 0; j < NJ; j++) {
             const float snr = __fmaf_rn(__fsub_rn(e[j], s0[j]), cf.x, cf.y);
-            if (!kClip || (int64_t)(u0 + j * S) + L <= lim)
-                key[j] = fmaxf(key[j], pack_key(snr, NW - 1 - m));
+            if (!kClip && m == 0)
+                key[j] = pack_key(snr, code);
+            else if (!kClip || (int64_t)(u0 + j * S) + L <= lim)
+                key[j] = fmaxf(key[j], pack_key(snr, code));
         }
         if (m + 1 < NW) {
 #pragma unroll
