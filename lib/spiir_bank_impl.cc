@@ -398,12 +398,7 @@ template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::reset_s
     d_held_in_out = false;
     d_tags.clear();
     d_batch.clear();
-    d_vsample.clear();
-    d_vtime.clear();
-    d_vtemplate.clear();
-    d_vsnr.clear();
-    d_vphase.clear();
-    d_vchisq.clear();
+    d_cols.clear();
     d_hist.clear();
     d_hist_first = 0;
 }
@@ -472,12 +467,12 @@ void spiir_bank_impl<Base, Complex>::take_triggers(const tr_spiir_trigger *t, si
             std::atan2(static_cast<double>(t[i].im), static_cast<double>(t[i].re));
         const double chi = d_half > 0 ? chisq(t[i]) : 0.0;
         if (d_want_msgs && d_vectors) {
-            d_vsample.push_back(sample);
-            d_vtime.push_back(time);
-            d_vtemplate.push_back(t[i].template_index);
-            d_vsnr.push_back(t[i].snr);
-            d_vphase.push_back(static_cast<float>(phase));
-            if (d_half > 0) d_vchisq.push_back(static_cast<float>(chi));
+            d_cols.sample.push_back(sample);
+            d_cols.time.push_back(time);
+            d_cols.templ.push_back(t[i].template_index);
+            d_cols.snr.push_back(t[i].snr);
+            d_cols.phase.push_back(static_cast<float>(phase));
+            if (d_half > 0) d_cols.chisq.push_back(static_cast<float>(chi));
         }
         // Always true: a peak is decided before its item is released (the
         // check keeps a broken invariant from tagging items already gone).
@@ -613,25 +608,22 @@ template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::flush_t
 
 template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::publish_batch()
 {
-    if (!d_vsample.empty()) {
+    if (!d_cols.sample.empty()) {
         // One dict of uniform vectors (copied into the PMTs).
-        const size_t n = d_vsample.size();
+        const size_t n = d_cols.sample.size();
         pmt::pmt_t msg = pmt::make_dict();
-        msg = pmt::dict_add(msg, d_key_sample, pmt::init_s64vector(n, d_vsample.data()));
-        msg = pmt::dict_add(msg, d_key_time, pmt::init_f64vector(n, d_vtime.data()));
+        msg = pmt::dict_add(msg, d_key_sample,
+                            pmt::init_s64vector(n, d_cols.sample.data()));
+        msg = pmt::dict_add(msg, d_key_time, pmt::init_f64vector(n, d_cols.time.data()));
         msg = pmt::dict_add(msg, d_key_template,
-                            pmt::init_u32vector(n, d_vtemplate.data()));
-        msg = pmt::dict_add(msg, d_key_snr, pmt::init_f32vector(n, d_vsnr.data()));
-        msg = pmt::dict_add(msg, d_key_phase, pmt::init_f32vector(n, d_vphase.data()));
+                            pmt::init_u32vector(n, d_cols.templ.data()));
+        msg = pmt::dict_add(msg, d_key_snr, pmt::init_f32vector(n, d_cols.snr.data()));
+        msg =
+            pmt::dict_add(msg, d_key_phase, pmt::init_f32vector(n, d_cols.phase.data()));
         if (d_half > 0)
-            msg =
-                pmt::dict_add(msg, d_key_chisq, pmt::init_f32vector(n, d_vchisq.data()));
-        d_vsample.clear();
-        d_vtime.clear();
-        d_vtemplate.clear();
-        d_vsnr.clear();
-        d_vphase.clear();
-        d_vchisq.clear();
+            msg = pmt::dict_add(msg, d_key_chisq,
+                                pmt::init_f32vector(n, d_cols.chisq.data()));
+        d_cols.clear();
         this->message_port_pub(d_port, msg);
     }
     d_batch.publish(*this, d_port, d_key_triggers);

@@ -105,13 +105,25 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     detail::message_batch d_batch;         // dicts of the current detects message
 
     // msg_format "vectors": the current message's triggers, column-wise.
+    struct trigger_columns {
+        std::vector<int64_t> sample;
+        std::vector<double> time;
+        std::vector<uint32_t> templ;
+        std::vector<float> snr;
+        std::vector<float> phase;
+        std::vector<float> chisq; // with autocorrelations only
+        void clear()
+        {
+            sample.clear();
+            time.clear();
+            templ.clear();
+            snr.clear();
+            phase.clear();
+            chisq.clear();
+        }
+    };
     bool d_vectors;
-    std::vector<int64_t> d_vsample;
-    std::vector<double> d_vtime;
-    std::vector<uint32_t> d_vtemplate;
-    std::vector<float> d_vsnr;
-    std::vector<float> d_vphase;
-    std::vector<float> d_vchisq;
+    trigger_columns d_cols;
 
     // Chi-square: half-width in lags (0: none), the autocorrelations
     // (ntemplates x (2 half + 1) complex, re/im interleaved, lag -half first)

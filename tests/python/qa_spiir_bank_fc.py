@@ -446,6 +446,25 @@ class qa_spiir_bank_fc(gr_unittest.TestCase):
             self.make(autocorr=bad)
         self.assertEqual(self.make().chisq_half(), 0)
 
+    def test_014_cuda_sink_vectors_chisq(self):
+        """CUDA backend (skipped without a GPU): with and without the output,
+        the chirps' triggers and chi-squares of the CPU block."""
+        if transient.cuda_device_count() == 0:
+            self.skipTest("no CUDA device")
+        ac = self.flat_autocorr()
+        _, _, want = self.run_block(self.make(autocorr=ac, msg_format="vectors"), self.x,
+                                    vectors=True)
+        for output in (True, False):
+            self.tb = gr.top_block()
+            blk = self.make(autocorr=ac, msg_format="vectors", backend="cuda", batch=1024)
+            self.assertEqual(blk.backend(), "cuda")
+            _, tags, got = self.run_block(blk, self.x, output=output, vectors=True)
+            self.assertTrue(np.array_equal(got["sample"], want["sample"]), output)
+            self.assertTrue(np.array_equal(got["template"], want["template"]))
+            self.assertTrue(np.allclose(got["snr"], want["snr"], rtol=1e-4))
+            self.assertTrue(np.allclose(got["chisq"], want["chisq"], rtol=1e-2, atol=1e-3))
+            self.assertEqual(len(tags) if output else 0, len(want["sample"]) if output else 0)
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_spiir_bank_fc)
