@@ -49,6 +49,15 @@ tr_backend parse_backend(const char *who, const std::string &name)
         name + "\"");
 }
 
+bool parse_msg_format(const char *who, const std::string &name)
+{
+    if (name == "dicts") return false;
+    if (name == "vectors") return true;
+    throw std::invalid_argument(std::string(who) +
+                                ": msg_format must be \"dicts\" or \"vectors\", got \"" +
+                                name + "\"");
+}
+
 void throw_status(const char *who, tr_status st, const char *what)
 {
     const std::string msg =

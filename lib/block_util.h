@@ -34,6 +34,11 @@ std::string lower(const std::string &s);
 //! "auto", "cpu" or "cuda"; std::invalid_argument "<who>: backend must be ..."
 tr_backend parse_backend(const char *who, const std::string &name);
 
+//! msg_format of a block's "detects" messages: true for "vectors" (uniform
+//! vectors per message), false for "dicts" (a dict per event);
+//! std::invalid_argument "<who>: msg_format must be ..." otherwise.
+bool parse_msg_format(const char *who, const std::string &name);
+
 //! A core failure as an exception: std::invalid_argument for TR_ERR_INVALID
 //! (ValueError in Python), std::runtime_error otherwise; the message is
 //! "<who>: " + the core's message (or the status's description).

@@ -74,16 +74,6 @@ tr_backend parse_backend(const std::string &name)
     detail::throw_status(k_who, st, what);
 }
 
-// msg_format: true for "vectors", false for "dicts".
-bool parse_msg_format(const std::string &name)
-{
-    if (name == "dicts") return false;
-    if (name == "vectors") return true;
-    throw std::invalid_argument(std::string(k_who) +
-                                ": msg_format must be \"dicts\" or \"vectors\", got \"" +
-                                name + "\"");
-}
-
 } // namespace
 
 edge_localizer_f::sptr
@@ -109,7 +99,7 @@ edge_localizer_f_impl::edge_localizer_f_impl(
       d_mid_pct(mid_pct), d_backend(TR_BACKEND_CPU), d_need_base(true),
       d_levels_known(!auto_levels), d_out_base(0), d_fed(0), d_known(0), d_released(0),
       d_hold_limit(auto_levels ? level_samples : 0),
-      d_vectors(parse_msg_format(msg_format)), d_metrics(metrics),
+      d_vectors(detail::parse_msg_format(k_who, msg_format)), d_metrics(metrics),
       d_metrics_finished(false), d_warned_late(false), d_want_tags(true),
       d_want_msgs(true), d_saved_multiple(0), d_max_call(k_max_call),
       d_call_cap(SIZE_MAX), d_call_edges(0), d_port(pmt::mp("detects")),

@@ -56,6 +56,11 @@ template <class T> void held_fifo<T>::pop(T *out, size_t n)
 {
     if (n == 0) return;
     std::memcpy(out, front(), n * d_width * sizeof(T));
+    drop(n);
+}
+
+template <class T> void held_fifo<T>::drop(size_t n)
+{
     d_head += n;
     if (d_head == d_tail) d_head = d_tail = 0;
 }

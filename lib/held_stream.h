@@ -47,6 +47,8 @@ template <class T> class held_fifo
     void push(const T *x, size_t n);
     //! Moves the n oldest items to out.
     void pop(T *out, size_t n);
+    //! Forgets the n oldest items (n <= count()).
+    void drop(size_t n);
 
   private:
     std::vector<T> d_buf;

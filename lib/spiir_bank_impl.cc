@@ -14,6 +14,14 @@
  * decided `window` samples after its peak, so an item is released downstream
  * only once the core has processed `window` samples after it (or the stream
  * has ended): every trigger can then be tagged on its peak's item.
+ *
+ * The output is optional. Without it the block is a sink: the SNR of a call
+ * goes to scratch memory, is searched and forgotten; the triggers go out on
+ * `detects` only. The chi-square of a trigger reads the SNR rows around its
+ * peak from a history of its own (the released items are gone, and a sink
+ * keeps none): half <= window puts every lag after the peak in it by the time
+ * the trigger is decided, so the history is window + half rows plus the
+ * piece being searched.
  */
 
 #include "spiir_bank_impl.h"
@@ -46,6 +54,11 @@ constexpr size_t k_initial_room = 8192;
 // scans the last one.
 constexpr size_t k_piece = 4096;
 constexpr size_t k_min_piece = 1024;
+
+// Without the output: the SNR rows of one call (scratch memory) take at most
+// about this many bytes (with CUDA at least two batches, so that the core
+// overlaps one batch's transfers with the other's).
+constexpr size_t k_sink_bytes = size_t(32) << 20;
 
 using detail::parse_backend;
 using detail::throw_status;
@@ -123,6 +136,44 @@ bank_ptr make_bank(const char *who, const std::string &bank_file,
     return b;
 }
 
+/*
+ * The chi-square half-width of the flat autocorrelations autocorr (nt
+ * templates of 2 half + 1 lags each; empty: 0, no chi-square), checked.
+ */
+uint32_t autocorr_half(const char *who, unsigned int nt,
+                       const std::vector<std::complex<double>> &autocorr, int window)
+{
+    const std::string w(who);
+    if (autocorr.empty()) return 0;
+    const size_t lags = autocorr.size() / nt;
+    if (lags * nt != autocorr.size() || lags % 2 == 0 || lags < 3)
+        throw std::invalid_argument(
+            w + ": autocorr must hold 2 half + 1 (>= 3) lags per template, " +
+            std::to_string(nt) + " templates: got " + std::to_string(autocorr.size()) +
+            " values");
+    const size_t half = lags / 2;
+    if (half > TR_SPIIR_CHISQ_MAX_HALF)
+        throw std::invalid_argument(w + ": autocorr half-width " + std::to_string(half) +
+                                    " exceeds " +
+                                    std::to_string(TR_SPIIR_CHISQ_MAX_HALF) + " lags");
+    if (half > static_cast<size_t>(window))
+        throw std::invalid_argument(
+            w + ": autocorr half-width " + std::to_string(half) +
+            " exceeds the trigger window " + std::to_string(window) +
+            " (a trigger is decided window samples after its peak; its chi-square "
+            "needs half samples after it)");
+    for (size_t i = 0; i < autocorr.size(); i++) {
+        if (!std::isfinite(autocorr[i].real()) || !std::isfinite(autocorr[i].imag()))
+            throw std::invalid_argument(w + ": autocorr[" + std::to_string(i) +
+                                        "] is not finite");
+        if (i % lags == half && std::abs(autocorr[i] - 1.0) > 1e-6)
+            throw std::invalid_argument(
+                w + ": the autocorrelation of template " + std::to_string(i / lags) +
+                " is not 1 at lag 0 (normalise it by its peak value)");
+    }
+    return static_cast<uint32_t>(half);
+}
+
 } // namespace
 
 /* ---- job_thread ------------------------------------------------------- */
@@ -184,13 +235,14 @@ spiir_bank_fc::sptr spiir_bank_fc::make(
     const std::vector<std::complex<double>> &b0, const std::vector<int> &delay,
     const std::vector<int> &level, const std::vector<int> &counts, double samp_rate,
     float threshold, int window, bool multirate, const std::string &backend, int device,
-    size_t batch)
+    size_t batch, const std::string &msg_format,
+    const std::vector<std::complex<double>> &autocorr)
 {
     bank_ptr bank =
         make_bank("spiir_bank_fc", bank_file, a1, b0, delay, level, counts, samp_rate);
-    return gnuradio::make_block_sptr<spiir_bank_fc_impl>("spiir_bank_fc", bank.release(),
-                                                         threshold, window, multirate,
-                                                         backend, device, batch);
+    return gnuradio::make_block_sptr<spiir_bank_fc_impl>(
+        "spiir_bank_fc", bank.release(), threshold, window, multirate, backend, device,
+        batch, msg_format, autocorr);
 }
 
 spiir_bank_cc::sptr spiir_bank_cc::make(
@@ -198,33 +250,35 @@ spiir_bank_cc::sptr spiir_bank_cc::make(
     const std::vector<std::complex<double>> &b0, const std::vector<int> &delay,
     const std::vector<int> &level, const std::vector<int> &counts, double samp_rate,
     float threshold, int window, bool multirate, const std::string &backend, int device,
-    size_t batch)
+    size_t batch, const std::string &msg_format,
+    const std::vector<std::complex<double>> &autocorr)
 {
     bank_ptr bank =
         make_bank("spiir_bank_cc", bank_file, a1, b0, delay, level, counts, samp_rate);
-    return gnuradio::make_block_sptr<spiir_bank_cc_impl>("spiir_bank_cc", bank.release(),
-                                                         threshold, window, multirate,
-                                                         backend, device, batch);
+    return gnuradio::make_block_sptr<spiir_bank_cc_impl>(
+        "spiir_bank_cc", bank.release(), threshold, window, multirate, backend, device,
+        batch, msg_format, autocorr);
 }
 
 template <class Base, bool Complex>
-spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank *bank,
-                                                float threshold, int window,
-                                                bool multirate,
-                                                const std::string &backend, int device,
-                                                size_t batch)
+spiir_bank_impl<Base, Complex>::spiir_bank_impl(
+    const char *name, tr_spiir_bank *bank, float threshold, int window, bool multirate,
+    const std::string &backend, int device, size_t batch, const std::string &msg_format,
+    const std::vector<std::complex<double>> &autocorr)
     : gr::block(name, gr::io_signature::make(1, 1, sizeof(input_t)),
                 gr::io_signature::make(
-                    1, 1, sizeof(gr_complex) * tr_spiir_bank_templates(bank))),
+                    0, 1, sizeof(gr_complex) * tr_spiir_bank_templates(bank))),
       d_name(name), d_q(nullptr), d_trig(nullptr), d_nt(tr_spiir_bank_templates(bank)),
       d_nfilters(tr_spiir_bank_total_filters(bank)), d_rate(1.0 / tr_spiir_bank_dt(bank)),
       d_window(window), d_multirate(multirate), d_latency(0), d_backend(TR_BACKEND_CPU),
       d_need_base(true), d_flushed(false), d_out_base(0), d_fed(0), d_released(0),
       d_fifo(d_nt), d_held_in_out(false), d_hold_allowed(true), d_expect_out(nullptr),
-      d_port(pmt::mp("detects")), d_key_trigger(pmt::mp("trigger")),
-      d_key_triggers(pmt::mp("triggers")), d_key_template(pmt::mp("template")),
-      d_key_snr(pmt::mp("snr")), d_key_phase(pmt::mp("phase")),
-      d_key_time(pmt::mp("time")), d_key_sample(pmt::mp("sample"))
+      d_vectors(false), d_half(0), d_hist(d_nt), d_hist_first(0), d_want_tags(true),
+      d_want_msgs(true), d_saved_multiple(0), d_max_call(0), d_port(pmt::mp("detects")),
+      d_key_trigger(pmt::mp("trigger")), d_key_triggers(pmt::mp("triggers")),
+      d_key_template(pmt::mp("template")), d_key_snr(pmt::mp("snr")),
+      d_key_phase(pmt::mp("phase")), d_key_time(pmt::mp("time")),
+      d_key_sample(pmt::mp("sample")), d_key_chisq(pmt::mp("chisq"))
 {
     bank_ptr owned(bank);
     {
@@ -237,6 +291,13 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
             throw std::invalid_argument(std::string(name) +
                                         ": window must be >= 1 sample, got " +
                                         std::to_string(window));
+        d_vectors = detail::parse_msg_format(name, msg_format);
+        d_half = autocorr_half(name, d_nt, autocorr, window);
+        d_autocorr.reserve(2 * autocorr.size());
+        for (const std::complex<double> &a : autocorr) {
+            d_autocorr.push_back(a.real());
+            d_autocorr.push_back(a.imag());
+        }
 
         tr_spiir_config cfg = tr_spiir_config_default();
         cfg.complex_input = Complex ? 1 : 0;
@@ -277,6 +338,9 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(const char *name, tr_spiir_bank 
         const size_t room =
             std::max(k_initial_room, d_backend == TR_BACKEND_CUDA ? batch : size_t(0));
         d_fifo.reserve_items(static_cast<size_t>(window) + room);
+        if (d_half > 0) d_hist.reserve_items(static_cast<size_t>(window) + d_half + room);
+        d_max_call = std::max(k_sink_bytes / (sizeof(gr_complex) * d_nt),
+                              d_backend == TR_BACKEND_CUDA ? 2 * batch : size_t(1));
         // Room for the triggers of 8192 samples (plus two per template): the
         // trigger search then scans a whole core call at once (on its threads).
         d_found.resize(std::max<size_t>(
@@ -334,6 +398,9 @@ template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::reset_s
     d_held_in_out = false;
     d_tags.clear();
     d_batch.clear();
+    d_cols.clear();
+    d_hist.clear();
+    d_hist_first = 0;
 }
 
 template <class Base, bool Complex> bool spiir_bank_impl<Base, Complex>::start()
@@ -347,6 +414,14 @@ template <class Base, bool Complex> bool spiir_bank_impl<Base, Complex>::start()
         if (st != TR_OK) fail(st, tr_spiir_triggers_last_error(d_trig));
     }
     reset_stream();
+    // Without the output the block is a sink: GNU Radio calls a sink only
+    // while at least an output multiple of input items is available, so an
+    // output multiple (the CUDA batch) would leave the end of a stream
+    // unprocessed. Restored in stop().
+    if (!has_output() && this->output_multiple() > 1) {
+        d_saved_multiple = this->output_multiple();
+        this->set_output_multiple(1);
+    }
     return gr::block::start();
 }
 
@@ -356,9 +431,14 @@ template <class Base, bool Complex> bool spiir_bank_impl<Base, Complex>::stop()
         gr::thread::scoped_lock guard(this->d_setlock);
         // Clusters still open when the flow graph stops early: report them on
         // detects (their items can no longer be released, so no tags).
+        d_want_msgs = !pmt::is_null(this->message_subscribers(d_port));
         if (!d_flushed) flush_triggers();
         publish_batch();
         d_pins.unpin();
+        if (d_saved_multiple > 0) {
+            this->set_output_multiple(d_saved_multiple);
+            d_saved_multiple = 0;
+        }
     }
     return gr::block::stop();
 }
@@ -368,6 +448,7 @@ template <class Base, bool Complex> bool spiir_bank_impl<Base, Complex>::stop()
 template <class Base, bool Complex>
 void spiir_bank_impl<Base, Complex>::take_triggers(const tr_spiir_trigger *t, size_t n)
 {
+    if (!d_want_tags && !d_want_msgs) return; // nobody takes them
     for (size_t i = 0; i < n; i++) {
         const uint64_t offset = d_out_base + t[i].sample;
         const int64_t sample = static_cast<int64_t>(offset) - d_latency;
@@ -384,6 +465,20 @@ void spiir_bank_impl<Base, Complex>::take_triggers(const tr_spiir_trigger *t, si
                 : pmt::cons(d_key_template, pmt::from_long(t[i].template_index));
         const double phase =
             std::atan2(static_cast<double>(t[i].im), static_cast<double>(t[i].re));
+        const double chi = d_half > 0 ? chisq(t[i]) : 0.0;
+        if (d_want_msgs && d_vectors) {
+            d_cols.sample.push_back(sample);
+            d_cols.time.push_back(time);
+            d_cols.templ.push_back(t[i].template_index);
+            d_cols.snr.push_back(t[i].snr);
+            d_cols.phase.push_back(static_cast<float>(phase));
+            if (d_half > 0) d_cols.chisq.push_back(static_cast<float>(chi));
+        }
+        // Always true: a peak is decided before its item is released (the
+        // check keeps a broken invariant from tagging items already gone).
+        const bool tag = d_want_tags && t[i].sample >= d_released;
+        const bool dict_msg = d_want_msgs && !d_vectors;
+        if (!tag && !dict_msg) continue;
         pmt::pmt_t dict = pmt::dcons(
             pmt::cons(d_key_sample, pmt::from_long(sample)),
             pmt::dcons(
@@ -391,11 +486,35 @@ void spiir_bank_impl<Base, Complex>::take_triggers(const tr_spiir_trigger *t, si
                 pmt::dcons(pmt::cons(d_key_phase, pmt::from_double(phase)),
                            pmt::dcons(pmt::cons(d_key_snr, pmt::from_double(t[i].snr)),
                                       pmt::dcons(tmpl, pmt::make_dict())))));
-        d_batch.push(dict);
-        // Always true: a peak is decided before its item is released (the
-        // check keeps a broken invariant from tagging items already gone).
-        if (t[i].sample >= d_released) d_tags.push(offset, dict);
+        if (d_half > 0)
+            dict = pmt::dcons(pmt::cons(d_key_chisq, pmt::from_double(chi)), dict);
+        if (dict_msg) d_batch.push(dict);
+        if (tag) d_tags.push(offset, std::move(dict));
     }
+}
+
+/*
+ * The chi-square of trigger t from the SNR history. The history holds the
+ * window + half rows before the piece whose search decided t and that piece:
+ * t's peak lies window rows before the row that decided it (at most window
+ * rows before the end at a flush), so its lags -half..half are there, or at
+ * the start and end of the stream, those that exist.
+ */
+template <class Base, bool Complex>
+double spiir_bank_impl<Base, Complex>::chisq(const tr_spiir_trigger &t) const
+{
+    if (t.sample < d_hist_first || t.sample - d_hist_first >= d_hist.count())
+        throw std::logic_error(std::string(d_name) + ": the SNR rows of the trigger at " +
+                               std::to_string(t.sample) + " are gone");
+    const size_t lags = 2 * static_cast<size_t>(d_half) + 1;
+    tr_error err;
+    double c = 0.0;
+    const tr_status st = tr_spiir_autochisq(
+        reinterpret_cast<const float *>(d_hist.front()), d_hist.count(), d_nt,
+        t.template_index, t.sample - d_hist_first,
+        d_autocorr.data() + 2 * lags * t.template_index, d_half, &c, &err);
+    if (st != TR_OK) fail(st, err.message);
+    return c;
 }
 
 template <class Base, bool Complex>
@@ -410,6 +529,7 @@ void spiir_bank_impl<Base, Complex>::core_call(const input_t *x, size_t n,
 template <class Base, bool Complex>
 void spiir_bank_impl<Base, Complex>::scan_triggers(const gr_complex *dst, size_t n)
 {
+    if (d_half > 0) d_hist.push(dst, n);
     const float *z = reinterpret_cast<const float *>(dst);
     size_t done = 0;
     while (done < n) {
@@ -423,6 +543,12 @@ void spiir_bank_impl<Base, Complex>::scan_triggers(const gr_complex *dst, size_t
         if (consumed == 0 && nout == 0)
             throw std::runtime_error(std::string(d_name) +
                                      ": the trigger search made no progress");
+    }
+    const size_t keep = static_cast<size_t>(d_window) + d_half;
+    if (d_half > 0 && d_hist.count() > keep) {
+        const size_t old = d_hist.count() - keep;
+        d_hist.drop(old);
+        d_hist_first += old;
     }
 }
 
@@ -482,6 +608,24 @@ template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::flush_t
 
 template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::publish_batch()
 {
+    if (!d_cols.sample.empty()) {
+        // One dict of uniform vectors (copied into the PMTs).
+        const size_t n = d_cols.sample.size();
+        pmt::pmt_t msg = pmt::make_dict();
+        msg = pmt::dict_add(msg, d_key_sample,
+                            pmt::init_s64vector(n, d_cols.sample.data()));
+        msg = pmt::dict_add(msg, d_key_time, pmt::init_f64vector(n, d_cols.time.data()));
+        msg = pmt::dict_add(msg, d_key_template,
+                            pmt::init_u32vector(n, d_cols.templ.data()));
+        msg = pmt::dict_add(msg, d_key_snr, pmt::init_f32vector(n, d_cols.snr.data()));
+        msg =
+            pmt::dict_add(msg, d_key_phase, pmt::init_f32vector(n, d_cols.phase.data()));
+        if (d_half > 0)
+            msg = pmt::dict_add(msg, d_key_chisq,
+                                pmt::init_f32vector(n, d_cols.chisq.data()));
+        d_cols.clear();
+        this->message_port_pub(d_port, msg);
+    }
     d_batch.publish(*this, d_port, d_key_triggers);
 }
 
@@ -507,12 +651,26 @@ bool spiir_bank_impl<Base, Complex>::hold_in_output() const
 }
 
 template <class Base, bool Complex>
+bool spiir_bank_impl<Base, Complex>::has_output() const
+{
+    const block_detail_sptr det = this->detail();
+    return !det || det->noutputs() > 0;
+}
+
+template <class Base, bool Complex>
 void spiir_bank_impl<Base, Complex>::forecast(int noutput_items,
                                               gr_vector_int &ninput_items_required)
 {
     // Items whose triggers are decided can go out without new input; once the
     // upstream is done, the last `window` items must go out without it too.
     const bool done = detail::upstream_done(*this);
+    if (!has_output()) {
+        // Sink: one input sample stays unconsumed until the upstream is done,
+        // so that a last call takes it and decides the open clusters (see
+        // work_no_output()).
+        ninput_items_required[0] = noutput_items + (done || d_flushed ? 0 : 1);
+        return;
+    }
     const uint64_t w = static_cast<uint64_t>(d_window);
     const bool releasable = d_fed > w && d_fed - w > d_released;
     ninput_items_required[0] = (done || releasable) ? 0 : noutput_items;
@@ -527,6 +685,9 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
     gr::thread::scoped_lock guard(this->d_setlock);
 
     const input_t *in = static_cast<const input_t *>(input_items[0]);
+    d_want_msgs = !pmt::is_null(this->message_subscribers(d_port));
+    d_want_tags = !output_items.empty();
+    if (!d_want_tags) return work_no_output(noutput_items, ninput_items[0], in);
     gr_complex *out = static_cast<gr_complex *>(output_items[0]);
     const size_t ninput = static_cast<size_t>(std::max(ninput_items[0], 0));
     const size_t noutput = static_cast<size_t>(std::max(noutput_items, 0));
@@ -609,6 +770,41 @@ int spiir_bank_impl<Base, Complex>::general_work(int noutput_items,
     if (finished && take == ninput && n_out == 0 && d_fed == d_released)
         return gr::block::WORK_DONE;
     return static_cast<int>(n_out);
+}
+
+/*
+ * Without the output: the SNR of the samples taken goes to the FIFO's storage
+ * as scratch, and only the triggers come out. GNU Radio calls a sink only
+ * while input is available: once the upstream is done and the input empty,
+ * the block is done without another call. So the last input sample stays
+ * until the input is finished, and the call that takes it decides the open
+ * clusters.
+ */
+template <class Base, bool Complex>
+int spiir_bank_impl<Base, Complex>::work_no_output(int noutput_items, int ninput_items,
+                                                   const input_t *in)
+{
+    const size_t ninput = static_cast<size_t>(std::max(ninput_items, 0));
+    const size_t noutput = static_cast<size_t>(std::max(noutput_items, 0));
+    if (d_need_base) {
+        d_out_base = this->nitems_read(0); // "sample" counts input samples
+        d_need_base = false;
+    }
+    const bool finished = detail::input_finished(*this, ninput_items);
+    if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, this->d_logger);
+
+    size_t take = std::min({ninput, std::max<size_t>(noutput, 1), d_max_call});
+    if (!finished && !d_flushed && take == ninput && take > 0) take--;
+    if (take > 0) {
+        d_fifo.clear();
+        run_core(in, take, d_fifo.reserve(take));
+        d_fifo.clear();
+    }
+    d_released = d_fed; // nothing waits for release without the output
+    if (finished && take == ninput && !d_flushed) flush_triggers();
+    publish_batch();
+    this->consume(0, static_cast<int>(take));
+    return 0;
 }
 
 /* ---- setters and getters --------------------------------------------- */

@@ -18,8 +18,11 @@
 #include <gnuradio/transient/spiir_bank_fc.h>
 #include <pmt/pmt.h>
 #include <transient/spiir.h>
+#include <transient/spiir_chisq.h>
 #include <transient/spiir_triggers.h>
+#include <complex>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -101,6 +104,43 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     detail::pending_tags d_tags;           // triggers waiting for their item
     detail::message_batch d_batch;         // dicts of the current detects message
 
+    // msg_format "vectors": the current message's triggers, column-wise.
+    struct trigger_columns {
+        std::vector<int64_t> sample;
+        std::vector<double> time;
+        std::vector<uint32_t> templ;
+        std::vector<float> snr;
+        std::vector<float> phase;
+        std::vector<float> chisq; // with autocorrelations only
+        void clear()
+        {
+            sample.clear();
+            time.clear();
+            templ.clear();
+            snr.clear();
+            phase.clear();
+            chisq.clear();
+        }
+    };
+    bool d_vectors;
+    trigger_columns d_cols;
+
+    // Chi-square: half-width in lags (0: none), the autocorrelations
+    // (ntemplates x (2 half + 1) complex, re/im interleaved, lag -half first)
+    // and the last SNR rows: core rows d_hist_first, d_hist_first + 1, ...
+    // (window + half rows before the piece being searched, and that piece).
+    uint32_t d_half;
+    std::vector<double> d_autocorr;
+    detail::held_fifo<gr_complex> d_hist;
+    uint64_t d_hist_first;
+
+    // What the triggers of this call are needed for: tags (the output is
+    // connected), detects messages (the port has subscribers).
+    bool d_want_tags;
+    bool d_want_msgs;
+    int d_saved_multiple; // output multiple while a run without output uses 1
+    size_t d_max_call;    // no output: samples per call at most
+
     const pmt::pmt_t d_port;
     const pmt::pmt_t d_key_trigger;
     const pmt::pmt_t d_key_triggers;
@@ -109,6 +149,7 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     const pmt::pmt_t d_key_phase;
     const pmt::pmt_t d_key_time;
     const pmt::pmt_t d_key_sample;
+    const pmt::pmt_t d_key_chisq;
     std::vector<pmt::pmt_t> d_template_entry; // (template . index) per template
 
     void reset_stream();
@@ -117,14 +158,19 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     void scan_triggers(const gr_complex *z, size_t n);
     void take_triggers(const tr_spiir_trigger *t, size_t n);
     void flush_triggers();
+    double chisq(const tr_spiir_trigger &t) const;
     void publish_batch();
     bool hold_in_output() const;
+    bool has_output() const;
+    int work_no_output(int noutput_items, int ninput_items, const input_t *in);
     [[noreturn]] void fail(tr_status st, const char *what) const;
 
   public:
     // Takes ownership of bank (destroyed before the constructor returns).
     spiir_bank_impl(const char *name, tr_spiir_bank *bank, float threshold, int window,
-                    bool multirate, const std::string &backend, int device, size_t batch);
+                    bool multirate, const std::string &backend, int device, size_t batch,
+                    const std::string &msg_format,
+                    const std::vector<std::complex<double>> &autocorr);
     ~spiir_bank_impl() override;
 
     spiir_bank_impl(const spiir_bank_impl &) = delete;
@@ -148,6 +194,8 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     int64_t latency() const override { return d_latency; }
     bool multirate() const override { return d_multirate; }
     std::string backend() const override;
+    std::string msg_format() const override { return d_vectors ? "vectors" : "dicts"; }
+    unsigned int chisq_half() const override { return d_half; }
 };
 
 using spiir_bank_fc_impl = spiir_bank_impl<spiir_bank_fc, false>;

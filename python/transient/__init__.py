@@ -53,6 +53,9 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
                        its IEEE 181 metrics messages (metrics=True)
     edge_metrics(x, low, mid, high, ...), edge_tie(times, ui=0, window=0)
                        IEEE 181 transition/pulse metrics and time-interval error
+    spiir_trigger_arrays(msg)
+                       the triggers of a spiir_bank_fc/cc "detects" message
+                       (either msg_format) as numpy arrays
 
 Pure-Python modules of the package are imported on their own:
     gnuradio.transient.sigrok        sigrok session files
@@ -90,3 +93,4 @@ except ModuleNotFoundError:
 from ._version import __version__
 from .detections_pdu import detections_to_pdu
 from .edge_messages import edge_arrays, is_metrics, metric_arrays
+from .spiir_messages import spiir_trigger_arrays

@@ -99,6 +99,18 @@ else()
   tr_grc_example(spiir_chirp
                  "triggers: 1, best: template 0 at sample 11193 ")
 
+  # GW150914 in the Hanford strain: Whiten, then a SPIIR bank without SNR
+  # output (vector messages, chi-square) designed from the whitened waveform;
+  # one trigger, SNR about 19, a small chi-square, the merger within 0.1 s.
+  tr_grc_example(spiir_gw150914
+                 "triggers: 1, best: SNR (1[89]|2[0-3])\\.[0-9], chisq [0-2]\\.[0-9]+, merger GPS 1126259462\\.(3[2-9]|4[0-9]|5[0-2])"
+                 --strain-file ${PROJECT_SOURCE_DIR}/examples/data/H-H1_LOSC_4_V2-1126259446-32.hdf5
+                 --waveform-file ${PROJECT_SOURCE_DIR}/examples/data/GW150914_4_NR_waveform.txt)
+  # GRC evaluates the variables (the bank design reads the files) when it
+  # compiles: from examples/, where the default paths (data/...) lie.
+  set_tests_properties(grc_compile_spiir_gw150914 PROPERTIES
+      WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/examples)
+
   # The threshold variable's callback reaches the block: a negative threshold
   # is refused (ValueError), one above the chirp's SNR leaves no trigger.
   file(WRITE ${_tr_grc_out}/check_spiir_setters.py [=[

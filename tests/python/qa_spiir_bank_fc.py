@@ -4,7 +4,10 @@
 #
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-"""Flowgraph tests of the SPIIR bank blocks spiir_bank_fc and spiir_bank_cc."""
+"""Flowgraph tests of the SPIIR bank blocks spiir_bank_fc and spiir_bank_cc:
+the SNR bit for bit, tags and messages against the core's trigger search, any
+work call sizes, with and without the SNR output, both message formats, and
+the chi-square against numpy on the block's own SNR."""
 
 import math
 import os
@@ -15,6 +18,7 @@ import pmt
 from gnuradio import blocks, gr, gr_unittest
 from gnuradio import transient
 from gnuradio.transient import spiir_design as sd
+from gnuradio.transient import spiir_search
 
 FS = 1024.0
 
@@ -32,6 +36,39 @@ def detects(dbg):
     return out
 
 
+VECTOR_COLUMNS = {"sample": np.int64, "time": np.float64, "template": np.uint32,
+                  "snr": np.float32, "phase": np.float32, "chisq": np.float32}
+
+
+def detects_vectors(test, dbg):
+    """The "vectors" messages of a message_debug as one dict of numpy columns
+    (spiir_trigger_arrays; the PMT types checked)."""
+    cols = {}
+    for i in range(dbg.num_messages()):
+        msg = dbg.get_message(i)
+        keys = pmt.dict_keys(msg)
+        names = [pmt.symbol_to_string(pmt.nth(j, keys)) for j in range(pmt.length(keys))]
+        test.assertTrue(set(names) <= set(VECTOR_COLUMNS), names)
+        test.assertTrue(pmt.is_s64vector(pmt.dict_ref(msg, pmt.intern("sample"), pmt.PMT_NIL)))
+        test.assertTrue(pmt.is_u32vector(pmt.dict_ref(msg, pmt.intern("template"),
+                                                      pmt.PMT_NIL)))
+        for k, v in transient.spiir_trigger_arrays(msg).items():
+            test.assertEqual(v.dtype, VECTOR_COLUMNS[k])
+            cols.setdefault(k, []).append(v)
+    return {k: np.concatenate(v) for k, v in cols.items()}
+
+
+def numpy_chisq(z, template, peak, autocorr):
+    """gstlal's autocorrelation chi-square of the SNR rows z[:, template] around
+    row peak, over the lags whose rows exist."""
+    half = (len(autocorr) - 1) // 2
+    rows = peak + np.arange(-half, half + 1)
+    ok = (rows >= 0) & (rows < len(z))
+    a = autocorr[ok]
+    d = a * complex(z[peak, template]) - z[rows[ok], template].astype(np.complex128)
+    return np.sum(np.abs(d)**2) / (2.0 * np.count_nonzero(ok) - np.sum(np.abs(a)**2))
+
+
 class qa_spiir_bank_fc(gr_unittest.TestCase):
 
     @classmethod
@@ -47,6 +84,9 @@ class qa_spiir_bank_fc(gr_unittest.TestCase):
         cls.ends = (len(cls.chirps[0].h) + 9000, 7000)
         sd.inject(cls.x, cls.chirps[0].h, cls.ends[0], 40.0)
         sd.inject(cls.x, cls.chirps[1].h, cls.ends[1], 25.0)
+        # Chi-square: each template's autocorrelation, 48 lags either side.
+        cls.autocorr = [spiir_search.autocorrelation(r.filters, c.h, FS, 48)[0]
+                        for r, c in zip(cls.design.results, cls.chirps)]
 
     def setUp(self):
         self.tb = gr.top_block()
@@ -61,18 +101,45 @@ class qa_spiir_bank_fc(gr_unittest.TestCase):
         args.update(kw)
         return cls(**args)
 
-    def run_block(self, blk, x, max_items=None, complex_input=False):
+    def run_block(self, blk, x, max_items=None, complex_input=False, output=True,
+                  vectors=False):
+        """Runs x through blk; returns (SNR, tags, triggers), SNR and tags None
+        without the output; the triggers are detects() or, with vectors,
+        detects_vectors()."""
         src = (blocks.vector_source_c if complex_input else blocks.vector_source_f)(
             x.tolist(), False)
-        snk = blocks.vector_sink_c(blk.ntemplates())
         dbg = blocks.message_debug()
         if max_items is not None:
             blk.set_max_noutput_items(max_items)
-        self.tb.connect(src, blk, snk)
+        if output:
+            snk = blocks.vector_sink_c(blk.ntemplates())
+            self.tb.connect(src, blk, snk)
+        else:
+            self.tb.connect(src, blk)
         self.tb.msg_connect((blk, "detects"), (dbg, "store"))
         self.tb.run()
+        msgs = detects_vectors(self, dbg) if vectors else detects(dbg)
+        if not output:
+            return None, None, msgs
         z = np.array(snk.data(), dtype=np.complex64).reshape(-1, blk.ntemplates())
-        return z, trigger_tags(snk), detects(dbg)
+        return z, trigger_tags(snk), msgs
+
+    def make_env(self, hold="1", overlap="0", **kw):
+        """make(**kw) with GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER = hold ("0": the
+        pending items go through the FIFO between calls instead of staying in
+        the output buffer) and GR_TRANSIENT_SPIIR_OVERLAP = overlap ("1": the
+        core runs on the next piece of a call while the triggers of the last
+        one are searched, as with CUDA)."""
+        os.environ["GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER"] = hold
+        os.environ["GR_TRANSIENT_SPIIR_OVERLAP"] = overlap
+        try:
+            return self.make(**kw)
+        finally:
+            del os.environ["GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER"]
+            del os.environ["GR_TRANSIENT_SPIIR_OVERLAP"]
+
+    def flat_autocorr(self):
+        return np.concatenate(self.autocorr)
 
     def check_triggers(self, tags, msgs, latency=0):
         self.assertEqual(len(tags), 2, tags)
@@ -197,17 +264,7 @@ class qa_spiir_bank_fc(gr_unittest.TestCase):
                                              (None, "1", "1"), (5000, "1", "1"),
                                              (3000, "0", "1")):
                 self.tb = gr.top_block()
-                # hold "0": the pending items go through the FIFO between calls
-                # instead of staying in the output buffer; overlap "1": the
-                # core runs on the next piece of a call while the triggers of
-                # the last one are searched (as with CUDA).
-                os.environ["GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER"] = hold
-                os.environ["GR_TRANSIENT_SPIIR_OVERLAP"] = overlap
-                try:
-                    blk = self.make(threshold=3.0, window=window)
-                finally:
-                    del os.environ["GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER"]
-                    del os.environ["GR_TRANSIENT_SPIIR_OVERLAP"]
+                blk = self.make_env(hold, overlap, threshold=3.0, window=window)
                 z, tags, msgs = self.run_block(blk, self.x, max_items=max_items)
                 self.assertTrue(np.array_equal(z, ref), (window, max_items))
                 got = sorted((off, int(v["template"]), float(v["snr"])) for off, v in tags)
@@ -249,6 +306,165 @@ class qa_spiir_bank_fc(gr_unittest.TestCase):
             with self.assertRaises(RuntimeError):
                 self.make(backend="cuda")
             self.assertEqual(self.make(backend="auto").backend(), "cpu")
+
+    def core_triggers(self, window, z=None):
+        """The core's triggers (threshold 3) on the single-rate SNR of self.x, as
+        sorted (sample, template, snr), and that SNR."""
+        a1, b0, delay, level, counts = self.arrays
+        if z is None:
+            z = transient.spiir_filter(self.x, a1, b0, delay, level, counts, 1 / FS)
+        trig = transient.spiir_triggers(z, 3.0, window)
+        return sorted((int(t["sample"]), int(t["template"]), float(t["snr"]))
+                      for t in trig), z
+
+    def test_009_without_output(self):
+        """No SNR output: a sink whose messages hold exactly the core's triggers
+        (the clusters the end of the stream decides included), whatever the
+        work calls."""
+        z = None
+        for window in (1, 64, 700):
+            expected, z = self.core_triggers(window, z)
+            self.assertGreater(len(expected), 10)
+            for max_items, overlap in ((None, "0"), (1, "0"), (97, "0"), (5000, "1")):
+                if max_items == 1 and window != 64:
+                    continue  # one sample per call: slow, once is enough
+                self.tb = gr.top_block()
+                blk = self.make_env("1", overlap, threshold=3.0, window=window)
+                _, _, msgs = self.run_block(blk, self.x, max_items=max_items, output=False)
+                got = sorted((int(v["sample"]), int(v["template"]), float(v["snr"]))
+                             for v in msgs)
+                self.assertEqual(got, expected, (window, max_items))
+                self.assertNotIn("chisq", msgs[0])
+        # The last cluster is open when the stream ends (decided by the end).
+        self.assertGreater(expected[-1][0], self.n - 700)
+
+    def test_010_vector_messages(self):
+        """msg_format "vectors": dicts of uniform vectors, element i for trigger
+        i, the same triggers as the dicts, with and without the output; the
+        tags stay dicts."""
+        _, tags, dicts = self.run_block(self.make(threshold=3.0, window=64), self.x)
+        self.assertGreater(len(dicts), 10)
+        for output, max_items in ((True, None), (True, 97), (False, None), (False, 97)):
+            self.tb = gr.top_block()
+            blk = self.make(threshold=3.0, window=64, msg_format="vectors")
+            self.assertEqual(blk.msg_format(), "vectors")
+            _, vtags, cols = self.run_block(blk, self.x, max_items=max_items, output=output,
+                                            vectors=True)
+            self.assertEqual(sorted(cols), sorted(set(VECTOR_COLUMNS) - {"chisq"}))
+            for k in cols:
+                want = np.array([d[k] for d in dicts]).astype(VECTOR_COLUMNS[k])
+                self.assertTrue(np.array_equal(cols[k], want), (k, output, max_items))
+            if output:
+                self.assertEqual(vtags, tags)
+        self.assertEqual(self.make().msg_format(), "dicts")
+        # spiir_trigger_arrays reads the dicts messages into the same columns.
+        self.tb = gr.top_block()
+        blk = self.make(threshold=3.0, window=64)
+        dbg = blocks.message_debug()
+        self.tb.connect(blocks.vector_source_f(self.x.tolist(), False), blk)
+        self.tb.msg_connect((blk, "detects"), (dbg, "store"))
+        self.tb.run()
+        arrays = [transient.spiir_trigger_arrays(dbg.get_message(i))
+                  for i in range(dbg.num_messages())]
+        for k in cols:
+            self.assertTrue(np.array_equal(np.concatenate([a[k] for a in arrays]), cols[k]))
+        with self.assertRaisesRegex(ValueError, "neither"):
+            transient.spiir_trigger_arrays(pmt.make_dict())
+
+    def test_011_chisq_against_numpy(self):
+        """autocorr: the chi-square of every trigger is numpy's on the block's
+        own SNR output, in tags, dicts and vectors, with and without the
+        output, whatever the work calls. Two glitches (impulses, one at the
+        stream's start: lags cut there, as at its end) give large values."""
+        ac = self.flat_autocorr()
+        x = self.x.copy()
+        x[5] += 2000.0
+        x[9000] += 2000.0
+        for max_items, hold, overlap in ((None, "1", "0"), (1, "1", "0"), (97, "0", "0"),
+                                         (5000, "1", "1")):
+            self.tb = gr.top_block()
+            blk = self.make_env(hold, overlap, threshold=3.0, window=64, autocorr=ac)
+            self.assertEqual(blk.chisq_half(), 48)
+            z, tags, msgs = self.run_block(blk, x, max_items=max_items)
+            self.assertGreater(len(tags), 10)
+            for off, v in tags:
+                t = int(v["template"])
+                want = numpy_chisq(z, t, off, self.autocorr[t])
+                self.assertAlmostEqual(v["chisq"] / want, 1.0, delta=1e-9, msg=(off, t))
+            self.assertEqual(sorted(msgs, key=lambda v: (v["sample"], v["template"])),
+                             sorted([v for _, v in tags],
+                                    key=lambda v: (v["sample"], v["template"])))
+        # Triggers within half of both ends of the stream.
+        offs = [off for off, _ in tags]
+        self.assertLess(min(offs), 48)
+        self.assertGreater(max(offs), self.n - 49)
+        glitches = [v["chisq"] for off, v in tags if off < 48 or 9000 <= off < 9048]
+        self.assertGreaterEqual(len(glitches), 2)
+        self.assertGreater(min(glitches), 1000.0)
+        for max_items in (None, 97):
+            self.tb = gr.top_block()
+            blk = self.make(threshold=3.0, window=64, autocorr=ac, msg_format="vectors")
+            _, _, cols = self.run_block(blk, x, max_items=max_items, output=False,
+                                        vectors=True)
+            self.assertTrue(np.array_equal(
+                cols["chisq"], np.array([v["chisq"] for v in msgs], dtype=np.float32)))
+
+    def test_012_chisq_of_the_chirps(self):
+        """The injected chirps match their templates: a small chi-square
+        (single rate and multirate, each with its autocorrelation)."""
+        for multirate in (False, True):
+            ac = np.concatenate([
+                spiir_search.autocorrelation(r.filters, c.h, FS, 48, multirate)[0]
+                for r, c in zip(self.design.results, self.chirps)])
+            self.tb = gr.top_block()
+            blk = self.make(autocorr=ac, multirate=multirate)
+            z, tags, msgs = self.run_block(blk, self.x)
+            self.check_triggers(tags, msgs, latency=blk.latency())
+            for off, v in tags:
+                t = int(v["template"])
+                self.assertTrue(0.2 < v["chisq"] < 1.5, (multirate, v))
+                want = numpy_chisq(z, t, off, ac[t * 97:(t + 1) * 97])
+                self.assertAlmostEqual(v["chisq"] / want, 1.0, delta=1e-9)
+
+    def test_013_bad_message_and_chisq_arguments(self):
+        ac = self.flat_autocorr()
+        with self.assertRaisesRegex(ValueError, "msg_format"):
+            self.make(msg_format="json")
+        with self.assertRaisesRegex(ValueError, "lags per template"):
+            self.make(autocorr=ac[:-1])
+        with self.assertRaisesRegex(ValueError, "lags per template"):
+            self.make(autocorr=np.ones(2, dtype=complex))
+        with self.assertRaisesRegex(ValueError, "exceeds the trigger window"):
+            self.make(window=40, autocorr=ac)
+        bad = ac.copy()
+        bad[3] = np.nan
+        with self.assertRaisesRegex(ValueError, "not finite"):
+            self.make(autocorr=bad)
+        bad = ac.copy()
+        bad[97 + 48] = 2.0
+        with self.assertRaisesRegex(ValueError, "template 1 is not 1 at lag 0"):
+            self.make(autocorr=bad)
+        self.assertEqual(self.make().chisq_half(), 0)
+
+    def test_014_cuda_sink_vectors_chisq(self):
+        """CUDA backend (skipped without a GPU): with and without the output,
+        the chirps' triggers and chi-squares of the CPU block."""
+        if transient.cuda_device_count() == 0:
+            self.skipTest("no CUDA device")
+        ac = self.flat_autocorr()
+        _, _, want = self.run_block(self.make(autocorr=ac, msg_format="vectors"), self.x,
+                                    vectors=True)
+        for output in (True, False):
+            self.tb = gr.top_block()
+            blk = self.make(autocorr=ac, msg_format="vectors", backend="cuda", batch=1024)
+            self.assertEqual(blk.backend(), "cuda")
+            _, tags, got = self.run_block(blk, self.x, output=output, vectors=True)
+            self.assertTrue(np.array_equal(got["sample"], want["sample"]), output)
+            self.assertTrue(np.array_equal(got["template"], want["template"]))
+            self.assertTrue(np.allclose(got["snr"], want["snr"], rtol=1e-4))
+            self.assertTrue(np.allclose(got["chisq"], want["chisq"], rtol=1e-2, atol=1e-3))
+            if output:
+                self.assertEqual(len(tags), len(want["sample"]))
 
 
 if __name__ == "__main__":

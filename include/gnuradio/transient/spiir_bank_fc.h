@@ -42,9 +42,13 @@ namespace transient
  * With a file, \p samp_rate 0 takes the file's rate; another value must agree
  * with it.
  *
+ * The SNR output is optional. Without it the block is a sink: it feeds its
+ * input to the core and publishes the triggers on "detects" (no tags, no
+ * held-back items).
+ *
  * Triggers: per template, the peak of every cluster of |z| > threshold, a
- * cluster ending \p window samples after its peak. Each is tagged on the output
- * item of its peak,
+ * cluster ending \p window samples after its peak. With the output connected,
+ * each is tagged on the output item of its peak,
  *   key:    "trigger"
  *   offset: the absolute output offset of the peak
  *   value:  dict {"template": long, template index,
@@ -53,13 +57,29 @@ namespace transient
  *                 "time": double, the interpolated peak time of the signal in
  *                         seconds from the stream's first sample (latency removed),
  *                 "sample": long, the absolute input sample of the peak in the
- *                           signal (offset - latency)}
- * and published on the message port "detects", once per work call that decided
- * triggers, as dict {"triggers": vector of those dicts}.
- *
+ *                           signal (offset - latency),
+ *                 "chisq": double, the autocorrelation chi-square (only with
+ *                          \p autocorr)}
  * To tag a peak the block must know it is one: it holds back its output by
  * \p window samples (the last window items go out when more input arrives or
  * the stream ends).
+ *
+ * The triggers are published on the message port "detects", once per work
+ * call that decided triggers: with \p msg_format "dicts" as
+ * {"triggers": vector of those dicts}; with "vectors" as one dict of uniform
+ * vectors, element i for trigger i, and no PMT object per trigger:
+ * {"sample": s64vector, "time": f64vector, "template": u32vector,
+ *  "snr": f32vector, "phase": f32vector, "chisq": f32vector (only with
+ *  \p autocorr)}.
+ *
+ * Chi-square (transient/spiir_chisq.h): \p autocorr holds, template after
+ * template, each template's autocorrelation A[j], j = -half..half (2 half + 1
+ * complex lags, A[0] = 1; gnuradio.transient.spiir_search.autocorrelation
+ * computes it). Each trigger then reports
+ * chisq = sum_j |A[j] z[p] - z[p + j]|^2 / (2 n - sum_j |A[j]|^2) over the n
+ * lags around its peak p (at the start and end of a stream, those that exist).
+ * A trigger is decided \p window samples after its peak, so half <= window
+ * is required: every lag after the peak is then known when the trigger is.
  *
  * \p multirate runs each filter at samp_rate / 2^level (section 2.2 of the
  * paper); the output then lags the single-rate output by latency() samples.
@@ -88,6 +108,11 @@ class TRANSIENT_API spiir_bank_fc : virtual public gr::block
      * \param backend    "auto", "cpu" or "cuda"
      * \param device     CUDA device index
      * \param batch      CUDA: samples per device batch and output multiple
+     * \param msg_format "dicts" (one dict per trigger) or "vectors" (one dict
+     *                   of uniform vectors per message)
+     * \param autocorr   chi-square: ntemplates x (2 half + 1) complex lags,
+     *                   template after template (A[0] = 1, half <= window);
+     *                   empty: no chi-square
      *
      * \throws std::invalid_argument for an invalid bank or parameter (the core's
      *         message), std::runtime_error for an unreadable bank file or an
@@ -101,7 +126,8 @@ class TRANSIENT_API spiir_bank_fc : virtual public gr::block
                      const std::vector<int> &counts = {}, double samp_rate = 0.0,
                      float threshold = 8.0f, int window = 1024, bool multirate = false,
                      const std::string &backend = "auto", int device = 0,
-                     size_t batch = 4096);
+                     size_t batch = 4096, const std::string &msg_format = "dicts",
+                     const std::vector<std::complex<double>> &autocorr = {});
 
     /*!
      * \brief Set the trigger threshold on |SNR| (from the next sample).
@@ -124,6 +150,10 @@ class TRANSIENT_API spiir_bank_fc : virtual public gr::block
     virtual bool multirate() const = 0;
     //! Backend actually in use: "cpu" or "cuda" ("auto" resolved)
     virtual std::string backend() const = 0;
+    //! Message format of "detects": "dicts" or "vectors"
+    virtual std::string msg_format() const = 0;
+    //! Chi-square half-width in lags (0: no chi-square)
+    virtual unsigned int chisq_half() const = 0;
 };
 
 } // namespace transient

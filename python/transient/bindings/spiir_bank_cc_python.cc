@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(spiir_bank_cc.h)                                           */
-/* BINDTOOL_HEADER_FILE_HASH(dc68e82af69040d83e682ef4438ea389)                     */
+/* BINDTOOL_HEADER_FILE_HASH(f9adca40d62b4388ed9143c195dca0cb)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -39,7 +39,10 @@ void bind_spiir_bank_cc(py::module &m)
              py::arg("counts") = std::vector<int>(), py::arg("samp_rate") = 0.0,
              py::arg("threshold") = 8.0, py::arg("window") = 1024,
              py::arg("multirate") = false, py::arg("backend") = "auto",
-             py::arg("device") = 0, py::arg("batch") = 4096, D(spiir_bank_cc, make))
+             py::arg("device") = 0, py::arg("batch") = 4096,
+             py::arg("msg_format") = "dicts",
+             py::arg("autocorr") = std::vector<std::complex<double>>(),
+             D(spiir_bank_cc, make))
 
         .def("set_threshold", &spiir_bank_cc::set_threshold, py::arg("threshold"),
              D(spiir_bank_cc, set_threshold))
@@ -59,6 +62,10 @@ void bind_spiir_bank_cc(py::module &m)
         .def("multirate", &spiir_bank_cc::multirate, D(spiir_bank_cc, multirate))
 
         .def("backend", &spiir_bank_cc::backend, D(spiir_bank_cc, backend))
+
+        .def("msg_format", &spiir_bank_cc::msg_format, D(spiir_bank_cc, msg_format))
+
+        .def("chisq_half", &spiir_bank_cc::chisq_half, D(spiir_bank_cc, chisq_half))
 
         ;
 }

@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(spiir_bank_fc.h)                                           */
-/* BINDTOOL_HEADER_FILE_HASH(20fa9cdbd11a80e23d58100653fb063f)                     */
+/* BINDTOOL_HEADER_FILE_HASH(7af6913145aa11ffee8a6b622f2fa999)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -39,7 +39,10 @@ void bind_spiir_bank_fc(py::module &m)
              py::arg("counts") = std::vector<int>(), py::arg("samp_rate") = 0.0,
              py::arg("threshold") = 8.0, py::arg("window") = 1024,
              py::arg("multirate") = false, py::arg("backend") = "auto",
-             py::arg("device") = 0, py::arg("batch") = 4096, D(spiir_bank_fc, make))
+             py::arg("device") = 0, py::arg("batch") = 4096,
+             py::arg("msg_format") = "dicts",
+             py::arg("autocorr") = std::vector<std::complex<double>>(),
+             D(spiir_bank_fc, make))
 
         .def("set_threshold", &spiir_bank_fc::set_threshold, py::arg("threshold"),
              D(spiir_bank_fc, set_threshold))
@@ -59,6 +62,10 @@ void bind_spiir_bank_fc(py::module &m)
         .def("multirate", &spiir_bank_fc::multirate, D(spiir_bank_fc, multirate))
 
         .def("backend", &spiir_bank_fc::backend, D(spiir_bank_fc, backend))
+
+        .def("msg_format", &spiir_bank_fc::msg_format, D(spiir_bank_fc, msg_format))
+
+        .def("chisq_half", &spiir_bank_fc::chisq_half, D(spiir_bank_fc, chisq_half))
 
         ;
 }

@@ -22,14 +22,25 @@ Make a SPIIR bank block.
 
 One output item per input sample: a vector of ntemplates() complex SNRs
 z[k, t] = 2 dt sum_l y[k, l], y[k, l] = a1[l] y[k-1, l] + b0[l] x[k - d[l]].
+The output is optional: without it the block is a sink that reports its
+triggers on "detects" only.
 
 Triggers (per template, the peak of every cluster of |z| > threshold; a cluster
-ends window samples after its peak) are tagged on the peak's item (key
-"trigger", value dict {"template", "snr", "phase", "time" (s, interpolated,
-latency removed), "sample" (absolute input sample of the peak, offset -
-latency)}) and published on the message port "detects" as
-{"triggers": vector of those dicts}. The output is held back by window samples
-so that every peak can be tagged.
+ends window samples after its peak), each a dict {"template", "snr", "phase",
+"time" (s, interpolated, latency removed), "sample" (absolute input sample of
+the peak, offset - latency), "chisq" (only with autocorr)}, are tagged on the
+peak's item (key "trigger"; with the output connected, which is then held back
+by window samples so that every peak can be tagged) and published on the
+message port "detects": msg_format "dicts" as {"triggers": vector of those
+dicts}, "vectors" as one dict of uniform vectors per message ("sample" s64,
+"time" f64, "template" u32, "snr", "phase" and "chisq" f32).
+
+Chi-square: autocorr holds ntemplates x (2 half + 1) complex lags, template
+after template, lag -half first and 1 at lag 0
+(gnuradio.transient.spiir_search.autocorrelation of each template,
+concatenated); each trigger then reports
+chisq = sum_j |A[j] z[p] - z[p + j]|^2 / (2 n - sum_j |A[j]|^2) over the n
+lags around its peak p. half <= window is required.
 
 The bank comes from a bank file (share/doc/gr-transient/spiir.md; gnuradio.transient.spiir_bank
 writes one) or from flat arrays a1, b0, delay, level, counts with samp_rate
@@ -49,6 +60,8 @@ Args:
     backend: "auto", "cpu" or "cuda"
     device: CUDA device index
     batch: CUDA: samples per device batch and output multiple
+    msg_format: "dicts" or "vectors"
+    autocorr: chi-square autocorrelations (flat, complex); empty: no chi-square
 
 Raises:
     ValueError: invalid bank or parameters
@@ -81,3 +94,9 @@ True when each filter runs at samp_rate / 2^level.)doc";
 
 static const char *__doc_gr_transient_spiir_bank_cc_backend = R"doc(
 Backend in use: "cpu" or "cuda".)doc";
+
+static const char *__doc_gr_transient_spiir_bank_cc_msg_format = R"doc(
+Message format of "detects": "dicts" or "vectors".)doc";
+
+static const char *__doc_gr_transient_spiir_bank_cc_chisq_half = R"doc(
+Chi-square half-width in lags (0: no chi-square).)doc";
