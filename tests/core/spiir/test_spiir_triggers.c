@@ -9,6 +9,7 @@
 #include <transient/spiir_triggers.h>
 
 #include "spiir/spiir_triggers_internal.h"
+#include "spiir/triggers_test_driver.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -356,49 +357,6 @@ static void test_edges_and_errors(void)
 }
 
 /* ---- FAST (threads, kernels) against REFERENCE, call by call ------------- */
-
-static int same_trigger(const tr_spiir_trigger *a, const tr_spiir_trigger *b)
-{
-    return a->sample == b->sample && a->template_index == b->template_index &&
-           a->peak == b->peak && a->snr == b->snr && a->re == b->re && a->im == b->im &&
-           a->reserved == b->reserved;
-}
-
-/* SNR streams for the variant tests: noise of rms `rms`, bumps, long decays
- * like a filter bank's impulse response, plateaus, non-finite values, huge and
- * tiny values. */
-static void variant_snr(float *snr, size_t n, uint32_t nt, double rms, tu_rng *r)
-{
-    for (size_t i = 0; i < n * nt * 2; i++)
-        snr[i] = (float)(rms * tu_gauss(r));
-    const int events = (int)tu_range(r, 0, 6);
-    for (int e = 0; e < events && n > 0; e++) {
-        const size_t k0 = (size_t)tu_range(r, 0, (long)n - 1);
-        const double tau = 1.0 + 300.0 * tu_uniform(r), h = 3.0 + 40.0 * tu_uniform(r);
-        for (uint32_t t = 0; t < nt; t++) {
-            if (tu_uniform(r) < 0.2) continue;
-            const size_t d = (size_t)tu_range(r, 0, 50);
-            const double f = 0.3 * tu_uniform(r), ph = 6.28 * tu_uniform(r);
-            for (size_t k = k0 + d; k < n && k < k0 + d + (size_t)(8 * tau); k++) {
-                const double a = h * exp(-(double)(k - k0 - d) / tau);
-                snr[(k * nt + t) * 2] += (float)(a * cos(f * (double)k + ph));
-                snr[(k * nt + t) * 2 + 1] += (float)(a * sin(f * (double)k + ph));
-            }
-        }
-    }
-    const int specials = (int)tu_range(r, 0, 20);
-    const float vals[] = {NAN, INFINITY, -INFINITY, 3e38f, -2e30f, 1e-40f, 0.0f, 30.0f};
-    for (int i = 0; i < specials && n > 0; i++) {
-        const size_t k = (size_t)tu_range(r, 0, (long)n - 1);
-        const uint32_t t = (uint32_t)tu_range(r, 0, nt - 1);
-        const int reim = (int)tu_range(r, 0, 1);
-        const float v = vals[tu_range(r, 0, 7)];
-        /* a plateau of up to 3 equal samples */
-        const int len = (int)tu_range(r, 1, 3);
-        for (int j = 0; j < len && k + (size_t)j < n; j++)
-            snr[((k + (size_t)j) * nt + t) * 2 + reim] = v;
-    }
-}
 
 #define NV 4 /* REFERENCE, FAST 1 thread, FAST 3 threads, FAST automatic */
 

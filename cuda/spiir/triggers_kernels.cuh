@@ -1,0 +1,134 @@
+/*
+ * Kernels of the CUDA SPIIR trigger search (triggers_cuda.h): one thread per
+ * template walks the rows of an SNR block in order, with the decisions of the
+ * reference (lib/core/spiir/spiir_triggers.c) in double.
+ *
+ * Paper: X. Guo, Q. Chu, S. K. Chung, Z. Du, L. Wen, "Acceleration of
+ * low-latency gravitational wave searches using Maxwell-microarchitecture GPUs"
+ * (equation 8: the SNR these triggers are taken from).
+ *
+ * A cluster's state carries from sample to sample, so the time axis of one
+ * template is serial; the templates are the parallel axis, and a row of the
+ * [k][t] layout is one coalesced load per warp. ROWS rows are loaded before
+ * any is decided, so that ROWS loads are in flight per thread. The state is
+ * read from one array and written to another: a scan that must be cut
+ * (the device list filled up, or the caller's room) is run again from the
+ * same input state. With TR_SPIIR_TRIG_HOST_EMU the kernels compile as C++
+ * against the includer's host emulation of CUDA.
+ */
+#ifndef TRANSIENT_CUDA_SPIIR_TRIGGERS_KERNELS_CUH
+#define TRANSIENT_CUDA_SPIIR_TRIGGERS_KERNELS_CUH
+
+#ifndef TR_SPIIR_TRIG_HOST_EMU
+#include <cuda_runtime.h>
+#endif
+
+#include "spiir/triggers_cuda.h"
+
+#include <cstdint>
+
+namespace spiir_trig
+{
+
+/* Where decided clusters go: list[0 .. cap) through *count (which counts on
+ * past cap); a cluster that does not fit lowers *lost to its sample. list
+ * NULL: nothing is recorded (a scan run again to its cut). */
+struct sink {
+    tr_spiir_trig_event *list;
+    uint32_t cap;
+    uint32_t *count;
+    unsigned long long *lost;
+};
+
+/* One sample of one template, as the reference takes it; false when its
+ * cluster was decided and did not fit in the sink. */
+__device__ __forceinline__ bool step(tr_spiir_trig_cluster &c, float2 z, uint64_t pos,
+                                     double thr2, uint32_t window, uint32_t t,
+                                     const sink &out)
+{
+    double v = (double)z.x * (double)z.x + (double)z.y * (double)z.y;
+    if (!isfinite(v)) v = TR_SPIIR_TRIG_NO_VALUE;
+    if (c.open && pos == c.k + 1) c.next = v;
+    if (v > thr2 && (!c.open || v > c.val)) {
+        c.open = 1;
+        c.k = pos;
+        c.val = v;
+        c.prev = c.last;
+        c.next = TR_SPIIR_TRIG_NO_VALUE;
+        c.re = z.x;
+        c.im = z.y;
+    }
+    c.last = v;
+    if (!c.open || pos - c.k < window) return true;
+    c.open = 0;
+    if (!out.list) return true;
+    const uint32_t slot = atomicAdd(out.count, 1u);
+    if (slot >= out.cap) {
+        atomicMin(out.lost, (unsigned long long)pos);
+        return false;
+    }
+    tr_spiir_trig_event &e = out.list[slot];
+    e.decided = pos;
+    e.c = c;
+    e.c.open = 1; /* the state it was decided in */
+    e.t = t;
+    e.reserved = 0;
+    return true;
+}
+
+/* Rows [0, nrows) of snr (nt templates a row), row 0 at sample pos0: state
+ * from in[] to out[]. A thread whose cluster did not fit stops (the caller
+ * cuts the scan before that sample and runs it again). */
+template <int NT, int ROWS>
+__global__ void __launch_bounds__(NT)
+    scan(const float2 *snr, uint32_t nt, uint64_t nrows, uint64_t pos0, double thr2,
+         uint32_t window, const tr_spiir_trig_cluster *in, tr_spiir_trig_cluster *out,
+         sink dst)
+{
+    const uint32_t t = blockIdx.x * NT + threadIdx.x;
+    if (t >= nt) return;
+    tr_spiir_trig_cluster c = in[t];
+    for (uint64_t r0 = 0; r0 < nrows; r0 += ROWS) {
+        float2 z[ROWS];
+#pragma unroll
+        for (int i = 0; i < ROWS; i++)
+            if (r0 + i < nrows) z[i] = snr[(size_t)(r0 + i) * nt + t];
+#pragma unroll
+        for (int i = 0; i < ROWS; i++)
+            if (r0 + i < nrows && !step(c, z[i], pos0 + r0 + i, thr2, window, t, dst))
+                return;
+    }
+    out[t] = c;
+}
+
+/* The flush: every open cluster decided at sample pos (the list has room for
+ * all nt) and closed. */
+template <int NT>
+__global__ void __launch_bounds__(NT)
+    flush(tr_spiir_trig_cluster *st, uint32_t nt, uint64_t pos, sink dst)
+{
+    const uint32_t t = blockIdx.x * NT + threadIdx.x;
+    if (t >= nt || !st[t].open) return;
+    const uint32_t slot = atomicAdd(dst.count, 1u);
+    tr_spiir_trig_event &e = dst.list[slot];
+    e.decided = pos;
+    e.c = st[t];
+    e.t = t;
+    e.reserved = 0;
+    st[t].open = 0;
+}
+
+/* Every cluster closed, no sample seen. */
+template <int NT>
+__global__ void __launch_bounds__(NT) clear(tr_spiir_trig_cluster *st, uint32_t nt)
+{
+    const uint32_t t = blockIdx.x * NT + threadIdx.x;
+    if (t >= nt) return;
+    tr_spiir_trig_cluster c = {};
+    c.last = TR_SPIIR_TRIG_NO_VALUE;
+    st[t] = c;
+}
+
+} // namespace spiir_trig
+
+#endif /* TRANSIENT_CUDA_SPIIR_TRIGGERS_KERNELS_CUH */
