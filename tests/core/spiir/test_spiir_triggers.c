@@ -558,8 +558,55 @@ static void test_dense(void)
           "variant PAPER: %s", err.message);
 }
 
+/* Device SNR needs the CUDA backend: a clear error on the CPU, and CUDA
+ * asked for without a usable GPU fails at create (test_spiir_triggers_gpu
+ * covers the device itself). */
+static void test_backends(void)
+{
+    tr_spiir_triggers_config cfg = tr_spiir_triggers_config_default();
+    CHECK(cfg.backend == TR_BACKEND_AUTO && cfg.device == 0 && cfg.device_capacity == 0,
+          "defaults");
+    cfg.ntemplates = 4;
+    cfg.backend = TR_BACKEND_CPU;
+    tr_error err;
+    tr_spiir_triggers *q = tr_spiir_triggers_create(&cfg, &err);
+    CHECK(q != NULL, "create: %s", err.message);
+    if (!q) return;
+    const float snr[8] = {0};
+    tr_spiir_trigger out[4];
+    size_t used = 9, nout = 9;
+    CHECK(tr_spiir_triggers_process_device(q, snr, 1, out, 4, &used, &nout) ==
+                  TR_ERR_UNSUPPORTED &&
+              used == 0 && nout == 0 && strstr(tr_spiir_triggers_last_error(q), "CUDA"),
+          "device SNR on the CPU: %s", tr_spiir_triggers_last_error(q));
+    CHECK(tr_spiir_triggers_backend(q) == TR_BACKEND_CPU, "CPU backend");
+    tr_spiir_triggers_destroy(q);
+    cfg.backend = TR_BACKEND_AUTO;
+    cfg.device_capacity = 3;
+    CHECK(!tr_spiir_triggers_create(&cfg, &err) && strstr(err.message, "device_capacity"),
+          "capacity 3 < 4 templates: %s", err.message);
+    cfg.device_capacity = 0;
+    cfg.device = -1;
+    CHECK(!tr_spiir_triggers_create(&cfg, &err) && err.code == TR_ERR_INVALID,
+          "device -1: %s", err.message);
+    cfg.device = 0;
+    if (tr_cuda_device_count(NULL, 0) == 0) {
+        cfg.backend = TR_BACKEND_CUDA;
+        CHECK(!tr_spiir_triggers_create(&cfg, &err) && err.code == TR_ERR_NO_DEVICE,
+              "CUDA without a GPU: %s", err.message);
+        cfg.backend = TR_BACKEND_AUTO;
+        q = tr_spiir_triggers_create(&cfg, &err);
+        CHECK(q && tr_spiir_triggers_backend(q) == TR_BACKEND_CPU &&
+                  tr_spiir_triggers_process_device(q, snr, 1, out, 4, &used, &nout) ==
+                      TR_ERR_UNSUPPORTED,
+              "AUTO without a GPU takes no device SNR");
+        tr_spiir_triggers_destroy(q);
+    }
+}
+
 int main(void)
 {
+    test_backends();
     test_random();
     test_variants();
     test_dense();

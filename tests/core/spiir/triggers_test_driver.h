@@ -100,6 +100,7 @@ static inline void tt_trial_run(const tt_subject *sub, const tt_trial *tr, int c
     if (!ref) return;
     if (!sub->begin(sub->u, tr)) {
         CHECK(0, "%s: begin", sub->name);
+        sub->end(sub->u);
         tr_spiir_triggers_destroy(ref);
         return;
     }
