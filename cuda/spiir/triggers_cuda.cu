@@ -311,7 +311,9 @@ extern "C" tr_status tr_cuda_spiir_trig_scan(tr_cuda_spiir_trig *q, const float 
     const float2 *all = (const float2 *)snr;
     size_t done = 0;
     while (done < n && room - q->out.size() >= q->nt) {
-        uint64_t rows = n - done;
+        /* The count must not wrap: at most 2^31 decisions a round. */
+        uint64_t rows = std::min<uint64_t>(n - done, ((uint64_t)1 << 31) / q->nt *
+                                                         ((uint64_t)q->window + 1));
         const float2 *src = all + done * q->nt;
         if (!on_device) {
             rows = std::min<uint64_t>(rows, q->piece);
