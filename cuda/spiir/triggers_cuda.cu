@@ -37,8 +37,12 @@
 
 namespace
 {
-/* Scan tile: threads (templates) per block, rows loaded ahead per thread. */
-constexpr int SCAN_THREADS = 64, SCAN_ROWS = 8;
+/* Scan: threads (templates) per block, rows of a tile (skipped or walked as
+ * one, loaded ahead when walked). */
+constexpr int SCAN_THREADS = 64, SCAN_TILE = 16;
+/* Tile maxima of a round: at most this many bytes, and grid.y tiles. */
+constexpr size_t TMAX_BYTES = (size_t)64 << 20;
+constexpr uint64_t MAX_TILES = 65535;
 constexpr int FLUSH_THREADS = 256;
 /* Host input: rows copied in per round, about this many bytes. */
 constexpr size_t HOST_PIECE_BYTES = (size_t)16 << 20;
@@ -70,6 +74,9 @@ struct tr_cuda_spiir_trig {
     tr_device_buffer<tr_spiir_trig_event> list;
     tr_device_buffer<uint32_t> count;
     tr_device_buffer<unsigned long long> lost;
+    tr_device_buffer<double> tmax;             /* tile maxima of a round */
+    size_t tmax_tiles = 0;                     /* tiles (of every template) it holds */
+    uint64_t round_rows = 0;                   /* rows a round may have, at most */
     tr_device_buffer<float2> in;               /* host input copied in */
     size_t in_rows = 0;                        /* rows it holds */
     std::vector<tr_spiir_trig_event> got, out; /* a round's list, the call's clusters */
@@ -99,9 +106,9 @@ tr_status launch_scan(tr_cuda_spiir_trig *q, const float2 *src, uint64_t nrows,
             cudaMemsetAsync(q->lost, 0xff, sizeof(unsigned long long), q->stream), err,
             "spiir triggers/cuda: clear the cut");
     }
-    TR_TRIG_LAUNCH((spiir_trig::scan<SCAN_THREADS, SCAN_ROWS>),
+    TR_TRIG_LAUNCH((spiir_trig::scan<SCAN_THREADS, SCAN_TILE>),
                    blocks(q->nt, SCAN_THREADS), SCAN_THREADS, q->stream, src, q->nt,
-                   nrows, pos0, thr2, q->window, q->st[q->cur].get(),
+                   nrows, pos0, thr2, q->window, q->tmax.get(), q->st[q->cur].get(),
                    q->st[1 - q->cur].get(), dst);
     TR_CUDA_CHECK(cudaGetLastError(), err, "spiir triggers/cuda: scan launch");
     if (!record) return TR_OK;
@@ -147,6 +154,19 @@ tr_status scan_round(tr_cuda_spiir_trig *q, const float2 *src, uint64_t rows,
     uint64_t r = rows, cut;
     uint32_t count = 0;
     unsigned long long lost = NOT_LOST;
+    /* Tile maxima over the round's rows; a rerun over fewer rows reads them
+     * too (a maximum over more rows only makes the walk look at more). */
+    const size_t tiles = (size_t)((rows + SCAN_TILE - 1) / SCAN_TILE);
+    if (tiles > q->tmax_tiles) {
+        q->tmax_tiles = 0;
+        const cudaError_t e = q->tmax.alloc(tiles * q->nt);
+        if (e != cudaSuccess) return fail_alloc(err, e, "the tile maxima");
+        q->tmax_tiles = tiles;
+    }
+    const dim3 grid(blocks(q->nt, SCAN_THREADS), (unsigned)tiles);
+    TR_TRIG_LAUNCH((spiir_trig::tile_max<SCAN_THREADS, SCAN_TILE>), grid, SCAN_THREADS,
+                   q->stream, src, q->nt, rows, q->tmax.get());
+    TR_CUDA_CHECK(cudaGetLastError(), err, "spiir triggers/cuda: tile maxima launch");
     for (;;) {
         q->rounds++;
         tr_status s = launch_scan(q, src, r, pos0, thr2, true, &count, &lost, err);
@@ -213,6 +233,13 @@ extern "C" tr_status tr_cuda_spiir_trig_create(int device, uint32_t ntemplates,
     q->window = window;
     q->cap = capacity;
     q->piece = std::max<size_t>(1, HOST_PIECE_BYTES / ((size_t)ntemplates * 8));
+    /* Rows of a round: whole tiles whose maxima fit TMAX_BYTES and grid.y, and
+     * at most 2^31 decisions, so that the list's 32-bit count cannot wrap. */
+    const uint64_t tiles = std::min<uint64_t>(
+        MAX_TILES, std::max<uint64_t>(1, TMAX_BYTES / sizeof(double) / ntemplates));
+    q->round_rows = std::min<uint64_t>(
+        tiles * SCAN_TILE, ((uint64_t)1 << 31) / ntemplates * ((uint64_t)window + 1));
+    q->round_rows = std::max<uint64_t>(q->round_rows, 1);
     cudaError_t e;
     tr_status s = TR_OK;
     if ((e = cudaSetDevice(device)) != cudaSuccess) {
@@ -311,9 +338,7 @@ extern "C" tr_status tr_cuda_spiir_trig_scan(tr_cuda_spiir_trig *q, const float 
     const float2 *all = (const float2 *)snr;
     size_t done = 0;
     while (done < n && room - q->out.size() >= q->nt) {
-        /* The count must not wrap: at most 2^31 decisions a round. */
-        uint64_t rows = std::min<uint64_t>(n - done, ((uint64_t)1 << 31) / q->nt *
-                                                         ((uint64_t)q->window + 1));
+        uint64_t rows = std::min<uint64_t>(n - done, q->round_rows);
         const float2 *src = all + done * q->nt;
         if (!on_device) {
             rows = std::min<uint64_t>(rows, q->piece);

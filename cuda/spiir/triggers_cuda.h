@@ -10,8 +10,9 @@
  * (equation 8: the SNR these triggers are taken from).
  *
  * One device thread per template walks the rows of an SNR block in order
- * (the [k][t] layout makes every step coalesced across templates) with the
- * reference's decisions in double; decided clusters go to a bounded device
+ * (the [k][t] layout makes every step coalesced across templates), skipping
+ * tiles of rows that cannot change its cluster, with the reference's
+ * decisions in double; decided clusters go to a bounded device
  * list through an atomic counter, and only they cross PCIe. The cluster
  * states stay on the device between calls.
  */
