@@ -38,8 +38,8 @@
 namespace
 {
 /* Scan: threads (templates) per block, rows of a tile (skipped or walked as
- * one, loaded ahead when walked). */
-constexpr int SCAN_THREADS = 64, SCAN_TILE = 16;
+ * one, loaded ahead when walked), tile maxima read at once. */
+constexpr int SCAN_THREADS = 64, SCAN_TILE = 16, SCAN_AHEAD = 8;
 /* Tile maxima of a round: at most this many bytes, and grid.y tiles. */
 constexpr size_t TMAX_BYTES = (size_t)64 << 20;
 constexpr uint64_t MAX_TILES = 65535;
@@ -106,7 +106,7 @@ tr_status launch_scan(tr_cuda_spiir_trig *q, const float2 *src, uint64_t nrows,
             cudaMemsetAsync(q->lost, 0xff, sizeof(unsigned long long), q->stream), err,
             "spiir triggers/cuda: clear the cut");
     }
-    TR_TRIG_LAUNCH((spiir_trig::scan<SCAN_THREADS, SCAN_TILE>),
+    TR_TRIG_LAUNCH((spiir_trig::scan<SCAN_THREADS, SCAN_TILE, SCAN_AHEAD>),
                    blocks(q->nt, SCAN_THREADS), SCAN_THREADS, q->stream, src, q->nt,
                    nrows, pos0, thr2, q->window, q->tmax.get(), q->st[q->cur].get(),
                    q->st[1 - q->cur].get(), dst);

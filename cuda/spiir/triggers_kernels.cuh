@@ -117,11 +117,12 @@ __global__ void __launch_bounds__(NT)
  * rows or more) is at most the bound a sample must pass to start or move a
  * cluster (the threshold, or the open candidate when larger and not decided
  * within the tile) cannot change the cluster: only the candidate's right
- * neighbour and a decision due in it are taken from it. Other tiles are walked sample by
- * sample. A thread whose cluster did not fit stops (the caller cuts the scan before that
- * sample and runs it again).
+ * neighbour and a decision due in it are taken from it. Other tiles are
+ * walked sample by sample. The maxima of AHEAD tiles are read at once. A
+ * thread whose cluster did not fit stops (the caller cuts the scan before
+ * that sample and runs it again).
  */
-template <int NT, int TILE>
+template <int NT, int TILE, int AHEAD>
 __global__ void __launch_bounds__(NT)
     scan(const float2 *snr, uint32_t nt, uint64_t nrows, uint64_t pos0, double thr2,
          uint32_t window, const double *tmax, const tr_spiir_trig_cluster *in,
@@ -132,29 +133,37 @@ __global__ void __launch_bounds__(NT)
     tr_spiir_trig_cluster c = in[t];
     bool last_known = true; /* c.last is |z|^2 of the row before the tile */
     const uint64_t ntiles = (nrows + TILE - 1) / TILE;
-    for (uint64_t j = 0; j < ntiles; j++) {
-        const uint64_t a = j * TILE, b = a + TILE < nrows ? a + TILE : nrows;
-        /* A decision due in the tile lowers the bound to the threshold. */
-        const bool due = c.open && c.k + window < pos0 + b;
-        const double bound = c.open && !due && c.val > thr2 ? c.val : thr2;
-        if (tmax[(size_t)j * nt + t] <= bound) {
-            if (c.open && c.k + 1 >= pos0 + a && c.k + 1 < pos0 + b)
-                c.next = mag2(snr[(size_t)(c.k + 1 - pos0) * nt + t]);
-            if (c.open && c.k + window >= pos0 + a && c.k + window < pos0 + b &&
-                !decide(c, c.k + window, t, dst))
-                return;
-            last_known = false;
-            continue;
+    for (uint64_t j0 = 0; j0 < ntiles; j0 += AHEAD) {
+        /* The maxima of AHEAD tiles loaded at once: their loads overlap. */
+        double m[AHEAD];
+#pragma unroll
+        for (int g = 0; g < AHEAD; g++)
+            m[g] = j0 + g < ntiles ? tmax[(size_t)(j0 + g) * nt + t] : 0.0;
+        for (int g = 0; g < AHEAD && j0 + g < ntiles; g++) {
+            const uint64_t a = (j0 + g) * TILE, b = a + TILE < nrows ? a + TILE : nrows;
+            /* A decision due in the tile lowers the bound to the threshold. */
+            const bool due = c.open && c.k + window < pos0 + b;
+            const double bound = c.open && !due && c.val > thr2 ? c.val : thr2;
+            if (m[g] <= bound) {
+                if (c.open && c.k + 1 >= pos0 + a && c.k + 1 < pos0 + b)
+                    c.next = mag2(snr[(size_t)(c.k + 1 - pos0) * nt + t]);
+                if (c.open && c.k + window >= pos0 + a && c.k + window < pos0 + b &&
+                    !decide(c, c.k + window, t, dst))
+                    return;
+                last_known = false;
+                continue;
+            }
+            if (!last_known) c.last = mag2(snr[(size_t)(a - 1) * nt + t]);
+            float2 z[TILE];
+#pragma unroll
+            for (int i = 0; i < TILE; i++)
+                if (a + i < b) z[i] = snr[(size_t)(a + i) * nt + t];
+#pragma unroll
+            for (int i = 0; i < TILE; i++)
+                if (a + i < b && !step(c, z[i], pos0 + a + i, thr2, window, t, dst))
+                    return;
+            last_known = true;
         }
-        if (!last_known) c.last = mag2(snr[(size_t)(a - 1) * nt + t]);
-        float2 z[TILE];
-#pragma unroll
-        for (int i = 0; i < TILE; i++)
-            if (a + i < b) z[i] = snr[(size_t)(a + i) * nt + t];
-#pragma unroll
-        for (int i = 0; i < TILE; i++)
-            if (a + i < b && !step(c, z[i], pos0 + a + i, thr2, window, t, dst)) return;
-        last_known = true;
     }
     if (!last_known) c.last = mag2(snr[(size_t)(nrows - 1) * nt + t]);
     out[t] = c;
