@@ -489,7 +489,8 @@ tr_spiir_triggers *tr_spiir_triggers_create(const tr_spiir_triggers_config *cfg,
         return NULL;
     }
     q->cfg = *cfg;
-    if (cfg->variant == TR_VARIANT_FAST) {
+    /* The CPU scan's state and threads (the CUDA backend scans on the GPU). */
+    if (cfg->variant == TR_VARIANT_FAST && cfg->backend != TR_BACKEND_CUDA) {
         const uint32_t threads =
             cfg->nthreads ? cfg->nthreads : auto_threads(cfg->ntemplates);
         q->bnd = malloc(sizeof *q->bnd * 2 * (size_t)cfg->ntemplates);
