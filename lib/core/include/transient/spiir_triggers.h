@@ -64,9 +64,9 @@ typedef struct {
     float threshold;     /* |z| above this starts or extends a cluster (finite, >= 0) */
     uint32_t window;     /* samples after a peak that end its cluster (>= 1) */
     tr_variant variant;  /* FAST (default) or REFERENCE (CPU; PAPER is refused) */
-    uint32_t nthreads;   /* FAST: threads over the templates, the caller's included
-                            (0: automatic, min(cores, 8, ntemplates / 32), at least 1;
-                            at most 64) */
+    uint32_t nthreads;   /* FAST on the CPU: threads over the templates, the
+                            caller's included (0: automatic, min(cores, 8,
+                            ntemplates / 32), at least 1; at most 64) */
     tr_backend backend;  /* where the scan may run (default AUTO): CPU; CUDA (device
                             and host SNR on the GPU, an error at create without
                             one); AUTO (host SNR on the CPU, device SNR on the GPU
@@ -110,7 +110,8 @@ tr_status tr_spiir_triggers_process(tr_spiir_triggers *q, const float *snr, size
 
 /*
  * The same with SNR in device memory (tr_spiir_process_device's output,
- * 8-byte aligned), scanned on the GPU; out is host memory. Needs the CUDA
+ * 8-byte aligned, complete: the call does not wait for other streams),
+ * scanned on the GPU; out is host memory. Needs the CUDA
  * backend, or AUTO with a usable GPU (TR_ERR_UNSUPPORTED otherwise).
  */
 tr_status tr_spiir_triggers_process_device(tr_spiir_triggers *q, const float *d_snr,
