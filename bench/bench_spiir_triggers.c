@@ -5,7 +5,7 @@
  *
  *   transient-bench --detector spiir-triggers [--templates T] [--filters L]
  *       [--window W] [--threshold X] [--batch B] [--period P] [--threads LIST]
- *       [--seconds S] [--pipeline] [--json]
+ *       [--seconds S] [--pipeline] [--device] [--json]
  *
  * Paper: X. Guo, Q. Chu, S. K. Chung, Z. Du, L. Wen, "Acceleration of
  * low-latency gravitational wave searches using Maxwell-microarchitecture GPUs"
@@ -37,9 +37,27 @@
  * output buffer). The output buffer is pageable or page-locked
  * (cudaHostRegister, as the blocks page-lock their GNU Radio buffers). No GNU
  * Radio scheduler: an estimate of block/core.
+ *
+ * --device (CUDA): the trigger search on the GPU (tr_spiir_triggers_process_device),
+ * B samples per call, the block's trigger buffer:
+ *   device_scan              the search alone over the SNR resident on the device
+ *                            (the CPU filter's SNR uploaded once); ceiling: the
+ *                            device's read bandwidth over 8 T bytes a sample;
+ *   filter_device            the CUDA filter alone (x uploaded, SNR left on the
+ *                            device, tr_spiir_process_device): the ceiling of
+ *                            the two paths below;
+ *   filter_device_triggers   x uploaded, filtered, searched on the device: only
+ *                            the triggers cross PCIe;
+ *   filter_d2h_cpu_triggers  tr_spiir_process (x up, SNR down) and the FAST CPU
+ *                            search (automatic threads), what the block does now;
+ *                            ceiling also PCIe's measured device-to-host rate
+ *                            over 8 T bytes a sample.
+ * Checks: device_scan gives REFERENCE's triggers, and the two filter paths give
+ * each other's (the same CUDA SNR); exit status 1 otherwise.
  */
 #include "transient_bench.h"
 
+#include "bench_device.h"
 #include "bench_host.h"
 #include "spiir/spiir_triggers_internal.h"
 
@@ -62,6 +80,7 @@ typedef struct {
     int threads[16];
     int nthreads;
     int pipeline; /* also the block's data path with the CUDA core */
+    int device;   /* also the trigger search on the GPU (--device) */
 } st_options;
 
 static uint64_t st_rng(uint64_t *s)
@@ -178,6 +197,25 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h;
 }
 
+/* Triggers into res's count and hash (in order). */
+static void hash_triggers(st_result *res, const tr_spiir_trigger *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        res->triggers++;
+        res->hash = mix(res->hash, t[i].sample);
+        res->hash = mix(res->hash, t[i].template_index);
+        uint64_t b;
+        memcpy(&b, &t[i].peak, sizeof b);
+        res->hash = mix(res->hash, b);
+    }
+}
+
+/* The output capacity every path gives the search: the block's. */
+static size_t trigger_cap(const st_options *o)
+{
+    return (size_t)o->templates * (8192 / ((size_t)o->window + 1) + 2);
+}
+
 /* Passes over the SNR (`batch` samples per call) for at least `seconds`. */
 static int run_variant(const st_options *o, const float *snr, tr_variant variant,
                        uint32_t nthreads, st_result *res)
@@ -194,7 +232,7 @@ static int run_variant(const st_options *o, const float *snr, tr_variant variant
         fprintf(stderr, "spiir-triggers: %s\n", err.message);
         return 1;
     }
-    const size_t cap = (size_t)o->templates * (8192 / ((size_t)o->window + 1) + 2);
+    const size_t cap = trigger_cap(o);
     tr_spiir_trigger *out = malloc(sizeof *out * cap);
     if (!out) {
         tr_spiir_triggers_destroy(q);
@@ -223,15 +261,7 @@ static int run_variant(const st_options *o, const float *snr, tr_variant variant
                     tr_spiir_triggers_destroy(q);
                     return 1;
                 }
-                if (first)
-                    for (size_t i = 0; i < nout; i++) {
-                        res->triggers++;
-                        res->hash = mix(res->hash, out[i].sample);
-                        res->hash = mix(res->hash, out[i].template_index);
-                        uint64_t b;
-                        memcpy(&b, &out[i].peak, sizeof b);
-                        res->hash = mix(res->hash, b);
-                    }
+                if (first) hash_triggers(res, out, nout);
                 done += consumed;
             }
         }
@@ -322,7 +352,7 @@ static int run_pipeline(const st_options *o)
     float *buf = malloc(sizeof(float) * item * o->batch);
     float *out = malloc(out_bytes);
     float *fifo = malloc(sizeof(float) * item * o->window);
-    const size_t cap = (size_t)o->templates * (8192 / ((size_t)o->window + 1) + 2);
+    const size_t cap = trigger_cap(o);
     tr_spiir_trigger *found = malloc(sizeof *found * cap);
     tr_spiir_triggers_config tc = tr_spiir_triggers_config_default();
     tc.ntemplates = o->templates;
@@ -395,11 +425,211 @@ static int run_pipeline(const st_options *o)
     return 0;
 }
 
+/* ---- --device ------------------------------------------------------------ */
+
+/* The paths of --device (see the top of the file). */
+enum { DEV_SCAN, DEV_FILTER, DEV_FILTER_TRIGGERS, DEV_FILTER_D2H_CPU, DEV_PATHS };
+static const char *const dev_path_names[DEV_PATHS] = {
+    "device_scan", "filter_device", "filter_device_triggers", "filter_d2h_cpu_triggers"};
+
+/* What the device paths share. */
+typedef struct {
+    tr_spiir *q;        /* the filter, CUDA */
+    float *d_x, *d_snr; /* a call's input and SNR on the device */
+    const float *d_all; /* the whole SNR on the device (DEV_SCAN) */
+    float *h_snr;       /* a call's SNR on the host (DEV_FILTER_D2H_CPU) */
+    tr_spiir_trigger *found;
+    size_t cap;
+} dev_ctx;
+
+/* The search of one call's SNR (device or host memory) to its end. */
+static int dev_search(tr_spiir_triggers *tq, const float *snr, size_t n, int on_device,
+                      dev_ctx *c, st_result *res, int first)
+{
+    size_t done = 0;
+    const size_t item = 2 * (size_t)tr_spiir_templates(c->q);
+    while (done < n) {
+        size_t consumed = 0, nout = 0;
+        const float *z = snr + item * done;
+        const tr_status st =
+            on_device ? tr_spiir_triggers_process_device(tq, z, n - done, c->found,
+                                                         c->cap, &consumed, &nout)
+                      : tr_spiir_triggers_process(tq, z, n - done, c->found, c->cap,
+                                                  &consumed, &nout);
+        if (st != TR_OK || consumed == 0) {
+            fprintf(stderr, "spiir-triggers: --device: %s\n",
+                    tr_spiir_triggers_last_error(tq));
+            return 1;
+        }
+        if (first) hash_triggers(res, c->found, nout);
+        done += consumed;
+    }
+    return 0;
+}
+
+/* One call of `path` over samples [pos, pos + n) of the signal. */
+static int dev_call(const st_options *o, int path, tr_spiir_triggers *tq, dev_ctx *c,
+                    size_t pos, size_t n, st_result *res, int first)
+{
+    const size_t item = 2 * (size_t)o->templates;
+    if (path == DEV_SCAN)
+        return dev_search(tq, c->d_all + item * pos, n, 1, c, res, first);
+    if (path == DEV_FILTER_D2H_CPU) {
+        if (tr_spiir_process(c->q, g_x + pos, n, c->h_snr) != TR_OK) return 1;
+        return dev_search(tq, c->h_snr, n, 0, c, res, first);
+    }
+    if (tr_bench_dev_upload(c->d_x, g_x + pos, sizeof(float) * n) != TR_OK ||
+        tr_spiir_process_device(c->q, c->d_x, n, c->d_snr) != TR_OK)
+        return 1;
+    return path == DEV_FILTER ? 0 : dev_search(tq, c->d_snr, n, 1, c, res, first);
+}
+
+/* Passes of `path` over the signal for at least `seconds`; the first hashed. */
+static int dev_rate(const st_options *o, int path, dev_ctx *c, st_result *res)
+{
+    tr_spiir_triggers_config tc = tr_spiir_triggers_config_default();
+    tc.ntemplates = o->templates;
+    tc.threshold = o->threshold;
+    tc.window = o->window;
+    tc.backend = path == DEV_FILTER_D2H_CPU ? TR_BACKEND_CPU : TR_BACKEND_CUDA;
+    tr_error err;
+    tr_spiir_triggers *tq = tr_spiir_triggers_create(&tc, &err);
+    if (!tq) {
+        fprintf(stderr, "spiir-triggers: --device: %s\n", err.message);
+        return 1;
+    }
+    memset(res, 0, sizeof *res);
+    res->threads = path == DEV_FILTER_D2H_CPU ? tr_spiir_triggers_nthreads(tq) : 0;
+    tr_spiir_reset(c->q);
+    uint64_t samples = 0;
+    int first = 1, rc = 0;
+    const double t0 = bh_now();
+    double t = 0.0;
+    do {
+        for (size_t pos = 0; pos < o->period && rc == 0; pos += o->batch) {
+            const size_t n = o->period - pos < o->batch ? o->period - pos : o->batch;
+            rc = dev_call(o, path, tq, c, pos, n, res, first);
+        }
+        first = 0;
+        samples += o->period;
+        t = bh_now() - t0;
+    } while (rc == 0 && t < o->seconds);
+    if (rc != 0 && path != DEV_SCAN)
+        fprintf(stderr, "spiir-triggers: --device: %s\n", tr_spiir_last_error(c->q));
+    res->samples_per_s = (double)samples / t;
+    tr_spiir_triggers_destroy(tq);
+    return rc;
+}
+
+static int run_device(const st_options *o, const float *snr, const st_result *ref)
+{
+    tr_bench_device_info info;
+    const size_t item = 2 * (size_t)o->templates;
+    const size_t bytes = sizeof(float) * item * o->period;
+    double read_bw = 0.0, d2h_bw = 0.0;
+    if (tr_bench_device_info_get(0, &info) != TR_OK ||
+        tr_bench_device_read_bw(0, bytes, 5, &read_bw) != TR_OK ||
+        tr_bench_d2h_bw(0, sizeof(float) * item * o->batch, 5, &d2h_bw) != TR_OK) {
+        fprintf(stderr, "spiir-triggers: --device: %s\n", tr_bench_last_error());
+        return 1;
+    }
+    dev_ctx c;
+    memset(&c, 0, sizeof c);
+    tr_spiir_config cfg = tr_spiir_config_default();
+    cfg.backend = TR_BACKEND_CUDA;
+    cfg.batch = o->batch;
+    tr_error err;
+    c.q = tr_spiir_create(&cfg, g_bank, &err);
+    c.cap = trigger_cap(o);
+    c.found = malloc(sizeof *c.found * c.cap);
+    c.h_snr = malloc(sizeof(float) * item * o->batch);
+    void *d_all = NULL;
+    int rc = 1;
+    if (!c.q || !c.found || !c.h_snr) {
+        fprintf(stderr, "spiir-triggers: --device: %s\n",
+                c.q ? "no memory" : err.message);
+        goto out;
+    }
+    if (tr_bench_dev_alloc(0, sizeof(float) * o->batch, (void **)&c.d_x) != TR_OK ||
+        tr_bench_dev_alloc(0, sizeof(float) * item * o->batch, (void **)&c.d_snr) !=
+            TR_OK ||
+        tr_bench_dev_alloc(0, bytes, &d_all) != TR_OK ||
+        tr_bench_dev_upload(d_all, snr, bytes) != TR_OK) {
+        fprintf(stderr, "spiir-triggers: --device: %s\n", tr_bench_last_error());
+        goto out;
+    }
+    c.d_all = (const float *)d_all;
+    st_result res[DEV_PATHS];
+    for (int p = 0; p < DEV_PATHS; p++)
+        if (dev_rate(o, p, &c, &res[p]) != 0) goto out;
+    /* Ceilings: the device's read bandwidth for the scan alone; the filter
+     * alone for the paths that filter, and for the host path also PCIe's
+     * device-to-host bandwidth over the SNR. */
+    const double per_sample = 8.0 * o->templates;
+    const double filt = res[DEV_FILTER].samples_per_s, d2h = d2h_bw / per_sample;
+    const double ceil[DEV_PATHS] = {read_bw / per_sample, filt, filt,
+                                    d2h < filt ? d2h : filt};
+    const char *ceil_name[DEV_PATHS] = {"device_read_bw", "-", "filter_device",
+                                        d2h < filt ? "d2h_bw" : "filter_device"};
+    const int same_scan =
+        res[DEV_SCAN].triggers == ref->triggers && res[DEV_SCAN].hash == ref->hash;
+    const int same_paths =
+        res[DEV_FILTER_TRIGGERS].triggers == res[DEV_FILTER_D2H_CPU].triggers &&
+        res[DEV_FILTER_TRIGGERS].hash == res[DEV_FILTER_D2H_CPU].hash;
+    char gpu[512];
+    bh_json_escape(gpu, sizeof gpu, info.name);
+    if (o->json)
+        printf("{\"type\":\"env\",\"detector\":\"spiir-triggers\",\"gpu\":\"%s\","
+               "\"device_read_bw\":%.4g,\"d2h_bw\":%.4g}\n",
+               gpu, read_bw, d2h_bw);
+    else
+        printf("gpu %s, reads %.3g B/s, device to host %.3g B/s\n", info.name, read_bw,
+               d2h_bw);
+    for (int p = 0; p < DEV_PATHS; p++) {
+        const double r = res[p].samples_per_s;
+        const double vs_d2h = r / res[DEV_FILTER_D2H_CPU].samples_per_s;
+        if (o->json)
+            printf("{\"type\":\"result\",\"detector\":\"spiir-triggers\",\"path\":\"%s\","
+                   "\"backend\":\"cuda\",\"templates\":%u,\"filters\":%u,\"window\":%u,"
+                   "\"batch\":%zu,\"trigger_threads\":%u,\"samples_per_s\":%.4g,"
+                   "\"template_samples_per_s\":%.4g,\"ceiling\":\"%s\","
+                   "\"ceiling_samples_per_s\":%.4g,\"ratio\":%.3g,"
+                   "\"speedup_vs_d2h_cpu\":%.3g,\"triggers_per_pass\":%llu}\n",
+                   dev_path_names[p], o->templates, o->filters, o->window, o->batch,
+                   res[p].threads, r, r * o->templates, ceil_name[p],
+                   p == DEV_FILTER ? r : ceil[p], p == DEV_FILTER ? 1.0 : r / ceil[p],
+                   vs_d2h, (unsigned long long)res[p].triggers);
+        else
+            printf("%-24s %.3g samples/s (%.3g of %s %.3g), %.2fx the D2H + CPU path, "
+                   "%llu triggers per pass\n",
+                   dev_path_names[p], r, p == DEV_FILTER ? 1.0 : r / ceil[p],
+                   ceil_name[p], p == DEV_FILTER ? r : ceil[p], vs_d2h,
+                   (unsigned long long)res[p].triggers);
+    }
+    if (o->json)
+        printf("{\"type\":\"check\",\"detector\":\"spiir-triggers\",\"path\":\"device\","
+               "\"scan_same_as_reference\":%s,\"device_same_as_d2h_cpu\":%s}\n",
+               same_scan ? "true" : "false", same_paths ? "true" : "false");
+    else
+        printf("check: device scan %s the reference, device path %s the D2H + CPU path\n",
+               same_scan ? "equals" : "DIFFERS FROM",
+               same_paths ? "equals" : "DIFFERS FROM");
+    rc = same_scan && same_paths ? 0 : 1;
+out:
+    tr_bench_dev_free(c.d_x);
+    tr_bench_dev_free(c.d_snr);
+    tr_bench_dev_free(d_all);
+    tr_spiir_destroy(c.q);
+    free(c.found);
+    free(c.h_snr);
+    return rc;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: transient-bench --detector spiir-triggers [--templates T] "
                "[--filters L]\n  [--window W] [--threshold X] [--batch B] [--period P] "
-               "[--threads 1,2,0] [--seconds S] [--pipeline] [--json]\n");
+               "[--threads 1,2,0] [--seconds S] [--pipeline] [--device] [--json]\n");
 }
 
 int spiir_triggers_bench_main(int argc, char **argv)
@@ -440,6 +670,8 @@ int spiir_triggers_bench_main(int argc, char **argv)
             o.seconds = atof(v), i++;
         } else if (!strcmp(a, "--pipeline")) {
             o.pipeline = 1;
+        } else if (!strcmp(a, "--device")) {
+            o.device = 1;
         } else if (!strcmp(a, "--threads") && v) {
             o.nthreads = 0;
             char buf[256];
@@ -522,6 +754,7 @@ int spiir_triggers_bench_main(int argc, char **argv)
             "{\"type\":\"check\",\"detector\":\"spiir-triggers\",\"same_triggers\":%s}\n",
             rc ? "false" : "true");
     if (o.pipeline && run_pipeline(&o) != 0) rc = 1;
+    if (o.device && run_device(&o, snr, &ref) != 0) rc = 1;
     free(snr);
     free(g_x);
     tr_spiir_bank_destroy(g_bank);

@@ -36,6 +36,7 @@
 #include "common/pool.h"
 #include "common/simd.h"
 #include "spiir/spiir_triggers_internal.h"
+#include "spiir/triggers_cuda.h" /* the cluster state (and the launcher with CUDA) */
 
 #include <float.h>
 #include <math.h>
@@ -44,7 +45,7 @@
 #include <unistd.h>
 
 /* Marks a |z|^2 that is unknown (no such sample) or not finite. */
-#define NO_VALUE (-1.0)
+#define NO_VALUE TR_SPIIR_TRIG_NO_VALUE
 
 #define MAX_THREADS  64
 #define AUTO_THREADS 8     /* automatic: at most this many threads */
@@ -52,15 +53,8 @@
 #define MAX_EVENTS   65536 /* FAST: triggers one stretch may decide, about */
 #define MIN_THREADED 32768 /* template-samples of a stretch worth waking the pool */
 
-typedef struct {
-    int open;     /* a cluster is open */
-    uint64_t k;   /* its candidate's sample */
-    double val;   /* |z|^2 of the candidate */
-    double prev;  /* |z|^2 of the sample before the candidate, or NO_VALUE */
-    double next;  /* |z|^2 of the sample after it, or NO_VALUE (not seen yet) */
-    float re, im; /* z of the candidate */
-    double last;  /* |z|^2 of the latest sample scanned, or NO_VALUE */
-} cluster;
+/* The open cluster of a template: the same state on the CPU and the device. */
+typedef tr_spiir_trig_cluster cluster;
 
 /* FAST: a trigger and the sample that decided it. */
 typedef struct {
@@ -93,6 +87,11 @@ struct tr_spiir_triggers {
     uint64_t pos0;
     double thr2;
     tr_pool *pool; /* one task per part; NULL: the caller runs them all */
+
+    /* CUDA */
+    void
+        *cuda; /* tr_cuda_spiir_trig, made at create (CUDA) or first device call (AUTO) */
+    int on_dev; /* the open clusters live on the device (else in c) */
 };
 
 tr_spiir_triggers_config tr_spiir_triggers_config_default(void)
@@ -104,6 +103,9 @@ tr_spiir_triggers_config tr_spiir_triggers_config_default(void)
     c.window = 64;
     c.variant = TR_VARIANT_FAST;
     c.nthreads = 0;
+    c.backend = TR_BACKEND_AUTO;
+    c.device = 0;
+    c.device_capacity = 0;
     return c;
 }
 
@@ -417,6 +419,25 @@ static void destroy_fast(tr_spiir_triggers *q)
     free(q->bnd);
 }
 
+/* The CUDA context; the clusters then live on the device (cleared there). */
+static tr_status make_cuda(tr_spiir_triggers *q, tr_error *err)
+{
+#ifdef TR_HAVE_CUDA
+    tr_cuda_spiir_trig *ctx = NULL;
+    const tr_status s =
+        tr_cuda_spiir_trig_create(q->cfg.device, q->cfg.ntemplates, q->cfg.window,
+                                  q->cfg.device_capacity, &ctx, err);
+    if (s != TR_OK) return s;
+    q->cuda = ctx;
+    q->on_dev = 0; /* the first device call copies the clusters in */
+    return TR_OK;
+#else
+    (void)q;
+    return tr_fail(err, TR_ERR_NO_DEVICE,
+                   "spiir triggers: CUDA backend requested but built without CUDA");
+#endif
+}
+
 tr_spiir_triggers *tr_spiir_triggers_create(const tr_spiir_triggers_config *cfg,
                                             tr_error *err)
 {
@@ -445,6 +466,19 @@ tr_spiir_triggers *tr_spiir_triggers_create(const tr_spiir_triggers_config *cfg,
         return NULL;
     }
     if (check_threshold(cfg->threshold, err) != TR_OK) return NULL;
+    if (cfg->device_capacity != 0 && cfg->device_capacity < cfg->ntemplates) {
+        tr_fail(err, TR_ERR_INVALID,
+                "spiir triggers: device_capacity must be 0 (automatic) or >= ntemplates "
+                "(%u), got %zu",
+                cfg->ntemplates, cfg->device_capacity);
+        return NULL;
+    }
+    /* AUTO probes for a GPU only at the first device call; here the fields. */
+    tr_placement pl;
+    if (tr_place("spiir triggers",
+                 cfg->backend == TR_BACKEND_AUTO ? TR_BACKEND_CPU : cfg->backend,
+                 cfg->variant, cfg->device, 1, &pl, err) != TR_OK)
+        return NULL;
     tr_spiir_triggers *q = calloc(1, sizeof *q);
     if (q) q->c = calloc(cfg->ntemplates, sizeof *q->c);
     if (!q || !q->c) {
@@ -455,7 +489,8 @@ tr_spiir_triggers *tr_spiir_triggers_create(const tr_spiir_triggers_config *cfg,
         return NULL;
     }
     q->cfg = *cfg;
-    if (cfg->variant == TR_VARIANT_FAST) {
+    /* The CPU scan's state and threads (the CUDA backend scans on the GPU). */
+    if (cfg->variant == TR_VARIANT_FAST && cfg->backend != TR_BACKEND_CUDA) {
         const uint32_t threads =
             cfg->nthreads ? cfg->nthreads : auto_threads(cfg->ntemplates);
         q->bnd = malloc(sizeof *q->bnd * 2 * (size_t)cfg->ntemplates);
@@ -471,6 +506,10 @@ tr_spiir_triggers *tr_spiir_triggers_create(const tr_spiir_triggers_config *cfg,
         if (q->nparts > 1) tr_pool_create(q->nparts, "spiir triggers", &q->pool, NULL);
     }
     clear_clusters(q);
+    if (pl.need_cuda && make_cuda(q, err) != TR_OK) {
+        tr_spiir_triggers_destroy(q);
+        return NULL;
+    }
     tr_clear(err);
     tr_clear(&q->err);
     return q;
@@ -479,6 +518,9 @@ tr_spiir_triggers *tr_spiir_triggers_create(const tr_spiir_triggers_config *cfg,
 void tr_spiir_triggers_destroy(tr_spiir_triggers *q)
 {
     if (!q) return;
+#ifdef TR_HAVE_CUDA
+    tr_cuda_spiir_trig_destroy((tr_cuda_spiir_trig *)q->cuda);
+#endif
     destroy_fast(q);
     free(q->c);
     free(q);
@@ -488,6 +530,7 @@ tr_status tr_spiir_triggers_reset(tr_spiir_triggers *q)
 {
     if (!q) return TR_ERR_INVALID;
     clear_clusters(q);
+    q->on_dev = 0;
     tr_clear(&q->err);
     return TR_OK;
 }
@@ -495,23 +538,7 @@ tr_status tr_spiir_triggers_reset(tr_spiir_triggers *q)
 /* The candidate of an open cluster as a trigger; closes the cluster. */
 static void emit(cluster *c, uint32_t t, tr_spiir_trigger *out)
 {
-    double delta = 0.0;
-    const double y1 = sqrt(c->val);
-    if (c->prev != NO_VALUE && c->next != NO_VALUE && c->val > c->prev &&
-        c->val > c->next) {
-        const double y0 = sqrt(c->prev), y2 = sqrt(c->next);
-        /* Vertex of the parabola through (-1, y0), (0, y1), (1, y2). */
-        delta = 0.5 * (y0 - y2) / (y0 - 2.0 * y1 + y2);
-        if (delta > 0.5) delta = 0.5;
-        if (delta < -0.5) delta = -0.5;
-    }
-    out->sample = c->k;
-    out->peak = (double)c->k + delta;
-    out->template_index = t;
-    out->snr = (float)y1;
-    out->re = c->re;
-    out->im = c->im;
-    out->reserved = 0;
+    tr_spiir_trig_make(c, t, out);
     c->open = 0;
 }
 
@@ -634,10 +661,53 @@ static tr_status process_fast(tr_spiir_triggers *q, const float *snr, size_t n,
     return TR_OK;
 }
 
-tr_status tr_spiir_triggers_process(tr_spiir_triggers *q, const float *snr, size_t n,
-                                    tr_spiir_trigger *out, size_t cap, size_t *consumed,
-                                    size_t *nout)
+#ifdef TR_HAVE_CUDA
+/* The open clusters to where the next scan runs. */
+static tr_status clusters_to(tr_spiir_triggers *q, int dev)
 {
+    if (q->on_dev == dev) return TR_OK;
+    tr_cuda_spiir_trig *ctx = (tr_cuda_spiir_trig *)q->cuda;
+    const tr_status s = dev ? tr_cuda_spiir_trig_set(ctx, q->c, &q->err)
+                            : tr_cuda_spiir_trig_get(ctx, q->c, &q->err);
+    if (s == TR_OK) q->on_dev = dev;
+    return s;
+}
+
+/* Device events as triggers, in the order the device context gave them. */
+static void make_triggers(const tr_spiir_trig_event *ev, size_t nev,
+                          tr_spiir_trigger *out)
+{
+    for (size_t i = 0; i < nev; i++)
+        tr_spiir_trig_make(&ev[i].c, ev[i].t, &out[i]);
+}
+
+/* Scan on the device: snr in device memory (on_device) or host memory. */
+static tr_status process_cuda(tr_spiir_triggers *q, const float *snr, size_t n,
+                              int on_device, tr_spiir_trigger *out, size_t cap,
+                              size_t *consumed, size_t *nout)
+{
+    tr_status s = clusters_to(q, 1);
+    if (s != TR_OK) return s;
+    const tr_spiir_trig_event *ev = NULL;
+    size_t nev = 0, used = 0;
+    s = tr_cuda_spiir_trig_scan((tr_cuda_spiir_trig *)q->cuda, snr, n, on_device,
+                                q->position, q->cfg.threshold, cap, &ev, &nev, &used,
+                                &q->err);
+    if (s != TR_OK) return s;
+    make_triggers(ev, nev, out);
+    q->position += used;
+    *consumed = used;
+    *nout = nev;
+    return TR_OK;
+}
+#endif
+
+/* What every process call checks; n == 0 returns early through *done. */
+static tr_status check_process(tr_spiir_triggers *q, const float *snr, size_t n,
+                               const tr_spiir_trigger *out, size_t cap, size_t *consumed,
+                               size_t *nout, int *done)
+{
+    *done = 1;
     if (consumed) *consumed = 0;
     if (nout) *nout = 0;
     if (!q) return TR_ERR_INVALID;
@@ -647,12 +717,50 @@ tr_status tr_spiir_triggers_process(tr_spiir_triggers *q, const float *snr, size
     if (!snr || (!out && cap > 0))
         return tr_fail(&q->err, TR_ERR_INVALID, "spiir triggers: NULL %s",
                        !snr ? "snr" : "out");
+    *done = 0;
+    return TR_OK;
+}
+
+tr_status tr_spiir_triggers_process(tr_spiir_triggers *q, const float *snr, size_t n,
+                                    tr_spiir_trigger *out, size_t cap, size_t *consumed,
+                                    size_t *nout)
+{
+    int done;
+    tr_status s = check_process(q, snr, n, out, cap, consumed, nout, &done);
+    if (done) return s;
+#ifdef TR_HAVE_CUDA
+    if (q->cfg.backend == TR_BACKEND_CUDA)
+        return process_cuda(q, snr, n, 0, out, cap, consumed, nout);
+    if (q->cuda && (s = clusters_to(q, 0)) != TR_OK) return s;
+#endif
     if (q->cfg.variant == TR_VARIANT_FAST)
         return process_fast(q, snr, n, out, cap, consumed, nout);
     size_t written = 0;
     *consumed = scan_reference(q, snr, 0, n, out, cap, &written);
     *nout = written;
     return TR_OK;
+}
+
+tr_status tr_spiir_triggers_process_device(tr_spiir_triggers *q, const float *d_snr,
+                                           size_t n, tr_spiir_trigger *out, size_t cap,
+                                           size_t *consumed, size_t *nout)
+{
+    int done;
+    tr_status s = check_process(q, d_snr, n, out, cap, consumed, nout, &done);
+    if (done) return s;
+    if (tr_spiir_triggers_backend(q) != TR_BACKEND_CUDA)
+        return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
+                       "spiir triggers: device SNR needs the CUDA backend (this object "
+                       "runs on the CPU: backend %s, variant %s%s)",
+                       tr_backend_name(q->cfg.backend),
+                       q->cfg.variant == TR_VARIANT_FAST ? "FAST" : "REFERENCE",
+                       tr_cuda_compiled() ? "" : ", built without CUDA");
+#ifdef TR_HAVE_CUDA
+    if (!q->cuda && (s = make_cuda(q, &q->err)) != TR_OK) return s;
+    return process_cuda(q, d_snr, n, 1, out, cap, consumed, nout);
+#else
+    return TR_ERR_UNSUPPORTED;
+#endif
 }
 
 tr_status tr_spiir_triggers_flush(tr_spiir_triggers *q, tr_spiir_trigger *out, size_t cap,
@@ -665,6 +773,18 @@ tr_status tr_spiir_triggers_flush(tr_spiir_triggers *q, tr_spiir_trigger *out, s
         return tr_fail(&q->err, TR_ERR_INVALID,
                        "spiir triggers: flush needs room for %u triggers, got %zu",
                        q->cfg.ntemplates, out ? cap : (size_t)0);
+#ifdef TR_HAVE_CUDA
+    if (q->on_dev) {
+        const tr_spiir_trig_event *ev = NULL;
+        size_t nev = 0;
+        const tr_status s = tr_cuda_spiir_trig_flush((tr_cuda_spiir_trig *)q->cuda,
+                                                     q->position, &ev, &nev, &q->err);
+        if (s != TR_OK) return s;
+        make_triggers(ev, nev, out);
+        *nout = nev;
+        return TR_OK;
+    }
+#endif
     size_t written = 0;
     for (uint32_t t = 0; t < q->cfg.ntemplates; t++)
         if (q->c[t].open) emit(&q->c[t], t, &out[written++]);
@@ -700,6 +820,16 @@ uint32_t tr_spiir_triggers_nthreads(const tr_spiir_triggers *q)
 {
     if (!q) return 0;
     return tr_pool_threads(q->pool);
+}
+
+tr_backend tr_spiir_triggers_backend(const tr_spiir_triggers *q)
+{
+    if (!q) return TR_BACKEND_CPU;
+    if (q->cuda || q->cfg.backend == TR_BACKEND_CUDA) return TR_BACKEND_CUDA;
+    if (q->cfg.backend != TR_BACKEND_AUTO || q->cfg.variant != TR_VARIANT_FAST)
+        return TR_BACKEND_CPU;
+    return tr_cuda_device_count(NULL, 0) > q->cfg.device ? TR_BACKEND_CUDA
+                                                         : TR_BACKEND_CPU;
 }
 
 const char *tr_spiir_triggers_last_error(const tr_spiir_triggers *q)

@@ -9,6 +9,7 @@
 #include <transient/spiir_triggers.h>
 
 #include "spiir/spiir_triggers_internal.h"
+#include "spiir/triggers_test_driver.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -357,49 +358,6 @@ static void test_edges_and_errors(void)
 
 /* ---- FAST (threads, kernels) against REFERENCE, call by call ------------- */
 
-static int same_trigger(const tr_spiir_trigger *a, const tr_spiir_trigger *b)
-{
-    return a->sample == b->sample && a->template_index == b->template_index &&
-           a->peak == b->peak && a->snr == b->snr && a->re == b->re && a->im == b->im &&
-           a->reserved == b->reserved;
-}
-
-/* SNR streams for the variant tests: noise of rms `rms`, bumps, long decays
- * like a filter bank's impulse response, plateaus, non-finite values, huge and
- * tiny values. */
-static void variant_snr(float *snr, size_t n, uint32_t nt, double rms, tu_rng *r)
-{
-    for (size_t i = 0; i < n * nt * 2; i++)
-        snr[i] = (float)(rms * tu_gauss(r));
-    const int events = (int)tu_range(r, 0, 6);
-    for (int e = 0; e < events && n > 0; e++) {
-        const size_t k0 = (size_t)tu_range(r, 0, (long)n - 1);
-        const double tau = 1.0 + 300.0 * tu_uniform(r), h = 3.0 + 40.0 * tu_uniform(r);
-        for (uint32_t t = 0; t < nt; t++) {
-            if (tu_uniform(r) < 0.2) continue;
-            const size_t d = (size_t)tu_range(r, 0, 50);
-            const double f = 0.3 * tu_uniform(r), ph = 6.28 * tu_uniform(r);
-            for (size_t k = k0 + d; k < n && k < k0 + d + (size_t)(8 * tau); k++) {
-                const double a = h * exp(-(double)(k - k0 - d) / tau);
-                snr[(k * nt + t) * 2] += (float)(a * cos(f * (double)k + ph));
-                snr[(k * nt + t) * 2 + 1] += (float)(a * sin(f * (double)k + ph));
-            }
-        }
-    }
-    const int specials = (int)tu_range(r, 0, 20);
-    const float vals[] = {NAN, INFINITY, -INFINITY, 3e38f, -2e30f, 1e-40f, 0.0f, 30.0f};
-    for (int i = 0; i < specials && n > 0; i++) {
-        const size_t k = (size_t)tu_range(r, 0, (long)n - 1);
-        const uint32_t t = (uint32_t)tu_range(r, 0, nt - 1);
-        const int reim = (int)tu_range(r, 0, 1);
-        const float v = vals[tu_range(r, 0, 7)];
-        /* a plateau of up to 3 equal samples */
-        const int len = (int)tu_range(r, 1, 3);
-        for (int j = 0; j < len && k + (size_t)j < n; j++)
-            snr[((k + (size_t)j) * nt + t) * 2 + reim] = v;
-    }
-}
-
 #define NV 4 /* REFERENCE, FAST 1 thread, FAST 3 threads, FAST automatic */
 
 static void test_variants_kernel(const char *kernel, uint64_t seed, int trials)
@@ -600,8 +558,55 @@ static void test_dense(void)
           "variant PAPER: %s", err.message);
 }
 
+/* Device SNR needs the CUDA backend: a clear error on the CPU, and CUDA
+ * asked for without a usable GPU fails at create (test_spiir_triggers_gpu
+ * covers the device itself). */
+static void test_backends(void)
+{
+    tr_spiir_triggers_config cfg = tr_spiir_triggers_config_default();
+    CHECK(cfg.backend == TR_BACKEND_AUTO && cfg.device == 0 && cfg.device_capacity == 0,
+          "defaults");
+    cfg.ntemplates = 4;
+    cfg.backend = TR_BACKEND_CPU;
+    tr_error err;
+    tr_spiir_triggers *q = tr_spiir_triggers_create(&cfg, &err);
+    CHECK(q != NULL, "create: %s", err.message);
+    if (!q) return;
+    const float snr[8] = {0};
+    tr_spiir_trigger out[4];
+    size_t used = 9, nout = 9;
+    CHECK(tr_spiir_triggers_process_device(q, snr, 1, out, 4, &used, &nout) ==
+                  TR_ERR_UNSUPPORTED &&
+              used == 0 && nout == 0 && strstr(tr_spiir_triggers_last_error(q), "CUDA"),
+          "device SNR on the CPU: %s", tr_spiir_triggers_last_error(q));
+    CHECK(tr_spiir_triggers_backend(q) == TR_BACKEND_CPU, "CPU backend");
+    tr_spiir_triggers_destroy(q);
+    cfg.backend = TR_BACKEND_AUTO;
+    cfg.device_capacity = 3;
+    CHECK(!tr_spiir_triggers_create(&cfg, &err) && strstr(err.message, "device_capacity"),
+          "capacity 3 < 4 templates: %s", err.message);
+    cfg.device_capacity = 0;
+    cfg.device = -1;
+    CHECK(!tr_spiir_triggers_create(&cfg, &err) && err.code == TR_ERR_INVALID,
+          "device -1: %s", err.message);
+    cfg.device = 0;
+    if (tr_cuda_device_count(NULL, 0) == 0) {
+        cfg.backend = TR_BACKEND_CUDA;
+        CHECK(!tr_spiir_triggers_create(&cfg, &err) && err.code == TR_ERR_NO_DEVICE,
+              "CUDA without a GPU: %s", err.message);
+        cfg.backend = TR_BACKEND_AUTO;
+        q = tr_spiir_triggers_create(&cfg, &err);
+        CHECK(q && tr_spiir_triggers_backend(q) == TR_BACKEND_CPU &&
+                  tr_spiir_triggers_process_device(q, snr, 1, out, 4, &used, &nout) ==
+                      TR_ERR_UNSUPPORTED,
+              "AUTO without a GPU takes no device SNR");
+        tr_spiir_triggers_destroy(q);
+    }
+}
+
 int main(void)
 {
+    test_backends();
     test_random();
     test_variants();
     test_dense();

@@ -31,6 +31,13 @@
  * samples it cannot pass over in double as the reference does, and splits the
  * templates over `nthreads` threads (a persistent pool owned by the object;
  * the triggers of all threads are merged in the reference's order).
+ *
+ * CUDA backend (the same triggers, consumed and nout, bit for bit): SNR that is
+ * already on the GPU (tr_spiir_process_device) is scanned there by
+ * tr_spiir_triggers_process_device, one thread per template with the
+ * reference's decisions in double; only the decided clusters cross PCIe
+ * (docs/spiir.md). The open clusters stay where the last call left them and
+ * move between host and device when the calls switch.
  */
 #ifndef TRANSIENT_SPIIR_TRIGGERS_H
 #define TRANSIENT_SPIIR_TRIGGERS_H
@@ -57,14 +64,24 @@ typedef struct {
     float threshold;     /* |z| above this starts or extends a cluster (finite, >= 0) */
     uint32_t window;     /* samples after a peak that end its cluster (>= 1) */
     tr_variant variant;  /* FAST (default) or REFERENCE (CPU; PAPER is refused) */
-    uint32_t nthreads;   /* FAST: threads over the templates, the caller's included
-                            (0: automatic, min(cores, 8, ntemplates / 32), at least 1;
-                            at most 64) */
+    uint32_t nthreads;   /* FAST on the CPU: threads over the templates, the
+                            caller's included (0: automatic, min(cores, 8,
+                            ntemplates / 32), at least 1; at most 64) */
+    tr_backend backend;  /* where the scan may run (default AUTO): CPU; CUDA (device
+                            and host SNR on the GPU, an error at create without
+                            one); AUTO (host SNR on the CPU, device SNR on the GPU
+                            when one is usable, its context made at the first such
+                            call) */
+    int device;          /* CUDA device index (default 0) */
+    size_t device_capacity; /* CUDA: triggers the device list holds per scan round
+                               (0: automatic, max(65536, 4 ntemplates); else at
+                               least ntemplates); a fuller round is cut and resumed */
 } tr_spiir_triggers_config;
 
 typedef struct tr_spiir_triggers tr_spiir_triggers;
 
-/* ntemplates 1, threshold 8, window 64, FAST, nthreads 0 (automatic). */
+/* ntemplates 1, threshold 8, window 64, FAST, nthreads 0 (automatic), backend
+ * AUTO, device 0, device_capacity 0 (automatic). */
 tr_spiir_triggers_config tr_spiir_triggers_config_default(void);
 
 tr_spiir_triggers *tr_spiir_triggers_create(const tr_spiir_triggers_config *cfg,
@@ -92,6 +109,16 @@ tr_status tr_spiir_triggers_process(tr_spiir_triggers *q, const float *snr, size
                                     size_t *nout);
 
 /*
+ * The same with SNR in device memory (tr_spiir_process_device's output,
+ * 8-byte aligned, complete: the call does not wait for other streams),
+ * scanned on the GPU; out is host memory. Needs the CUDA
+ * backend, or AUTO with a usable GPU (TR_ERR_UNSUPPORTED otherwise).
+ */
+tr_status tr_spiir_triggers_process_device(tr_spiir_triggers *q, const float *d_snr,
+                                           size_t n, tr_spiir_trigger *out, size_t cap,
+                                           size_t *consumed, size_t *nout);
+
+/*
  * End of stream: decide every open cluster now (at most ntemplates triggers,
  * in template order; cap >= ntemplates required). The clusters are closed.
  */
@@ -104,6 +131,9 @@ float tr_spiir_triggers_threshold(const tr_spiir_triggers *q);
 uint32_t tr_spiir_triggers_window(const tr_spiir_triggers *q);
 uint64_t tr_spiir_triggers_position(const tr_spiir_triggers *q); /* samples scanned */
 uint32_t tr_spiir_triggers_nthreads(const tr_spiir_triggers *q); /* threads in use */
+/* CUDA when device SNR is accepted (the CUDA backend, or AUTO with a usable GPU),
+ * else CPU. */
+tr_backend tr_spiir_triggers_backend(const tr_spiir_triggers *q);
 const char *tr_spiir_triggers_last_error(const tr_spiir_triggers *q);
 
 #ifdef __cplusplus
