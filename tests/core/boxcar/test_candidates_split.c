@@ -18,15 +18,6 @@
 
 #define MAX_EVENTS 100000
 
-static int same_event(const tr_candidate *a, const tr_candidate *b)
-{
-    return a->start == b->start && a->peak == b->peak && a->first == b->first &&
-           a->end == b->end && a->members == b->members && a->snr == b->snr &&
-           a->width == b->width && a->channel == b->channel && a->chan_lo == b->chan_lo &&
-           a->chan_hi == b->chan_hi && a->width_lo == b->width_lo &&
-           a->width_hi == b->width_hi && a->truncated == b->truncated;
-}
-
 /* The peaks of positions [k0, k1) of channels [c0, c0 + nc) of a time-major
  * plane of nchan channels, as a part gives them: k from k0, c from c0. */
 static size_t part_peaks(const float *snr, const int32_t *width, uint32_t nchan,
@@ -55,7 +46,7 @@ static void compare_reads(tr_candidates *a, tr_candidates *b, tr_candidate *ea,
           (unsigned long long)seed, nb, na);
     int same = na == nb;
     for (size_t i = 0; same && i < na; i++)
-        same = same_event(&ea[i], &eb[i]);
+        same = cts_same(&ea[i], &eb[i]);
     CHECK(same, "%s (seed %llu): the events differ from one search's", what,
           (unsigned long long)seed);
 }
