@@ -121,7 +121,7 @@ def add_parser(sub):
     g.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto")
     g.add_argument("--device", type=_number(int), default=0, help="CUDA device index")
     g.add_argument("--devices", type=_devices,
-                   help="CUDA devices sharing the DM trials, e.g. 0,1 (docs/frb.md)")
+                   help="CUDA devices sharing the DM trials, e.g. 0,1 (a device may repeat)")
     g.add_argument("--program", help="the transient-frb program (default: beside "
                    "transient-detect, in ../build/apps, then on PATH; or $TRANSIENT_FRB)")
     return p
