@@ -151,6 +151,9 @@ static tr_status split_plan(tr_frb *q, const tr_frb_config *cfg, tr_error *err)
         if (plan->dm_list) return tr_fail(err, TR_ERR_INVALID, "frb: dm_list is empty");
         return TR_ERR_INVALID; /* err says why */
     }
+    if (n > TR_DEDISP_MAX_NDM)
+        return tr_fail(err, TR_ERR_INVALID, "frb: %zu DM trials, at most %u", n,
+                       TR_DEDISP_MAX_NDM);
     if (n < q->npart)
         return tr_fail(err, TR_ERR_INVALID,
                        "frb: %u devices for %zu DM trials: at most one device per trial",
@@ -187,6 +190,9 @@ static tr_status make_part(tr_frb *q, frb_part *pt, tr_backend backend, tr_error
     pt->L = tr_dedisp_latency(pt->dd);
     tr_boxcar_config bc = q->cfg.search;
     bc.nchan = pt->ndm;
+    /* FIXED statistics given per trial: the part's own */
+    if (bc.norm.fixed_means) bc.norm.fixed_means += pt->d0;
+    if (bc.norm.fixed_sigmas) bc.norm.fixed_sigmas += pt->d0;
     bc.backend = tr_dedisp_backend(pt->dd);
     bc.device = pt->device;
     bc.device_layout = TR_BOXCAR_TIME_MAJOR;
@@ -233,7 +239,7 @@ tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
         q->dms = q->dm_own;
     }
     q->nchan = tr_dedisp_nchan(q->part[0].dd);
-    q->L = q->part[np - 1].L; /* the largest DMs are the last part's */
+    q->L = 0; /* the largest of the parts' (an explicit list may be in any order) */
 
     q->trial_lat = alloc_array(q->ndm, sizeof *q->trial_lat);
     q->tmp_cap = 256;

@@ -6,7 +6,8 @@
  * call by call: random filterbanks with injected bursts (some on the trials
  * where the ranges meet), NaN and Inf samples, random chunkings (one
  * spectrum per call included), blocks of 16384 and 13 spectra, float and
- * packed 8-bit input.
+ * packed 8-bit input, measured (WHITE) and given (FIXED, per trial)
+ * statistics.
  *
  *   test_frb_devices [--gpu]
  * --gpu: exit 77 without a device.
@@ -179,54 +180,67 @@ static void compare(const frb_run *a, const frb_run *b, const char *what)
     }
 }
 
-/* One filterbank through every device list in the same calls. */
-static void one_case(uint64_t seed, int ngpu, uint32_t block, int packed)
+/* One filterbank through every device list in the same calls; with `fixed`,
+ * FIXED statistics given per trial (each device must take its own). */
+static void one_case(uint64_t seed, int ngpu, uint32_t block, int packed, int fixed)
 {
     tr_frb_config cfg = base_config();
     cfg.block = block;
     tr_error err;
-    cfg.dedisp.plan.dm_list = NULL;
+    const size_t n = 6500;
     const size_t ndm = tr_dedisp_dm_list(&cfg.dedisp.plan, NULL, 0, &err);
     double *dms = malloc(ndm * sizeof *dms);
-    if (!dms) return;
-    tr_dedisp_dm_list(&cfg.dedisp.plan, dms, ndm, &err);
-    const size_t n = 6500;
-    float *x = make_input(&cfg, n, dms, (uint32_t)ndm, seed);
-    uint8_t *raw = packed && x ? pack8(x, n * cfg.dedisp.plan.nchan) : NULL;
-    if (packed) cfg.dedisp.raw_nbits = 8;
-    /* calls: one spectrum each over a stretch, then random sizes */
-    tu_rng r = {seed * 7 + 1};
+    double *means = malloc(ndm * sizeof *means);
+    double *sigmas = malloc(ndm * sizeof *sigmas);
     size_t *chunks = malloc(n * sizeof *chunks);
+    float *x = NULL;
+    uint8_t *raw = NULL;
+    frb_run one = {malloc(NCAND_MAX * sizeof *one.c), 0, NULL, 0};
+    frb_run many = {malloc(NCAND_MAX * sizeof *many.c), 0, NULL, 0};
+    if (!dms || !means || !sigmas || !chunks || !one.c || !many.c) goto done;
+    tr_dedisp_dm_list(&cfg.dedisp.plan, dms, ndm, &err);
+    if (fixed) {
+        /* zero-DM sums of 64 channels of sigma 1: mean 0, sigma sqrt(63) */
+        for (size_t d = 0; d < ndm; d++) {
+            means[d] = 0.01 * (double)d - 0.2;
+            sigmas[d] = sqrt(63.0) * (1.0 + 0.002 * (double)d);
+        }
+        cfg.search.norm.mode = TR_BOXCAR_NORM_FIXED;
+        cfg.search.norm.fixed_means = means;
+        cfg.search.norm.fixed_sigmas = sigmas;
+    }
+    x = make_input(&cfg, n, dms, (uint32_t)ndm, seed);
+    raw = packed && x ? pack8(x, n * cfg.dedisp.plan.nchan) : NULL;
+    if (packed) cfg.dedisp.raw_nbits = 8;
+    /* calls: one spectrum each over a stretch (odd seeds), then random sizes */
+    tu_rng r = {seed * 7 + 1};
     size_t ncalls = 0;
-    for (size_t k = 0; chunks && k < n; ncalls++) {
+    for (size_t k = 0; k < n; ncalls++) {
         size_t len = k < 1200 && seed % 2 ? 1 : (size_t)tu_range(&r, 1, 3000);
         if (len > n - k) len = n - k;
         chunks[ncalls] = len;
         k += len;
     }
-    frb_run one, many;
-    one.c = malloc(NCAND_MAX * sizeof *one.c);
-    many.c = malloc(NCAND_MAX * sizeof *many.c);
     one.after = malloc((ncalls + 1) * sizeof *one.after);
     many.after = malloc((ncalls + 1) * sizeof *many.after);
-    if (!x || (packed && !raw) || !chunks || !one.c || !many.c || !one.after ||
-        !many.after)
-        goto done;
+    if (!x || (packed && !raw) || !one.after || !many.after) goto done;
     const int d0[1] = {0};
     uint32_t nd = 0;
     set_devices(&cfg, d0, 1);
     if (!run(&cfg, x, raw, chunks, ncalls, &one, &nd)) goto done;
-    /* zero-DM takes most of the burst at trial 1 (little sweep): five left */
-    CHECK(one.n >= 5, "seed %llu: %ld candidates for 6 bursts", (unsigned long long)seed,
+    /* not a vacuous comparison: zero-DM weakens the low-DM and the wide bursts
+     * (seed 1 on the CPU backend keeps 4 of 6), noise adds none at S/N 8 */
+    CHECK(one.n >= 3, "seed %llu: %ld candidates for 6 bursts", (unsigned long long)seed,
           one.n);
     const int lists[4][3] = {{0, 0, 0}, {0, 0, 0}, {0, 1, 0}, {1, 0, 1}};
     const uint32_t sizes[4] = {2, 3, 2, 3};
     for (int l = 0; l < 4; l++) {
         if (l >= 2 && ngpu < 2) break;
         set_devices(&cfg, lists[l], sizes[l]);
-        char what[128];
-        int w = snprintf(what, sizeof what, "seed %llu, block %u, %s, devices",
-                         (unsigned long long)seed, block, packed ? "8-bit" : "float");
+        char what[160];
+        int w = snprintf(what, sizeof what, "seed %llu, block %u, %s%s, devices",
+                         (unsigned long long)seed, block, packed ? "8-bit" : "float",
+                         fixed ? ", FIXED" : "");
         for (uint32_t j = 0; j < sizes[l]; j++)
             w += snprintf(what + w, sizeof what - (size_t)w, "%s%d", j ? "," : " ",
                           lists[l][j]);
@@ -236,6 +250,8 @@ static void one_case(uint64_t seed, int ngpu, uint32_t block, int packed)
     }
 done:
     free(dms);
+    free(means);
+    free(sigmas);
     free(x);
     free(raw);
     free(chunks);
@@ -282,8 +298,8 @@ static int test_gpu(void)
         return 77;
     }
     test_plan();
-    for (uint64_t seed = 1; seed <= 4; seed++)
-        one_case(seed, ngpu, seed == 3 ? 13 : 16384, seed == 4);
+    for (uint64_t seed = 1; seed <= 5; seed++)
+        one_case(seed, ngpu, seed == 3 ? 13 : 16384, seed == 4, seed == 5);
     return tu_finish("test_frb_devices --gpu");
 }
 
