@@ -104,6 +104,7 @@ static void write_json(FILE *f, const tr_frb_candidate *c, size_t n,
             (unsigned long long)tr_frb_searched(in->frb),
             (unsigned long long)tr_frb_peaks(in->frb));
     json_string(f, in->backend);
+    fprintf(f, ", \"devices\": %s", in->devices ? in->devices : "[]");
     fputs(", \"seconds\": ", f);
     json_number(f, in->seconds);
     const tr_frb_timing tm = tr_frb_get_timing(in->frb);

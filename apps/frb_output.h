@@ -16,6 +16,7 @@ typedef struct {
     const tr_filterbank_header *hdr;
     const tr_frb *frb;      /* the search (plan, counters) */
     const char *backend;    /* backend name */
+    const char *devices;    /* the CUDA devices used, a JSON array ([] on the CPU) */
     double seconds;         /* wall time from open to the last candidate */
     double setup_seconds;   /* of which: open, plan and create (device set-up) */
     double read_wait;       /* of which: waiting for the file (read-ahead) */

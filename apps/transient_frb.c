@@ -53,6 +53,7 @@ static const char usage[] =
     "  --link-dm N        friends-of-friends DM-trial distance (200)\n"
     "  --backend B        auto, cpu or cuda (auto)\n"
     "  --device N         CUDA device (0)\n"
+    "  --devices A,B,..   CUDA devices sharing the DM trials (a device may repeat)\n"
     "  --block N          spectra per block (16384)\n"
     "  --start N          first spectrum searched (0); samples and times stay those "
     "of the file\n"
@@ -114,6 +115,27 @@ fail:
     free(copy);
     free(v);
     return NULL;
+}
+
+/* "0,1" -> c->devices, c->ndevices: 1..TR_FRB_MAX_DEVICES indices below 1024. */
+static int parse_devices(const char *s, tr_frb_config *c)
+{
+    uint32_t n = 0;
+    for (const char *p = s;; p++) {
+        char num[16];
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        uint32_t u;
+        if (len == 0 || len >= sizeof num || n == TR_FRB_MAX_DEVICES) return -1;
+        memcpy(num, p, len);
+        num[len] = '\0';
+        if (parse_u32(num, &u) != 0 || u >= 1024) return -1;
+        c->devices[n++] = (int)u;
+        if (!e) break;
+        p = e;
+    }
+    c->ndevices = n;
+    return 0;
 }
 
 /* "3,7,100-120" -> used[c] = 0 for the listed channels. */
@@ -214,7 +236,20 @@ static int set_option(const char *a, const char *v, tr_frb_config *c, options *o
     }
     if (!strcmp(a, "--device"))
         return parse_u32(v, &u) == 0 && u < 1024 ? (c->device = (int)u, 1) : -1;
+    if (!strcmp(a, "--devices")) return parse_devices(v, c) == 0 ? 1 : -1;
     return 0;
+}
+
+/* The devices the search runs on as a JSON array: none on the CPU. */
+static void devices_json(char *buf, size_t len, const tr_frb_config *c, const tr_frb *q)
+{
+    size_t w = (size_t)snprintf(buf, len, "[");
+    const int cuda = tr_frb_backend(q) == TR_BACKEND_CUDA;
+    const uint32_t n = !cuda ? 0 : c->ndevices ? c->ndevices : 1;
+    for (uint32_t j = 0; j < n && w < len; j++)
+        w += (size_t)snprintf(buf + w, len - w, "%s%d", j ? ", " : "",
+                              c->ndevices ? c->devices[j] : c->device);
+    if (w < len) snprintf(buf + w, len - w, "]");
 }
 
 /* The options as a JSON object for the summary. */
@@ -487,12 +522,14 @@ int main(int argc, char **argv)
     if (rc != 0) goto done;
     const double seconds = now() - t0;
 
-    char params[1024];
+    char params[1024], devices[256];
     params_json(params, sizeof params, &cfg, &o);
+    devices_json(devices, sizeof devices, &cfg, q);
     info.path = o.input;
     info.hdr = h;
     info.frb = q;
     info.backend = tr_backend_name(tr_frb_backend(q));
+    info.devices = devices;
     info.seconds = seconds;
     info.start = o.start;
     info.spectra = tr_frb_position(q);

@@ -74,12 +74,12 @@ frb_search_f::make(unsigned int nchan, double fch1, double foff, double tsamp,
                    unsigned int max_width, float threshold, const std::string &norm_mode,
                    unsigned int window, double reject_sigma, unsigned int link_time,
                    unsigned int link_dm, bool plane_output, const std::string &backend,
-                   int device, unsigned int block)
+                   int device, unsigned int block, const std::vector<int> &devices)
 {
     return gnuradio::make_block_sptr<frb_search_f_impl>(
         nchan, fch1, foff, tsamp, dm_min, dm_max, tolerance, pulse_width, dm_list, mask,
         zero_dm, algorithm, widths, depth, max_width, threshold, norm_mode, window,
-        reject_sigma, link_time, link_dm, plane_output, backend, device, block);
+        reject_sigma, link_time, link_dm, plane_output, backend, device, block, devices);
 }
 
 frb_search_f_impl::frb_search_f_impl(
@@ -90,7 +90,7 @@ frb_search_f_impl::frb_search_f_impl(
     unsigned int max_width, float threshold, const std::string &norm_mode,
     unsigned int window, double reject_sigma, unsigned int link_time,
     unsigned int link_dm, bool plane_output, const std::string &backend, int device,
-    unsigned int block)
+    unsigned int block, const std::vector<int> &devices)
     : gr::block(k_who, gr::io_signature::make(1, 1, sizeof(float) * std::max(nchan, 1u)),
                 gr::io_signature::make(0, 0, 0)),
       d_nchan(nchan), d_plane(plane_output), d_q(nullptr), d_fch1(fch1), d_foff(foff),
@@ -127,6 +127,11 @@ frb_search_f_impl::frb_search_f_impl(
     cfg.link_dm = link_dm;
     cfg.backend = detail::parse_backend(k_who, backend);
     cfg.device = device;
+    if (devices.size() > TR_FRB_MAX_DEVICES)
+        invalid("devices: at most " + std::to_string(TR_FRB_MAX_DEVICES) + ", got " +
+                std::to_string(devices.size()));
+    cfg.ndevices = static_cast<uint32_t>(devices.size());
+    std::copy(devices.begin(), devices.end(), cfg.devices);
     cfg.block = block;
     cfg.keep_plane = plane_output ? 1 : 0;
     tr_error err = detail::no_error();

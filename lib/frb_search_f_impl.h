@@ -62,7 +62,7 @@ class frb_search_f_impl : public frb_search_f
                       const std::string &norm_mode, unsigned int window,
                       double reject_sigma, unsigned int link_time, unsigned int link_dm,
                       bool plane_output, const std::string &backend, int device,
-                      unsigned int block);
+                      unsigned int block, const std::vector<int> &devices);
     ~frb_search_f_impl() override;
 
     bool start() override;

@@ -10,7 +10,9 @@
 # synthetic file, 1024 on 29.fil, as Heimdall there), REPS timed runs on the
 # CUDA backend and one on the CPU backend (the synthetic file only with
 # CPU_SYNTH=1: minutes), scored by bench/frb/frb_eval.py
-# with Heimdall's matching rule.
+# with Heimdall's matching rule. FRB_DEVICES=0,1 adds the synthetic file on the
+# device-resident chain (--window 8192) on device 0 alone, then with the DM
+# trials split over that list (tags synth_w8192, synth_devices).
 # Results in $OUT: env.txt (commands, exit codes), ctest.log, frb.jsonl (one line
 # per file and backend), cands_synth.json, bench.log, heimdall.tar.gz (run.sh's
 # results: heimdall.jsonl), build.log.
@@ -31,7 +33,7 @@ env_header date gpu:name,driver_version,memory.total,clocks.max.sm cpu_cores nvc
 mkdir -p "$RES/heimdall"
 (BUILD_ONLY=1 BUILD=$HD_BUILD OUT=$RES/heimdall JOBS=8 "$HD/run.sh" >"$RES/heimdall/build_stdout.txt" 2>&1) &
 hd_build=$!
-build_core "$RES/build.log" 90 300 30 transient transient-frb test_frb test_dedisp \
+build_core "$RES/build.log" 90 300 30 transient transient-frb test_frb test_frb_devices test_dedisp \
     test_filterbank test_dedisp_plan transient-bench
 wait "$hd_build"
 echo "heimdall build: exit $?" | tee -a "$ENV_TXT"
@@ -75,6 +77,13 @@ if [ "$built" -eq 0 ]; then
         --dm-min 0 --dm-max 2000 --dm-tol 1.25 --max-width 1024
     run_frb 29 "$SRC/examples/data/29.fil" cpu 1 --known 475.28 2.0289 -- \
         --dm-min 0 --dm-max 2000 --dm-tol 1.25 --max-width 1024
+    if [ -n "${FRB_DEVICES:-}" ]; then
+        run_frb synth_w8192 "$SYNTH" cuda "$REPS" --truth "$HD_BUILD/synth_truth.json" -- \
+            --dm-min 0 --dm-max 2000 --dm-tol 1.25 --max-width 4096 --window 8192
+        run_frb synth_devices "$SYNTH" cuda "$REPS" --truth "$HD_BUILD/synth_truth.json" -- \
+            --dm-min 0 --dm-max 2000 --dm-tol 1.25 --max-width 4096 --window 8192 \
+            --devices "$FRB_DEVICES"
+    fi
     [ "${CPU_SYNTH:-0}" = 1 ] && run_frb synth "$SYNTH" cpu 1 --truth "$HD_BUILD/synth_truth.json" -- \
         --dm-min 0 --dm-max 2000 --dm-tol 1.25 --max-width 4096
 fi

@@ -50,6 +50,17 @@ def _number(kind, positive=False):
     return parse
 
 
+def _devices(text):
+    """--devices: CUDA device indices, comma-separated (a device may repeat)."""
+    try:
+        v = [int(t) for t in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected device indices like 0,1, got %r" % text)
+    if not 1 <= len(v) <= 16 or min(v) < 0:
+        raise argparse.ArgumentTypeError("1 to 16 device indices >= 0, got %r" % text)
+    return v
+
+
 def add_parser(sub):
     """The ``frb`` subcommand of transient-detect's parser."""
     p = sub.add_parser("frb", help="FRB search of a SIGPROC filterbank (.fil) or PSRFITS "
@@ -109,6 +120,8 @@ def add_parser(sub):
                    help="spectra per block: memory ~ block x DM trials x 12 bytes (16384)")
     g.add_argument("--backend", choices=("auto", "cpu", "cuda"), default="auto")
     g.add_argument("--device", type=_number(int), default=0, help="CUDA device index")
+    g.add_argument("--devices", type=_devices,
+                   help="CUDA devices sharing the DM trials, e.g. 0,1 (a device may repeat)")
     g.add_argument("--program", help="the transient-frb program (default: beside "
                    "transient-detect, in ../build/apps, then on PATH; or $TRANSIENT_FRB)")
     return p
@@ -153,6 +166,8 @@ def program_args(args, fil):
          "--start", str(args.start), "--samples", str(args.samples),
          "--block", str(args.block), "--backend", args.backend,
          "--device", str(args.device)]
+    if args.devices:
+        a += ["--devices", ",".join(str(d) for d in args.devices)]
     if args.dm_list:
         a += ["--dm-list", args.dm_list]
     if args.mask_chans:

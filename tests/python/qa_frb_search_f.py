@@ -196,6 +196,20 @@ class qa_frb_search_f(gr_unittest.TestCase):
         self.assertRaises(ValueError, search, backend="gpu")
         self.assertRaises(ValueError, transient.frb_search_f, NCHAN, FCH1, 0.0, TSAMP)
 
+    def test_008_device_list(self):
+        # several devices need the CUDA backend and no plane output; a list of
+        # one is that device (the CPU backend runs as without it)
+        self.assertRaises(ValueError, search, devices=[0, 0])
+        self.assertRaises(ValueError, search, devices=[0] * 17)
+        self.assertRaises(ValueError, search, devices=[0, -1])
+        self.assertRaises(ValueError, search, devices=[0, 0], backend="cuda",
+                          plane_output=True)
+        x = field()
+        got, _ = self.run_search(x, search(devices=[0]))
+        want, _ = self.run_search(x, search())
+        self.assertEqual(got, want)
+        self.assertEqual(len(got), len(BURSTS))
+
 
 if __name__ == "__main__":
     gr_unittest.run(qa_frb_search_f)

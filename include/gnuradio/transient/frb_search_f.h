@@ -90,6 +90,9 @@ namespace transient
  *   backend      "auto", "cpu" or "cuda"; device: CUDA device index
  *   block        spectra per internal block of the core (memory about
  *                block x ndm x 12 bytes)
+ *   devices      CUDA device indices sharing the DM trials (empty: device
+ *                alone; a device may repeat); several need the CUDA backend
+ *                and no plane output (docs/frb.md, Several GPUs)
  *
  * Invalid parameters throw std::invalid_argument (ValueError in Python).
  */
@@ -116,7 +119,8 @@ class TRANSIENT_API frb_search_f : virtual public gr::block
                      unsigned int window = 1024, double reject_sigma = 3.0,
                      unsigned int link_time = 0, unsigned int link_dm = 200,
                      bool plane_output = false, const std::string &backend = "auto",
-                     int device = 0, unsigned int block = 16384);
+                     int device = 0, unsigned int block = 16384,
+                     const std::vector<int> &devices = std::vector<int>());
 
     /*!
      * \brief Candidate S/N threshold (applies to the next items searched).

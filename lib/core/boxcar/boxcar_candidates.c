@@ -72,33 +72,35 @@ tr_status tr_boxcar_candidates_process(tr_candidates *c, const struct tr_boxcar 
                                  n - run);
 }
 
+size_t tr_boxcar_ready_piece(const struct tr_boxcar *q, uint64_t p, size_t n,
+                             uint8_t *skip, const uint8_t **flags)
+{
+    *flags = NULL;
+    const uint32_t W = tr_boxcar_norm_window(tr_boxcar_get_norm(q));
+    if (W == 0) return n; /* FIXED mode measures nothing: every value counts */
+    const uint64_t left = W - p % W;
+    for (uint32_t ch = 0; ch < tr_boxcar_nchan(q); ch++) {
+        skip[ch] = tr_boxcar_ready(q, p, ch) ? 0 : 1;
+        if (skip[ch]) *flags = skip;
+    }
+    return (size_t)(n < left ? n : left);
+}
+
 tr_status tr_boxcar_cluster_device(tr_candidates *c, const struct tr_boxcar *q,
                                    uint64_t position, const float *d_snr,
                                    const int32_t *d_width, int64_t ld, int64_t k0,
                                    size_t n, int channel_major)
 {
     if (!c || !q) return TR_ERR_INVALID;
-    const tr_boxcar_norm *norm = tr_boxcar_get_norm(q);
-    const uint32_t W = tr_boxcar_norm_window(norm);
-    const uint32_t nchan = tr_boxcar_nchan(q);
-    if (W == 0 || n == 0)
-        return tr_candidates_process_device_part(c, d_snr, d_width, ld, k0, n,
-                                                 channel_major, NULL);
-    uint8_t *skip = malloc(nchan);
+    uint8_t *skip = calloc(tr_boxcar_nchan(q), 1);
     if (!skip) return TR_ERR_NOMEM;
     /* Per statistics window piece: the warming-up channels yield no peaks. */
     tr_status st = TR_OK;
     for (size_t k = 0; k < n && st == TR_OK;) {
-        const uint64_t p = position + k;
-        const uint64_t left = W - p % W;
-        const size_t len = (size_t)(n - k < left ? n - k : left);
-        int all = 1;
-        for (uint32_t ch = 0; ch < nchan; ch++) {
-            skip[ch] = tr_boxcar_ready(q, p, ch) ? 0 : 1;
-            if (skip[ch]) all = 0;
-        }
+        const uint8_t *flags = NULL;
+        const size_t len = tr_boxcar_ready_piece(q, position + k, n - k, skip, &flags);
         st = tr_candidates_process_device_part(c, d_snr, d_width, ld, k0 + (int64_t)k,
-                                               len, channel_major, all ? NULL : skip);
+                                               len, channel_major, flags);
         k += len;
     }
     free(skip);

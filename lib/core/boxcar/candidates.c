@@ -836,3 +836,8 @@ uint64_t tr_candidates_visits(const tr_candidates *q)
 {
     return q ? q->visits : 0;
 }
+
+uint32_t tr_candidates_nchan(const tr_candidates *q)
+{
+    return q ? q->cfg.nchan : 0;
+}

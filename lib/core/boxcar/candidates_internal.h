@@ -55,6 +55,15 @@ tr_status tr_candidates_process_peaks(tr_candidates *q,
 struct tr_boxcar;
 int tr_boxcar_ready(const struct tr_boxcar *q, uint64_t p, uint32_t c);
 
+/*
+ * The positions from search position p on (at most n) that lie in p's
+ * statistics window, returned as a count; *flags = skip (nchan entries, 1 =
+ * the channel is still warming up there) when some channel is, NULL when
+ * every channel is ready (FIXED mode: always, for all n).
+ */
+size_t tr_boxcar_ready_piece(const struct tr_boxcar *q, uint64_t p, size_t n,
+                             uint8_t *skip, const uint8_t **flags);
+
 /* tr_boxcar_candidates_process_device for positions k0 .. k0 + n - 1 of a
  * device buffer (ld positions per channel when channel-major); `position` is
  * the search position of k0. */
@@ -67,6 +76,9 @@ tr_status tr_boxcar_cluster_device(tr_candidates *c, const struct tr_boxcar *q,
  * of the clustering, which tests bound (O(nchan + peaks) per position with
  * link_width = 0, whatever link_chan). */
 uint64_t tr_candidates_visits(const tr_candidates *q);
+
+/* Channels of the input streams (cfg.nchan). */
+uint32_t tr_candidates_nchan(const tr_candidates *q);
 
 #ifdef __cplusplus
 }

@@ -14,16 +14,14 @@
  * does, in bounded blocks), and the positions whose sum lacks a spectrum are
  * set to NaN for the search.
  *
- * CUDA backend, device-resident (FAST search, no baseline removal): the
- * spectra go up once, the plane, the S/N and the widths stay on the device
- * (dedispersion, search with its statistics measured there, clustering),
- * the end-of-data marking runs there too; only the candidates, the search's
- * last latency positions at the flush and, with keep_plane, the plane come
- * back. Otherwise both stages run through their host entry points (the plane
- * comes back to the host for the normalisation and goes up for the search).
+ * This file: the object, its plan split into parts (frb_internal.h), and the
+ * host chain (CPU backend, or CUDA stages through their host entry points:
+ * the plane comes back to the host for the normalisation and goes up for the
+ * search). The device-resident chain over one or several GPUs is in
+ * frb_device.c.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
-#include <transient/frb.h>
+#include "frb/frb_internal.h"
 
 #include "common/core_util.h"
 #ifdef TR_HAVE_CUDA
@@ -42,35 +40,6 @@
  * of a longer call would lose theirs and be masked as warming up.
  */
 #define FRB_SEARCH_PIECE 4096
-
-struct tr_frb {
-    tr_frb_config cfg; /* validated configuration (pointers cleared) */
-    tr_dedisp *dd;     /* dedispersion */
-    tr_boxcar *bx;     /* normalisation + search, nchan = ndm */
-    tr_candidates *cand;
-    uint32_t ndm;
-    uint32_t nchan;
-    uint32_t L;          /* largest delay */
-    uint32_t *trial_lat; /* largest delay of each trial */
-    float *y;            /* block * ndm dedispersed */
-    float *snr;          /* block * ndm search outputs */
-    int32_t *width;
-    float *zeros; /* block * nchan zero spectra (the end of the data) */
-    float *plane; /* keep_plane: the plane of the last call */
-    size_t plane_n, plane_cap;
-    int64_t plane_first;
-    tr_candidate *tmp; /* tr_candidates_read scratch */
-    size_t tmp_cap;
-    uint64_t position;    /* spectra consumed */
-    uint64_t searched;    /* dedispersed positions given to the search */
-    tr_frb_timing timing; /* seconds per stage */
-    int ending;           /* flush under way: total is the number of spectra */
-    uint64_t total;
-    int flushed;
-    int resident; /* the chain runs on the device (docs/frb.md, Backends) */
-    void *dev;    /* tr_cuda_frb: the device chain's buffers (resident) */
-    tr_error err;
-};
 
 tr_frb_config tr_frb_config_default(void)
 {
@@ -93,6 +62,7 @@ tr_frb_config tr_frb_config_default(void)
     c.max_span = 0;
     c.backend = TR_BACKEND_AUTO;
     c.device = 0;
+    c.ndevices = 0;
     c.block = 16384;
     c.keep_plane = 0;
     return c;
@@ -111,18 +81,41 @@ static tr_status check_config(const tr_frb_config *c, tr_error *err)
     if (c->backend != TR_BACKEND_AUTO && c->backend != TR_BACKEND_CPU &&
         c->backend != TR_BACKEND_CUDA)
         return tr_fail(err, TR_ERR_INVALID, "frb: unknown backend %d", (int)c->backend);
+    if (c->ndevices > TR_FRB_MAX_DEVICES)
+        return tr_fail(err, TR_ERR_INVALID, "frb: at most %u devices, got %u",
+                       TR_FRB_MAX_DEVICES, c->ndevices);
+    for (uint32_t j = 0; j < c->ndevices; j++)
+        if (c->devices[j] < 0)
+            return tr_fail(err, TR_ERR_INVALID, "frb: device %d of the list is negative",
+                           c->devices[j]);
+    if (c->ndevices > 1 && c->backend == TR_BACKEND_CPU)
+        return tr_fail(
+            err, TR_ERR_INVALID,
+            "frb: %u devices need the CUDA backend (the CPU backend was asked)",
+            c->ndevices);
+    if (c->ndevices > 1 && c->keep_plane)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "frb: keep_plane (the DM-time plane output) needs one device, "
+                       "%u were given",
+                       c->ndevices);
     return TR_OK;
 }
 
 void tr_frb_destroy(tr_frb *q)
 {
     if (!q) return;
+    tr_candidates_split_destroy(q->split);
     tr_candidates_destroy(q->cand);
-    tr_boxcar_destroy(q->bx);
-    tr_dedisp_destroy(q->dd);
+    tr_pool_destroy(q->pool);
+    for (uint32_t j = 0; q->part && j < q->npart; j++) {
+        tr_boxcar_destroy(q->part[j].bx);
+        tr_dedisp_destroy(q->part[j].dd);
 #ifdef TR_HAVE_CUDA
-    tr_cuda_frb_destroy((tr_cuda_frb *)q->dev);
+        tr_cuda_frb_destroy((tr_cuda_frb *)q->part[j].dev);
 #endif
+    }
+    free(q->part);
+    free(q->dm_own);
     free(q->trial_lat);
     free(q->y);
     free(q->snr);
@@ -133,7 +126,7 @@ void tr_frb_destroy(tr_frb *q)
     free(q);
 }
 
-static double now_s(void)
+double tr_frb_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -145,51 +138,69 @@ static void *alloc_array(size_t n, size_t size)
     return n && n <= SIZE_MAX / size ? calloc(n, size) : NULL;
 }
 
-/* Spectra per dedispersion call of the device-resident chain: a whole
- * block (the plane buffer holds what one search call takes). The device
- * statistics keep every window a call's outputs reach (their ring grows
- * with the call), so the search needs no host-path pieces here. */
-static size_t device_step(const tr_frb *q)
-{
-    return q->cfg.block;
-}
-
-#ifdef TR_HAVE_CUDA
 /*
- * The device-resident chain's buffers, when the search can take device
- * samples: the FAST variant without baseline removal, and (WHITE, LEVELS) a
- * statistics window the device normalisation takes, which one probe sample
- * shows (the search is reset afterwards). Otherwise q->resident stays 0.
+ * The plan's DMs when it is split over npart devices (the generated list, or
+ * the given one), so that each part gets its range as an explicit list: the
+ * same values, hence the same delays.
  */
-static tr_status device_setup(tr_frb *q, tr_error *err)
+static tr_status split_plan(tr_frb *q, const tr_frb_config *cfg, tr_error *err)
 {
-    const tr_boxcar_config *sc = &q->cfg.search;
-    if (sc->variant != TR_VARIANT_FAST || sc->norm.baseline != TR_BOXCAR_BASELINE_NONE)
-        return TR_OK;
-    tr_cuda_frb *dev = NULL;
-    tr_status st = tr_cuda_frb_create(q->cfg.device, device_step(q), q->nchan, q->ndm,
-                                      q->trial_lat, &dev, err);
-    if (st != TR_OK) return st;
-    q->dev = dev;
-    /* One probe position of zeros (total 0: every value is past the end). */
-    st = tr_cuda_frb_mark_tail(dev, tr_cuda_frb_plane(dev), NULL, 1, 0, 0, 0.0f, err);
-    if (st != TR_OK) return st;
-    const tr_status probe = tr_boxcar_process_device(
-        q->bx, tr_cuda_frb_plane(dev), 1, tr_cuda_frb_snr(dev), tr_cuda_frb_width(dev));
-    if (probe != TR_OK && probe != TR_ERR_UNSUPPORTED)
-        return tr_fail(err, probe, "frb: search: %s", tr_boxcar_last_error(q->bx));
-    st = tr_boxcar_reset(q->bx);
-    if (st != TR_OK)
-        return tr_fail(err, st, "frb: search: %s", tr_boxcar_last_error(q->bx));
-    if (probe == TR_OK) {
-        q->resident = 1;
-        return TR_OK;
+    const tr_dedisp_plan_config *plan = &cfg->dedisp.plan;
+    size_t n = plan->dm_list ? plan->ndm_list : tr_dedisp_dm_list(plan, NULL, 0, err);
+    if (n == 0) {
+        if (plan->dm_list) return tr_fail(err, TR_ERR_INVALID, "frb: dm_list is empty");
+        return TR_ERR_INVALID; /* err says why */
     }
-    tr_cuda_frb_destroy(dev);
-    q->dev = NULL;
+    if (n > TR_DEDISP_MAX_NDM)
+        return tr_fail(err, TR_ERR_INVALID, "frb: %zu DM trials, at most %u", n,
+                       TR_DEDISP_MAX_NDM);
+    if (n < q->npart)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "frb: %u devices for %zu DM trials: at most one device per trial",
+                       q->npart, n);
+    q->dm_own = alloc_array(n, sizeof *q->dm_own);
+    if (!q->dm_own) return tr_fail(err, TR_ERR_NOMEM, "frb: out of memory for the plan");
+    if (plan->dm_list)
+        memcpy(q->dm_own, plan->dm_list, n * sizeof *q->dm_own);
+    else
+        tr_dedisp_dm_list(plan, q->dm_own, n, err);
+    q->ndm = (uint32_t)n;
+    for (uint32_t j = 0; j < q->npart; j++) {
+        q->part[j].d0 = (uint32_t)((uint64_t)n * j / q->npart);
+        q->part[j].ndm = (uint32_t)((uint64_t)n * (j + 1) / q->npart) - q->part[j].d0;
+    }
     return TR_OK;
 }
-#endif
+
+/* Part pt's dedispersion (backend: the plan's, or the first part's) and
+ * search on its device. */
+static tr_status make_part(tr_frb *q, frb_part *pt, tr_backend backend, tr_error *err)
+{
+    tr_dedisp_config dc = q->cfg.dedisp;
+    dc.backend = backend;
+    dc.device = pt->device;
+    dc.device_layout = TR_DEDISP_SAMPLE_MAJOR;
+    if (q->dm_own) {
+        dc.plan.dm_list = q->dm_own + pt->d0;
+        dc.plan.ndm_list = pt->ndm;
+    }
+    pt->dd = tr_dedisp_create(&dc, err);
+    if (!pt->dd) return err ? err->code : TR_ERR_INVALID;
+    pt->ndm = tr_dedisp_ndm(pt->dd);
+    pt->L = tr_dedisp_latency(pt->dd);
+    tr_boxcar_config bc = q->cfg.search;
+    bc.nchan = pt->ndm;
+    /* FIXED statistics given per trial: the part's own */
+    if (bc.norm.fixed_means) bc.norm.fixed_means += pt->d0;
+    if (bc.norm.fixed_sigmas) bc.norm.fixed_sigmas += pt->d0;
+    bc.backend = tr_dedisp_backend(pt->dd);
+    bc.device = pt->device;
+    bc.device_layout = TR_BOXCAR_TIME_MAJOR;
+    bc.stage_outputs = 0;
+    pt->bx = tr_boxcar_create(&bc, err);
+    if (!pt->bx) return err ? err->code : TR_ERR_INVALID;
+    return TR_OK;
+}
 
 tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
 {
@@ -200,32 +211,35 @@ tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
     }
     if (check_config(cfg, err) != TR_OK) return NULL;
     tr_frb *q = calloc(1, sizeof *q);
-    if (!q) {
+    const uint32_t np = cfg->ndevices > 1 ? cfg->ndevices : 1;
+    if (q) q->part = calloc(np, sizeof *q->part);
+    if (!q || !q->part) {
+        free(q);
         tr_fail(err, TR_ERR_NOMEM, "frb: out of memory");
         return NULL;
     }
     q->cfg = *cfg;
+    q->npart = np;
+    for (uint32_t j = 0; j < np; j++)
+        q->part[j].device = cfg->ndevices ? cfg->devices[j] : cfg->device;
+    if (np > 1 && split_plan(q, cfg, err) != TR_OK) goto fail;
 
-    /* Dedispersion decides the backend (AUTO falls back to the CPU without a
-     * device); the search follows it. */
-    tr_dedisp_config dc = cfg->dedisp;
-    dc.backend = cfg->backend;
-    dc.device = cfg->device;
-    dc.device_layout = TR_DEDISP_SAMPLE_MAJOR;
-    q->dd = tr_dedisp_create(&dc, err);
-    if (!q->dd) goto fail;
-    q->ndm = tr_dedisp_ndm(q->dd);
-    q->nchan = tr_dedisp_nchan(q->dd);
-    q->L = tr_dedisp_latency(q->dd);
-
-    tr_boxcar_config bc = cfg->search;
-    bc.nchan = q->ndm;
-    bc.backend = tr_dedisp_backend(q->dd);
-    bc.device = cfg->device;
-    bc.device_layout = TR_BOXCAR_TIME_MAJOR;
-    bc.stage_outputs = 0;
-    q->bx = tr_boxcar_create(&bc, err);
-    if (!q->bx) goto fail;
+    /* The first part's dedispersion decides the backend (AUTO falls back to
+     * the CPU without a device); the search and the other parts follow it. A
+     * split plan runs on CUDA. */
+    const tr_backend want = np > 1 ? TR_BACKEND_CUDA : cfg->backend;
+    for (uint32_t j = 0; j < np; j++) {
+        const tr_backend b = j == 0 ? want : tr_dedisp_backend(q->part[0].dd);
+        if (make_part(q, &q->part[j], b, err) != TR_OK) goto fail;
+    }
+    if (np == 1) {
+        q->ndm = q->part[0].ndm;
+        q->dms = tr_dedisp_dms(q->part[0].dd);
+    } else {
+        q->dms = q->dm_own;
+    }
+    q->nchan = tr_dedisp_nchan(q->part[0].dd);
+    q->L = 0; /* the largest of the parts' (an explicit list may be in any order) */
 
     q->trial_lat = alloc_array(q->ndm, sizeof *q->trial_lat);
     q->tmp_cap = 256;
@@ -234,20 +248,39 @@ tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
         tr_fail(err, TR_ERR_NOMEM, "frb: out of memory for %u DM trials", q->ndm);
         goto fail;
     }
-    for (uint32_t d = 0; d < q->ndm; d++) {
-        uint32_t m = 0;
-        for (uint32_t c = 0; c < q->nchan; c++) {
-            const uint32_t v = tr_dedisp_channel_delay(q->dd, d, c);
-            if (v > m) m = v;
+    for (uint32_t j = 0; j < np; j++) {
+        const frb_part *pt = &q->part[j];
+        for (uint32_t d = 0; d < pt->ndm; d++) {
+            uint32_t m = 0;
+            for (uint32_t c = 0; c < q->nchan; c++) {
+                const uint32_t v = tr_dedisp_channel_delay(pt->dd, d, c);
+                if (v > m) m = v;
+            }
+            q->trial_lat[pt->d0 + d] = m;
         }
-        q->trial_lat[d] = m;
+        if (pt->L > q->L) q->L = pt->L;
     }
+
+    tr_candidates_config cc = tr_candidates_config_default();
+    cc.backend = TR_BACKEND_CPU; /* the devices select the peaks (frb_device.c) */
+    cc.nchan = q->ndm;
+    cc.threshold = cfg->threshold;
+    cc.link_time = cfg->link_time;
+    cc.link_chan = cfg->link_dm;
+    cc.link_width = cfg->link_width;
+    cc.start_position = 0;
+    cc.max_span = cfg->max_span;
+    q->cand = tr_candidates_create(&cc, err);
+    if (!q->cand) goto fail;
 #ifdef TR_HAVE_CUDA
-    if (bc.backend == TR_BACKEND_CUDA && device_setup(q, err) != TR_OK) goto fail;
+    if (tr_dedisp_backend(q->part[0].dd) == TR_BACKEND_CUDA &&
+        tr_frb_device_setup(q, err) != TR_OK)
+        goto fail;
 #endif
+    if (np > 1 && tr_pool_create(np, "frb", &q->pool, err) != TR_OK) goto fail;
     /* Host blocks: the device-resident chain needs only the zero spectra of
-     * the flush, one device step of them. */
-    const size_t B = q->resident ? device_step(q) : cfg->block;
+     * the flush, one block of them. */
+    const size_t B = cfg->block;
     q->zeros = alloc_array(B * q->nchan, sizeof *q->zeros);
     if (!q->resident) {
         q->y = alloc_array(B * q->ndm, sizeof *q->y);
@@ -261,19 +294,6 @@ tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
                 B, q->ndm);
         goto fail;
     }
-
-    tr_candidates_config cc = tr_candidates_config_default();
-    cc.backend = q->resident ? TR_BACKEND_CUDA : TR_BACKEND_CPU;
-    cc.device = cfg->device;
-    cc.nchan = q->ndm;
-    cc.threshold = cfg->threshold;
-    cc.link_time = cfg->link_time;
-    cc.link_chan = cfg->link_dm;
-    cc.link_width = cfg->link_width;
-    cc.start_position = 0;
-    cc.max_span = cfg->max_span;
-    q->cand = tr_candidates_create(&cc, err);
-    if (!q->cand) goto fail;
     /* The pointers of cfg are not kept (the stages copied what they need). */
     q->cfg.dedisp.plan.dm_list = NULL;
     q->cfg.dedisp.mask = NULL;
@@ -290,16 +310,22 @@ fail:
 tr_status tr_frb_reset(tr_frb *q)
 {
     if (!q) return TR_ERR_INVALID;
-    tr_status st = tr_dedisp_reset(q->dd);
-    if (st == TR_OK) st = tr_boxcar_reset(q->bx);
+    tr_status st = TR_OK;
+    for (uint32_t j = 0; j < q->npart && st == TR_OK; j++) {
+        frb_part *pt = &q->part[j];
+        st = tr_dedisp_reset(pt->dd);
+        if (st == TR_OK) st = tr_boxcar_reset(pt->bx);
+        pt->searched = 0;
+        memset(&pt->timing, 0, sizeof pt->timing);
+    }
     if (st == TR_OK) st = tr_candidates_reset(q->cand);
+    if (st == TR_OK && q->split) st = tr_candidates_split_reset(q->split);
     if (st != TR_OK)
         return tr_fail(&q->err, st, "frb: reset failed: %s", tr_strerror(st));
     q->position = 0;
-    q->searched = 0;
+    q->merge = 0;
     q->ending = 0;
     q->total = 0;
-    memset(&q->timing, 0, sizeof q->timing);
     q->plane_n = 0;
     q->plane_first = 0;
     q->flushed = 0;
@@ -307,10 +333,9 @@ tr_status tr_frb_reset(tr_frb *q)
     return TR_OK;
 }
 
-/* Room for m more positions in the plane of the current call (keep_plane). */
-static float *plane_grow(tr_frb *q, size_t m)
+float *tr_frb_plane_grow(tr_frb *q, uint64_t first, size_t m)
 {
-    if (q->plane_n == 0) q->plane_first = (int64_t)q->searched;
+    if (q->plane_n == 0) q->plane_first = (int64_t)first;
     const size_t need = (q->plane_n + m) * q->ndm;
     if (need > q->plane_cap) {
         size_t cap = q->plane_cap ? q->plane_cap : (size_t)q->ndm * 1024;
@@ -333,7 +358,7 @@ static float *plane_grow(tr_frb *q, size_t m)
 static tr_status add_plane(tr_frb *q, const float *y, size_t m)
 {
     if (!q->cfg.keep_plane || m == 0) return TR_OK;
-    float *dst = plane_grow(q, m);
+    float *dst = tr_frb_plane_grow(q, q->part[0].searched, m);
     if (!dst) return TR_ERR_NOMEM;
     memcpy(dst, y, m * q->ndm * sizeof *y);
     return TR_OK;
@@ -344,63 +369,67 @@ static tr_status stage_error(tr_frb *q, tr_status st, const char *stage, const c
     return tr_fail(&q->err, st, "frb: %s: %s", stage, msg);
 }
 
-/*
- * The clustering of n search outputs from position first on. At the end of
- * the data, an output whose boxcar reaches an incomplete position of its
- * trial is left out (-inf): its sum holds the replacements of the NaN
- * samples, measured in another window than its start's, not data.
- */
+void tr_frb_mark_tail_host(const tr_frb *q, const frb_part *pt, uint64_t first,
+                           float *snr, const int32_t *width, size_t n)
+{
+    const uint32_t *lat = q->trial_lat + pt->d0;
+    for (size_t k = 0; k < n; k++)
+        for (uint32_t d = 0; d < pt->ndm; d++) {
+            const int32_t w = width[k * pt->ndm + d];
+            if (first + k + (uint64_t)(w > 1 ? w - 1 : 0) + lat[d] >= q->total)
+                snr[k * pt->ndm + d] = -INFINITY;
+        }
+}
+
+/* The clustering of n search outputs of the host chain from position first
+ * on (at the end of the data, the boxcars reaching an incomplete position
+ * left out). */
 static tr_status cluster(tr_frb *q, uint64_t first, float *snr, const int32_t *width,
                          size_t n)
 {
-    for (size_t k = 0; q->ending && k < n; k++)
-        for (uint32_t d = 0; d < q->ndm; d++) {
-            const int32_t w = width[k * q->ndm + d];
-            if (first + k + (uint64_t)(w > 1 ? w - 1 : 0) + q->trial_lat[d] >= q->total)
-                snr[k * q->ndm + d] = -INFINITY;
-        }
+    if (q->ending) tr_frb_mark_tail_host(q, &q->part[0], first, snr, width, n);
     const tr_status st =
-        tr_boxcar_candidates_process(q->cand, q->bx, first, snr, width, n);
+        tr_boxcar_candidates_process(q->cand, q->part[0].bx, first, snr, width, n);
     if (st != TR_OK)
         return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
     return TR_OK;
 }
 
-/* The search and the clustering of m <= FRB_SEARCH_PIECE positions. */
-/*
- * The bookkeeping after a search call (status st, begun at t0 with the search
- * at position bpos) of m positions: its time, the outputs at negative
- * positions to skip (output k is position bpos - latency + k) and the
- * position of the first one kept.
- */
-static tr_status searched(tr_frb *q, tr_status st, double t0, uint64_t bpos, size_t m,
-                          size_t *skip, uint64_t *first)
+tr_status tr_frb_search_done(frb_part *pt, tr_status st, double t0, uint64_t bpos,
+                             size_t m, size_t *skip, uint64_t *first)
 {
-    q->timing.search += now_s() - t0;
-    if (st != TR_OK) return stage_error(q, st, "search", tr_boxcar_last_error(q->bx));
-    q->searched += m;
-    const uint64_t lat = tr_boxcar_latency(q->bx);
+    pt->timing.search += tr_frb_now() - t0;
+    if (st != TR_OK)
+        return tr_fail(&pt->err, st, "frb: search: %s", tr_boxcar_last_error(pt->bx));
+    pt->searched += m;
+    const uint64_t lat = tr_boxcar_latency(pt->bx);
     *skip = bpos >= lat ? 0 : (size_t)(lat - bpos < m ? lat - bpos : m);
     *first = bpos + *skip - lat;
     return TR_OK;
 }
 
+/* The search and the clustering of m <= FRB_SEARCH_PIECE positions. */
 static tr_status search_piece(tr_frb *q, const float *y, size_t m)
 {
-    const uint64_t bpos = tr_boxcar_position(q->bx);
-    const double t0 = now_s();
+    frb_part *pt = &q->part[0];
+    const uint64_t bpos = tr_boxcar_position(pt->bx);
+    const double t0 = tr_frb_now();
     size_t skip = 0;
     uint64_t first = 0;
-    tr_status st = searched(q, tr_boxcar_process(q->bx, y, m, q->snr, q->width), t0, bpos,
-                            m, &skip, &first);
-    if (st != TR_OK) return st;
-    const double t1 = now_s();
+    tr_status st =
+        tr_frb_search_done(pt, tr_boxcar_process(pt->bx, y, m, q->snr, q->width), t0,
+                           bpos, m, &skip, &first);
+    if (st != TR_OK) {
+        q->err = pt->err;
+        return st;
+    }
+    const double t1 = tr_frb_now();
     st = cluster(q, first, q->snr + skip * q->ndm, q->width + skip * q->ndm, m - skip);
-    q->timing.candidates += now_s() - t1;
+    pt->timing.candidates += tr_frb_now() - t1;
     return st;
 }
 
-/* The search and the clustering of m dedispersed positions (q->searched on). */
+/* The search and the clustering of m dedispersed positions. */
 static tr_status search(tr_frb *q, const float *y, size_t m)
 {
     if (m == 0) return TR_OK;
@@ -411,139 +440,19 @@ static tr_status search(tr_frb *q, const float *y, size_t m)
                           m - k < FRB_SEARCH_PIECE ? m - k : FRB_SEARCH_PIECE);
     return st;
 }
-#ifdef TR_HAVE_CUDA
-/* cluster() on the device: n search outputs in device memory from position
- * first on; at the end of the data, the outputs whose boxcar reaches an
- * incomplete position are set to -inf there first. */
-static tr_status cluster_device(tr_frb *q, uint64_t first, float *d_snr, int32_t *d_width,
-                                size_t n)
-{
-    const double t0 = now_s();
-    if (q->ending && n > 0) {
-        const tr_status st =
-            tr_cuda_frb_mark_tail((tr_cuda_frb *)q->dev, d_snr, d_width, n, first,
-                                  q->total, -INFINITY, &q->err);
-        if (st != TR_OK) return st;
-    }
-    const tr_status st =
-        tr_boxcar_candidates_process_device(q->cand, q->bx, first, d_snr, d_width, n);
-    q->timing.candidates += now_s() - t0;
-    if (st != TR_OK)
-        return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
-    return TR_OK;
-}
-
-/* The device-resident search and clustering of m <= device_step positions of
- * the device plane d_y (q->searched on); the plane comes down only for
- * keep_plane. At the end of the data, the outputs whose boxcar reaches an
- * incomplete position are set to -inf on the device (as cluster does). */
-static tr_status search_device(tr_frb *q, const float *d_y, size_t m)
-{
-    if (m == 0) return TR_OK;
-    tr_cuda_frb *dev = (tr_cuda_frb *)q->dev;
-    tr_status st;
-    if (q->cfg.keep_plane) {
-        float *dst = plane_grow(q, m);
-        if (!dst) return TR_ERR_NOMEM;
-        st = tr_cuda_frb_download(dev, dst, d_y, m * q->ndm, &q->err);
-        if (st != TR_OK) return st;
-    }
-    float *d_snr = tr_cuda_frb_snr(dev);
-    int32_t *d_width = tr_cuda_frb_width(dev);
-    const uint64_t bpos = tr_boxcar_position(q->bx);
-    const double t0 = now_s();
-    size_t skip = 0;
-    uint64_t first = 0;
-    st = searched(q, tr_boxcar_process_device(q->bx, d_y, m, d_snr, d_width), t0, bpos, m,
-                  &skip, &first);
-    if (st != TR_OK) return st;
-    const size_t off = skip * q->ndm;
-    return cluster_device(q, first, d_snr + off, d_width + off, m - skip);
-}
-
-/* step() of the device-resident chain: n <= device_step spectra up (or the
- * packed ones, unpacked there), dedispersed into the device plane. */
-static tr_status step_device(tr_frb *q, const float *x, const void *raw, size_t n)
-{
-    tr_cuda_frb *dev = (tr_cuda_frb *)q->dev;
-    float *d_y = tr_cuda_frb_plane(dev);
-    const uint64_t pin = q->position;
-    const double t0 = now_s();
-    tr_status st = TR_OK;
-    if (raw) {
-        st = tr_dedisp_process_raw_device(q->dd, raw, n, d_y);
-    } else {
-        st = tr_cuda_frb_upload(dev, x, n, &q->err);
-        if (st != TR_OK) return st;
-        st = tr_dedisp_process_device(q->dd, tr_cuda_frb_spectra(dev), n, d_y);
-    }
-    q->timing.dedisp += now_s() - t0;
-    if (st != TR_OK)
-        return stage_error(q, st, "dedispersion", tr_dedisp_last_error(q->dd));
-    q->position += n;
-    const size_t skip = pin >= q->L ? 0 : (size_t)(q->L - pin < n ? q->L - pin : n);
-    return search_device(q, d_y + skip * q->ndm, n - skip);
-}
-
-/* The search's flush on the device chain (lat <= device_step positions from
- * bpos - lat on), its outputs clustered there, then every open candidate. */
-static tr_status flush_search_device(tr_frb *q, uint32_t lat, uint64_t bpos)
-{
-    tr_cuda_frb *dev = (tr_cuda_frb *)q->dev;
-    float *d_snr = tr_cuda_frb_snr(dev);
-    int32_t *d_width = tr_cuda_frb_width(dev);
-    const double t0 = now_s();
-    tr_status st = tr_boxcar_flush_device(q->bx, d_snr, d_width);
-    q->timing.search += now_s() - t0;
-    if (st != TR_OK) return stage_error(q, st, "search", tr_boxcar_last_error(q->bx));
-    /* Flush output k is position bpos - lat + k. */
-    const size_t skip = bpos >= lat ? 0 : (size_t)(lat - bpos);
-    const size_t off = skip * q->ndm;
-    st = cluster_device(q, bpos + skip - lat, d_snr + off, d_width + off, lat - skip);
-    if (st != TR_OK) return st;
-    const double t1 = now_s();
-    st = tr_candidates_flush(q->cand);
-    q->timing.candidates += now_s() - t1;
-    if (st != TR_OK)
-        return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
-    q->flushed = 1;
-    return TR_OK;
-}
-
-/* The flush's zero spectra through the device chain: len <= device_step of
- * them, the incomplete positions of every trial set to NaN on the device. */
-static tr_status flush_step_device(tr_frb *q, size_t len)
-{
-    tr_cuda_frb *dev = (tr_cuda_frb *)q->dev;
-    float *d_y = tr_cuda_frb_plane(dev);
-    const uint64_t pin = tr_dedisp_position(q->dd);
-    const double t0 = now_s();
-    tr_status st = tr_cuda_frb_upload(dev, q->zeros, len, &q->err);
-    if (st != TR_OK) return st;
-    st = tr_dedisp_process_device(q->dd, tr_cuda_frb_spectra(dev), len, d_y);
-    q->timing.dedisp += now_s() - t0;
-    if (st != TR_OK)
-        return stage_error(q, st, "dedispersion", tr_dedisp_last_error(q->dd));
-    const size_t skip = pin >= q->L ? 0 : (size_t)(q->L - pin < len ? q->L - pin : len);
-    float *y = d_y + skip * q->ndm;
-    st = tr_cuda_frb_mark_tail(dev, y, NULL, len - skip, q->searched, q->total, NAN,
-                               &q->err);
-    if (st != TR_OK) return st;
-    return search_device(q, y, len - skip);
-}
-#endif
 
 /* Dedisperse n <= block spectra (x: floats, or raw bytes when raw is set) and
  * search the complete positions they finish. */
 static tr_status step(tr_frb *q, const float *x, const void *raw, size_t n)
 {
+    frb_part *pt = &q->part[0];
     const uint64_t pin = q->position;
-    const double t0 = now_s();
-    const tr_status st = raw ? tr_dedisp_process_raw(q->dd, raw, n, q->y)
-                             : tr_dedisp_process(q->dd, x, n, q->y);
-    q->timing.dedisp += now_s() - t0;
+    const double t0 = tr_frb_now();
+    const tr_status st = raw ? tr_dedisp_process_raw(pt->dd, raw, n, q->y)
+                             : tr_dedisp_process(pt->dd, x, n, q->y);
+    pt->timing.dedisp += tr_frb_now() - t0;
     if (st != TR_OK)
-        return stage_error(q, st, "dedispersion", tr_dedisp_last_error(q->dd));
+        return stage_error(q, st, "dedispersion", tr_dedisp_last_error(pt->dd));
     q->position += n;
     /* Output k is position pin - L + k: the first L overall are negative. */
     const size_t skip = pin >= q->L ? 0 : (size_t)(q->L - pin < n ? q->L - pin : n);
@@ -557,18 +466,15 @@ static tr_status run(tr_frb *q, const float *x, const void *raw, size_t n)
         return tr_fail(&q->err, TR_ERR_STATE, "frb: process after flush (reset first)");
     if (n && !x && !raw) return tr_fail(&q->err, TR_ERR_INVALID, "frb: input is NULL");
     q->plane_n = 0;
+#ifdef TR_HAVE_CUDA
+    if (q->resident) return tr_frb_device_run(q, x, raw, n);
+#endif
     const size_t bytes = raw ? (size_t)q->nchan * q->cfg.dedisp.raw_nbits / 8 : 0;
-    const size_t most = q->resident ? device_step(q) : q->cfg.block;
     for (size_t k = 0; k < n;) {
-        const size_t len = n - k < most ? n - k : most;
+        const size_t len = n - k < q->cfg.block ? n - k : q->cfg.block;
         const uint8_t *rk = raw ? (const uint8_t *)raw + k * bytes : NULL;
         const float *xk = raw ? NULL : x + k * (size_t)q->nchan;
-#ifdef TR_HAVE_CUDA
-        const tr_status st =
-            q->resident ? step_device(q, xk, rk, len) : step(q, xk, rk, len);
-#else
         const tr_status st = step(q, xk, rk, len);
-#endif
         if (st != TR_OK) return st;
         k += len;
     }
@@ -586,41 +492,29 @@ tr_status tr_frb_process_raw(tr_frb *q, const void *raw, size_t n)
     return run(q, NULL, raw, n);
 }
 
-tr_status tr_frb_flush(tr_frb *q)
+/* The host chain's end of the data. */
+static tr_status flush_host(tr_frb *q)
 {
-    if (!q) return TR_ERR_INVALID;
-    if (q->flushed) return tr_fail(&q->err, TR_ERR_STATE, "frb: flush called twice");
-    q->plane_n = 0;
-    const uint64_t N = q->position;
-    q->ending = 1;
-    q->total = N;
+    frb_part *pt = &q->part[0];
+    const uint64_t N = q->total;
     /* The last L positions: L zero spectra through the dedispersion, without
      * counting them as data; a position p of trial d is complete when
      * p + trial_lat[d] < N, otherwise NaN. */
-    const size_t most = q->resident ? device_step(q) : q->cfg.block;
     for (uint32_t left = q->L; left > 0;) {
-        const size_t len = left < most ? left : most;
-#ifdef TR_HAVE_CUDA
-        if (q->resident) {
-            const tr_status st = flush_step_device(q, len);
-            if (st != TR_OK) return st;
-            left -= (uint32_t)len;
-            continue;
-        }
-#endif
-        const uint64_t pin = tr_dedisp_position(q->dd);
-        const double t0 = now_s();
-        tr_status st = tr_dedisp_process(q->dd, q->zeros, len, q->y);
-        q->timing.dedisp += now_s() - t0;
+        const size_t len = left < q->cfg.block ? left : q->cfg.block;
+        const uint64_t pin = tr_dedisp_position(pt->dd);
+        const double t0 = tr_frb_now();
+        tr_status st = tr_dedisp_process(pt->dd, q->zeros, len, q->y);
+        pt->timing.dedisp += tr_frb_now() - t0;
         if (st != TR_OK)
-            return stage_error(q, st, "dedispersion", tr_dedisp_last_error(q->dd));
+            return stage_error(q, st, "dedispersion", tr_dedisp_last_error(pt->dd));
         left -= (uint32_t)len;
         const size_t skip =
             pin >= q->L ? 0 : (size_t)(q->L - pin < len ? q->L - pin : len);
         const size_t m = len - skip;
         float *y = q->y + skip * q->ndm;
         for (size_t k = 0; k < m; k++) {
-            const uint64_t p = q->searched + k;
+            const uint64_t p = pt->searched + k;
             for (uint32_t d = 0; d < q->ndm; d++)
                 if (p + q->trial_lat[d] >= N) y[k * q->ndm + d] = NAN;
         }
@@ -628,17 +522,14 @@ tr_status tr_frb_flush(tr_frb *q)
         if (st != TR_OK) return st;
     }
     /* The search's last latency positions, then every open candidate. */
-    const uint32_t lat = tr_boxcar_latency(q->bx);
-    const uint64_t bpos = tr_boxcar_position(q->bx);
-#ifdef TR_HAVE_CUDA
-    if (q->resident && lat <= device_step(q)) return flush_search_device(q, lat, bpos);
-#endif
+    const uint32_t lat = tr_boxcar_latency(pt->bx);
+    const uint64_t bpos = tr_boxcar_position(pt->bx);
     float *snr = alloc_array((size_t)lat * q->ndm + 1, sizeof *snr);
     int32_t *width = alloc_array((size_t)lat * q->ndm + 1, sizeof *width);
     tr_status st = snr && width ? TR_OK : TR_ERR_NOMEM;
     if (st == TR_OK) {
-        st = tr_boxcar_flush(q->bx, snr, width);
-        if (st != TR_OK) stage_error(q, st, "search", tr_boxcar_last_error(q->bx));
+        st = tr_boxcar_flush(pt->bx, snr, width);
+        if (st != TR_OK) stage_error(q, st, "search", tr_boxcar_last_error(pt->bx));
     } else {
         tr_fail(&q->err, st, "frb: out of memory for the search flush");
     }
@@ -647,22 +538,39 @@ tr_status tr_frb_flush(tr_frb *q)
         const size_t skip = bpos >= lat ? 0 : (size_t)(lat - bpos);
         st = cluster(q, bpos + skip - lat, snr + skip * q->ndm, width + skip * q->ndm,
                      lat - skip);
-        if (st == TR_OK) {
-            st = tr_candidates_flush(q->cand);
-            if (st != TR_OK)
-                stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
-        }
     }
     free(snr);
     free(width);
-    if (st == TR_OK) q->flushed = 1;
     return st;
+}
+
+tr_status tr_frb_flush(tr_frb *q)
+{
+    if (!q) return TR_ERR_INVALID;
+    if (q->flushed) return tr_fail(&q->err, TR_ERR_STATE, "frb: flush called twice");
+    q->plane_n = 0;
+    q->ending = 1;
+    q->total = q->position;
+    tr_status st;
+#ifdef TR_HAVE_CUDA
+    if (q->resident)
+        st = tr_frb_device_flush(q);
+    else
+#endif
+        st = flush_host(q);
+    if (st != TR_OK) return st;
+    const double t0 = tr_frb_now();
+    st = tr_candidates_flush(q->cand);
+    q->merge += tr_frb_now() - t0;
+    if (st != TR_OK)
+        return stage_error(q, st, "candidates", tr_candidates_last_error(q->cand));
+    q->flushed = 1;
+    return TR_OK;
 }
 
 size_t tr_frb_read(tr_frb *q, tr_frb_candidate *out, size_t cap)
 {
     if (!q || !out) return 0;
-    const double *dms = tr_dedisp_dms(q->dd);
     const double tsamp = q->cfg.dedisp.plan.tsamp;
     size_t done = 0;
     while (done < cap) {
@@ -671,7 +579,7 @@ size_t tr_frb_read(tr_frb *q, tr_frb_candidate *out, size_t cap)
         for (size_t i = 0; i < got; i++) {
             const tr_candidate *e = &q->tmp[i];
             tr_frb_candidate *o = &out[done + i];
-            o->dm = dms[e->channel];
+            o->dm = q->dms[e->channel];
             o->sample = e->peak;
             o->time = (double)e->peak * tsamp;
             o->start = e->start;
@@ -713,8 +621,17 @@ tr_status tr_frb_set_threshold(tr_frb *q, float threshold)
 
 tr_frb_timing tr_frb_get_timing(const tr_frb *q)
 {
-    const tr_frb_timing none = {0, 0, 0};
-    return q ? q->timing : none;
+    tr_frb_timing t = {0, 0, 0};
+    if (!q) return t;
+    /* the devices run side by side: each stage took as long as its slowest */
+    for (uint32_t j = 0; j < q->npart; j++) {
+        const tr_frb_timing *p = &q->part[j].timing;
+        if (p->dedisp > t.dedisp) t.dedisp = p->dedisp;
+        if (p->search > t.search) t.search = p->search;
+        if (p->candidates > t.candidates) t.candidates = p->candidates;
+    }
+    t.candidates += q->merge;
+    return t;
 }
 
 uint32_t tr_frb_ndm(const tr_frb *q)
@@ -723,7 +640,7 @@ uint32_t tr_frb_ndm(const tr_frb *q)
 }
 const double *tr_frb_dms(const tr_frb *q)
 {
-    return q ? tr_dedisp_dms(q->dd) : NULL;
+    return q ? q->dms : NULL;
 }
 uint32_t tr_frb_max_delay(const tr_frb *q)
 {
@@ -731,11 +648,11 @@ uint32_t tr_frb_max_delay(const tr_frb *q)
 }
 uint32_t tr_frb_latency(const tr_frb *q)
 {
-    return q ? q->L + tr_boxcar_latency(q->bx) : 0;
+    return q ? q->L + tr_boxcar_latency(q->part[0].bx) : 0;
 }
 uint32_t tr_frb_warmup(const tr_frb *q)
 {
-    return q ? tr_boxcar_norm_window(tr_boxcar_get_norm(q->bx)) : 0;
+    return q ? tr_boxcar_norm_window(tr_boxcar_get_norm(q->part[0].bx)) : 0;
 }
 uint64_t tr_frb_position(const tr_frb *q)
 {
@@ -743,7 +660,15 @@ uint64_t tr_frb_position(const tr_frb *q)
 }
 uint64_t tr_frb_searched(const tr_frb *q)
 {
-    return q ? q->searched : 0;
+    if (!q) return 0;
+    uint64_t m = q->part[0].searched;
+    for (uint32_t j = 1; j < q->npart; j++)
+        if (q->part[j].searched < m) m = q->part[j].searched;
+    return m;
+}
+uint32_t tr_frb_ndevices(const tr_frb *q)
+{
+    return q ? q->npart : 0;
 }
 uint64_t tr_frb_peaks(const tr_frb *q)
 {
@@ -755,7 +680,7 @@ size_t tr_frb_pending(const tr_frb *q)
 }
 tr_backend tr_frb_backend(const tr_frb *q)
 {
-    return q ? tr_dedisp_backend(q->dd) : TR_BACKEND_CPU;
+    return q ? tr_dedisp_backend(q->part[0].dd) : TR_BACKEND_CPU;
 }
 int tr_frb_device_resident(const tr_frb *q)
 {
@@ -763,11 +688,11 @@ int tr_frb_device_resident(const tr_frb *q)
 }
 void *tr_frb_host_alloc(const tr_frb *q, size_t bytes)
 {
-    return q ? tr_dedisp_host_alloc(q->dd, bytes) : NULL;
+    return q ? tr_dedisp_host_alloc(q->part[0].dd, bytes) : NULL;
 }
 void tr_frb_host_free(const tr_frb *q, void *p)
 {
-    if (q) tr_dedisp_host_free(q->dd, p);
+    if (q) tr_dedisp_host_free(q->part[0].dd, p);
 }
 int tr_frb_flushed(const tr_frb *q)
 {

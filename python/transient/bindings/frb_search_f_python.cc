@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(frb_search_f.h)                                            */
-/* BINDTOOL_HEADER_FILE_HASH(5cc1555ffaa6f88c9252f514ae8c24ac)                     */
+/* BINDTOOL_HEADER_FILE_HASH(5946190c222d5c37d29c2255fb9de80a)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -43,7 +43,8 @@ void bind_frb_search_f(py::module &m)
              py::arg("window") = 1024, py::arg("reject_sigma") = 3.0,
              py::arg("link_time") = 0, py::arg("link_dm") = 200,
              py::arg("plane_output") = false, py::arg("backend") = "auto",
-             py::arg("device") = 0, py::arg("block") = 16384, D(frb_search_f, make))
+             py::arg("device") = 0, py::arg("block") = 16384,
+             py::arg("devices") = std::vector<int>(), D(frb_search_f, make))
 
         .def("set_threshold", &frb_search_f::set_threshold, py::arg("threshold"),
              D(frb_search_f, set_threshold))

@@ -78,6 +78,9 @@ def real_file(tmp):
     d = doc["detections"]
     check(rc == 0 and len(d) == 1 and d[0]["sample"] == int(r["sample"]) and
           doc["plan"]["dm_trials"] == 208 and err == "", "JSON: %s %s" % (rc, err))
+    proc = doc["processed"]
+    check(proc["devices"] == ([] if proc["backend"] == "cpu" else [0]),
+          "JSON devices %s on %s" % (proc.get("devices"), proc["backend"]))
 
     out = os.path.join(tmp, "c.cand")
     rc, _, _ = detect("frb", FIL, "-o", out, "-q")
@@ -158,6 +161,13 @@ def errors(tmp):
     rc, out, err = detect("frb", FIL, "--window", "8000", "-o", os.path.join(tmp, "w.csv"))
     check(rc == 2 and "nothing to search" in err and not os.path.exists(
         os.path.join(tmp, "w.csv")), "window longer than the file: %d %s" % (rc, err))
+    rc, out, err = detect("frb", FIL, "--devices", "0,1", "--backend", "cpu",
+                          "-o", os.path.join(tmp, "d.csv"))
+    check(rc == 2 and "29.fil" in err and "CUDA backend" in err and err.count("\n") == 1 and
+          not os.path.exists(os.path.join(tmp, "d.csv")),
+          "two devices on the CPU: %d %s" % (rc, err))
+    rc, out, err = detect("frb", FIL, "--devices", "0,x")
+    check(rc == 2 and "--devices" in err, "bad device list: %d %s" % (rc, err))
     rc, out, err = detect("frb", FIL, "--mask-chans", "400")
     check(rc == 2 and "mask-chans" in err, "bad mask: %d %s" % (rc, err))
     with open(copy, "r+b") as f:

@@ -13,6 +13,7 @@
 #include "common/test_util.h"
 
 #include <transient/dedisp.h>
+#include <transient/frb.h>
 
 typedef struct {
     double dm;      /* pc cm^-3 */
@@ -20,6 +21,22 @@ typedef struct {
     uint32_t width; /* samples */
     double snr;     /* optimum S/N: amplitude * sqrt(width * nchan) / sigma */
 } frb_burst;
+
+/* A small band: 64 channels of 2 MHz below 1500 MHz, 1 ms sampling, DM 0 to
+ * dm_max, boxcars up to 64 samples, statistics windows of 1024. */
+static inline tr_frb_config frb_small_band(double dm_max)
+{
+    tr_frb_config c = tr_frb_config_default();
+    c.dedisp.plan.nchan = 64;
+    c.dedisp.plan.fch1 = 1500.0;
+    c.dedisp.plan.foff = -2.0;
+    c.dedisp.plan.tsamp = 1e-3;
+    c.dedisp.plan.dm_min = 0.0;
+    c.dedisp.plan.dm_max = dm_max;
+    c.search.max_width = 64;
+    c.search.norm.window = 1024;
+    return c;
+}
 
 /* n spectra of nchan channels, N(mean, sigma^2) noise, the bursts added. */
 static inline float *frb_make_filterbank(const tr_dedisp_plan_config *plan, size_t n,

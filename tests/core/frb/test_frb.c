@@ -21,18 +21,10 @@
 
 #define NCAND_MAX 4096
 
-/* A small band: 64 channels of 2 MHz below 1500 MHz, 1 ms sampling. */
+/* The small band up to DM 600 on the CPU. */
 static tr_frb_config small_config(void)
 {
-    tr_frb_config c = tr_frb_config_default();
-    c.dedisp.plan.nchan = 64;
-    c.dedisp.plan.fch1 = 1500.0;
-    c.dedisp.plan.foff = -2.0;
-    c.dedisp.plan.tsamp = 1e-3;
-    c.dedisp.plan.dm_min = 0.0;
-    c.dedisp.plan.dm_max = 600.0;
-    c.search.max_width = 64;
-    c.search.norm.window = 1024;
+    tr_frb_config c = frb_small_band(600.0);
     c.dedisp.zero_dm = 0; /* the injected optimum is that of the raw data */
     c.backend = TR_BACKEND_CPU;
     return c;

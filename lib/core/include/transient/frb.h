@@ -36,6 +36,20 @@
  *   sample (replaced by the mean of its trial, tr_boxcar's rule), and no
  *   candidate is made of a boxcar that reaches one.
  *
+ * Several devices (cfg.ndevices > 1)
+ *   The DM trials are split into ndevices contiguous ranges of equal size
+ *   (within one trial; more devices than trials is an error), range j on
+ *   devices[j] with its own dedispersion, search and peak selection, each
+ *   device fed the same spectra by a host thread of its own. The peaks of
+ *   every range are merged in stream order (sample, then DM trial) into one
+ *   clustering, so the candidates are those of one device, call by call, for
+ *   any chunking. A device may repeat (two shares of one GPU). This needs the
+ *   CUDA backend (AUTO counts as CUDA here) and the device-resident chain
+ *   (tr_frb_device_resident), and no keep_plane: create says which is
+ *   missing. A threshold change applies to each range from the next sample
+ *   its device searches (a low-DM range runs ahead of the plan by the
+ *   difference of the largest delays).
+ *
  * Streaming
  *   tr_frb_process takes any number of spectra; a candidate comes out once no
  *   later sample can join it; tr_frb_flush ends the data and closes
@@ -56,7 +70,8 @@ extern "C" {
 #endif
 
 /* Limits checked at create. */
-#define TR_FRB_MAX_BLOCK (1u << 24) /* most spectra per internal block */
+#define TR_FRB_MAX_BLOCK   (1u << 24) /* most spectra per internal block */
+#define TR_FRB_MAX_DEVICES 16u        /* most entries of a device list */
 
 typedef struct {
     /* geometry (plan.nchan, fch1, foff, tsamp: no defaults), DM plan (range,
@@ -81,10 +96,14 @@ typedef struct {
     /* execution */
     tr_backend backend; /* AUTO (default), CPU or CUDA: both stages */
     int device;         /* CUDA device index (default 0) */
-    uint32_t block;     /* spectra per internal block, 1..TR_FRB_MAX_BLOCK (default
-                           16384) */
-    int keep_plane;     /* 1: keep the DM-time plane of each call on the host
-                           (tr_frb_plane), default 0 */
+    uint32_t ndevices;  /* 0 (default): one device, `device`; 1..TR_FRB_MAX_DEVICES:
+                           the DM trials split over devices[0 .. ndevices) (see
+                           Several devices above) */
+    int devices[TR_FRB_MAX_DEVICES]; /* CUDA device indices; one may repeat */
+    uint32_t block; /* spectra per internal block, 1..TR_FRB_MAX_BLOCK (default
+                       16384) */
+    int keep_plane; /* 1: keep the DM-time plane of each call on the host
+                       (tr_frb_plane), default 0 */
 } tr_frb_config;
 
 /* One burst candidate. */
@@ -144,11 +163,14 @@ size_t tr_frb_read(tr_frb *q, tr_frb_candidate *out, size_t cap);
  */
 tr_status tr_frb_plane(const tr_frb *q, const float **plane, size_t *n, int64_t *first);
 
-/* Change the threshold from the next searched sample on (as candidates.h). */
+/* Change the threshold from the next searched sample on (as candidates.h;
+ * with several devices, see Several devices above). */
 tr_status tr_frb_set_threshold(tr_frb *q, float threshold);
 
 /* Wall time spent in each stage since create/reset (every stage call returns
- * when its results are in place, GPU stages included). */
+ * when its results are in place, GPU stages included). With several devices,
+ * dedisp and search are the largest of the devices' times, candidates that
+ * device's peak selection plus the host clustering. */
 typedef struct {
     double dedisp;     /* tr_dedisp, transfers to and from the GPU included */
     double search;     /* tr_boxcar: normalisation and search */
@@ -165,7 +187,10 @@ uint32_t tr_frb_latency(const tr_frb *q);   /* spectra from input to searched ou
 uint32_t tr_frb_warmup(const tr_frb *q);    /* samples per trial not searched at the
                                                start (the first statistics window) */
 uint64_t tr_frb_position(const tr_frb *q);  /* spectra consumed */
-uint64_t tr_frb_searched(const tr_frb *q);  /* samples per trial given to the search */
+uint64_t tr_frb_searched(const tr_frb *q);  /* samples per trial given to the search
+                                               (the least over the devices) */
+uint32_t tr_frb_ndevices(const tr_frb *q);  /* devices sharing the trials (1 without a
+                                               list, and on the CPU) */
 uint64_t tr_frb_peaks(const tr_frb *q);     /* outputs >= threshold so far */
 size_t tr_frb_pending(const tr_frb *q);     /* candidates queued, not yet read */
 tr_backend tr_frb_backend(const tr_frb *q); /* backend in use */
