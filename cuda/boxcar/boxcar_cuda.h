@@ -15,7 +15,7 @@
  *
  * What the caller (lib/core/boxcar/boxcar.c) provides and can rely on
  *   - The context is a complete streaming object: it keeps its own device copy
- *     of the input history (per channel the last latency + max(16384, A) + 1024
+ *     of the input history (per channel the last latency + max(8192, A) + 1024
  *     samples, latency = L_end - 1 = tr_boxcar_plan_latency, A = the largest
  *     stage stride: a call's first output is rounded down to a tile or grid
  *     boundary, because every stage's grid is absolute), its position and its

@@ -53,7 +53,7 @@ namespace boxcar_cuda
 
 constexpr int kMeanBack = 1024;  /* samples before the tile in the offset estimate */
 constexpr int kMeanAhead = 1024; /* samples at the tile's start, at most */
-constexpr int kTileMax = 16384;
+constexpr int kTileMax = 8192;
 
 /* Entries to allocate for n entries in the padded layout (a multiple of 4). */
 __host__ __device__ constexpr int skew_len(int n)

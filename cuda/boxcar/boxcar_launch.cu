@@ -441,7 +441,7 @@ tr_status fast_setup(tr_cuda_boxcar *q, tr_error *err)
      * with the tile (about 10 ulp of a random walk over T samples); a
      * small L_end has a tight tolerance (TR_BOXCAR_FAST_TOL), so its tile
      * is at most 32 (8 + sqrt(L_end)) positions; a large L_end takes the
-     * next power of two >= L_end (less halo per output), up to kTileMax; at
+     * next power of two >= L_end (less halo per output), up to 8192; at
      * least 256 and the largest stride, smaller when the shared memory
      * does not hold it. */
     int64_t Tp = 256;
