@@ -37,6 +37,20 @@ DEDISP_FOLDER = "2026-11-26-h100-dedisp"
 
 Source = namedtuple("Source", "folder file role reason labels cpu")
 
+# FAST boxcar beside AstroAccelerate's SPDT (bench/tuning/boxcar_vs_aa.sh): folder,
+# subfolder, role, what the run is; the first is the final one.
+AA_KEYS_FOLDER = "2026-11-26-h200-boxcar-keys"
+AA_RUNS = [
+    (AA_KEYS_FOLDER, "", FINAL, "H200, commit 7f1d940 (packed keys, one LOP3 a boxcar): "),
+    (AA_KEYS_FOLDER, "run1/", EARLIER, "H200, commit 446233f (packed keys, first form: two "
+                                       "LOP3 a boxcar): "),
+    (AA_KEYS_FOLDER, "run3/", EARLIER, "H200, commit fd4857d (tiles up to 16384, withdrawn): "),
+    ("2026-11-26-h100-boxcar-vs-aa", "", EARLIER, "an earlier run on another GPU (H100, commit "
+                                                  "cc86487, before the packed keys; compare "
+                                                  "ratios to SPDT, not rates): "),
+]
+AA_SIZES = (("256x131072", "256 x 131072"), ("1024x262144", "1024 x 262144"))
+
 
 def S(folder, file, role, reason, labels=None, cpu=None):
     """labels: names of the runs in the file, in order (for files whose runs
@@ -115,13 +129,16 @@ SOURCES = [
       "first run of the flow graph benchmark (1 s per case); it found the Kalman block's lost "
       "tail, fixed before the run above"),
     # boxcar search
-    # FAST (commit cc86487) beside AstroAccelerate's SPDT, one run; the README's table
-    *[S("2026-11-26-h100-boxcar-vs-aa", "%s_%s.jsonl" % (kind, tag), FINAL, what + ", " + label,
+    # FAST beside AstroAccelerate's SPDT: the README's table is the H200 run of commit
+    # 7f1d940 (packed keys); run1/ and run3/ are its earlier steps on the same GPU, and the
+    # H100 folder the run before them on another GPU (commit cc86487)
+    *[S(folder, sub + "%s_%s.jsonl" % (kind, tag), role, why + what + ", " + label,
         labels=[label])
+      for folder, sub, role, why in AA_RUNS
       for kind, what in (("kernels", "FAST through the CUDA context, data on the device"),
                          ("bench", "FAST through transient-bench (the search object)"),
                          ("aa", "AstroAccelerate's SPDT (../shared/peers/astroaccelerate)"))
-      for tag, label in (("256x131072", "256 x 131072"), ("1024x262144", "1024 x 262144"))],
+      for tag, label in AA_SIZES],
     S("2026-11-22-h100-boxcar-fast", "final/kernels.jsonl", FINAL,
       "the committed FAST kernel (commit e2f99d1) against PAPER through the CUDA context, "
       "data on the device; the README's result table",
@@ -896,38 +913,38 @@ class Report:
         self.w(table(["run", "config", "variant", "where", "data", "samples/s", "bytes ceiling",
                       "ops ceiling", "of ceiling", "baseline (same run)", "speedup",
                       "SKA real time"], rows), "")
-        V = "2026-11-26-h100-boxcar-vs-aa"
+        V = AA_KEYS_FOLDER
         self.w("### Against AstroAccelerate's SPDT (same run)", "",
-               "%s: FAST with the specialised stages (default configuration) and "
-               "AstroAccelerate's BoxDIT kernels (SPDT, per-width statistics precomputed) on the "
-               "same data sizes in one run. SPDT writes per-iteration planes (S/N and width of "
-               "the best boxcar of each iteration); FAST writes the best over all iterations. "
-               "Ceilings: 12 bytes per sample (FAST), about 32 (SPDT), over the measured device "
-               "copy bandwidth. %s" % (src_link(V), env_caption(self.data.runs(
-                   V, "kernels_256x131072.jsonl")[0].env)), "")
+               "%s: FAST with the specialised stages and packed keys (commit 7f1d940, default "
+               "configuration) and AstroAccelerate's BoxDIT kernels (SPDT, per-width statistics "
+               "precomputed) on the same data sizes in one run. SPDT writes per-iteration "
+               "planes (S/N and width of the best boxcar of each iteration); FAST writes the "
+               "best over all iterations. Ceilings: 12 bytes per sample (FAST), about 32 "
+               "(SPDT), over the measured device copy bandwidth. %s" % (src_link(V), env_caption(
+                   self.data.runs(V, "kernels_256x131072.jsonl")[0].env)), "")
         rows = []
-        for tag, label in (("256x131072", "256 x 131072"), ("1024x262144", "1024 x 262144")):
-            run = self.data.run(V, "kernels_%s.jsonl" % tag, label)
-            aa = {d["case"]: d for d in self.data.run(V, "aa_%s.jsonl" % tag, label).rows
-                  if "case" in d}
-            bench = {d["config"]: d for d in results(
-                self.data.run(V, "bench_%s.jsonl" % tag, label), variant="cuda-fast")}
-            bw = run.env["copy_bw"]
-            for alg, peer in (("BD-AA", "aa_default"), ("BD-32", "bd32"), ("BD-16", "bd16"),
-                              ("BD-8", "bd8"), ("IG(1)", None)):
-                f = one(run, variant="fast", algorithm=alg, tile=8192, split=1, positions=8)
-                a = aa.get("%s/spdt" % peer) if peer else None
-                a_sps = a["samples_per_s"] if a else None
-                rows.append([label, alg, "%.1f" % f["boxcars_per_sample"], num(a_sps) if a else "—",
+        for tag, label in AA_SIZES:
+            for alg, f, a, b in self.aa_cases(V, "", tag, label):
+                bw = self.data.run(V, "kernels_%s.jsonl" % tag, label).env["copy_bw"]
+                rows.append([label, alg, "%.1f" % f["boxcars_per_sample"], num(a),
                              "**%s**" % num(f["samples_per_s"]),
-                             times(f["samples_per_s"] / a_sps) if a else "—",
-                             num(bench[alg]["samples_per_s"]),
-                             times(bench[alg]["samples_per_s"] / a_sps) if a else "—",
+                             times(f["samples_per_s"] / a) if a else "—",
+                             num(b["samples_per_s"]), times(b["samples_per_s"] / a) if a else "—",
                              pct(f["samples_per_s"] / (bw / 12.0)),
-                             pct(a_sps / (bw / 32.0)) if a else "—"])
+                             pct(a / (bw / 32.0)) if a else "—"])
         self.w(table(["data", "algorithm", "boxcars/sample", "AA SPDT", "FAST kernel",
                       "FAST / AA", "FAST transient-bench", "/ AA", "FAST of ceiling",
                       "AA of ceiling"], rows), "")
+        self.w("Every run of this comparison, the final one first: FAST kernel over SPDT in "
+               "the same run (the default configuration of each commit: its largest tile). The "
+               "H100 run is on another GPU: compare these ratios, not its rates.", "")
+        rows = []
+        for folder, sub, _, why in AA_RUNS:
+            for tag, label in AA_SIZES:
+                cases = self.aa_cases(folder, sub, tag, label)
+                rows.append([src_link(folder, sub.rstrip("/") or None), why.rstrip(": "), label] +
+                            [times(f["samples_per_s"] / a) for _, f, a, _ in cases if a])
+        self.w(table(["folder", "run", "data", "BD-AA", "BD-32", "BD-16", "BD-8"], rows), "")
         C = "2026-11-22-host-boxcar-cpu"
         self.w("### CPU, one core", "")
         rows = []
@@ -975,6 +992,23 @@ class Report:
                     src_link(C, "bench_boxcar_cpu.jsonl"), bd16["samples_per_s"] >= 5e7)
         self.target("3", "CPU BD-16 >= 4x the reference (same run)", times(bd16["speedup"]),
                     src_link(C, "bench_boxcar_cpu.jsonl"), bd16["speedup"] >= 4)
+
+    def aa_cases(self, folder, sub, tag, label):
+        """(algorithm, FAST kernel line, SPDT samples/s or None, transient-bench line) of
+        one boxcar_vs_aa.sh run; FAST = the default configuration, its largest tile."""
+        run = self.data.run(folder, sub + "kernels_%s.jsonl" % tag, label)
+        aa = {d["case"]: d for d in self.data.run(folder, sub + "aa_%s.jsonl" % tag, label).rows
+              if "case" in d}
+        bench = {d["config"]: d for d in results(
+            self.data.run(folder, sub + "bench_%s.jsonl" % tag, label), variant="cuda-fast")}
+        tile = max(d["tile"] for d in results(run, variant="fast", split=1, positions=8))
+        out = []
+        for alg, peer in (("BD-AA", "aa_default"), ("BD-32", "bd32"), ("BD-16", "bd16"),
+                          ("BD-8", "bd8"), ("IG(1)", None)):
+            f = one(run, variant="fast", algorithm=alg, tile=tile, split=1, positions=8)
+            a = aa.get("%s/spdt" % peer) if peer else None
+            out.append((alg, f, a["samples_per_s"] if a else None, bench[alg]))
+        return out
 
     # -- SPIIR ------------------------------------------------------------
     def spiir(self):

@@ -10,7 +10,8 @@
 # then the side-by-side table (bench/tuning/boxcar_vs_aa.py).
 #   AA=/path/to/astroaccelerate OUT=dir bench/tuning/boxcar_vs_aa.sh
 # Results in $OUT (default bench/results/boxcar-vs-aa-latest/): env.txt,
-# table.md, table.json, and raw.tar.gz (build/ctest logs, kernels_*.jsonl,
+# table.md, table.json, ncu_sass_summary.txt (bench/tuning/sass_summary.py,
+# TR_PROFILE_SASS=1), and raw.tar.gz (build/ctest logs, kernels_*.jsonl,
 # bench_*.jsonl, aa_*/ folders, ncu.txt, ncu_sass.txt, sanitizer.log).
 set -uo pipefail
 
@@ -73,6 +74,9 @@ if [ "$built" -eq 0 ] && [ "${TR_PROFILE:-0}" = 1 ] && command -v ncu >/dev/null
             --section SourceCounters --section InstructionStats --page source \
             --print-source sass -k regex:fast_kernel --launch-skip 1 --launch-count 1 \
             "$KB" 256 131072 1 "$1" 8192 1 8
+        # the listing is several MB: opcode totals and hot blocks are what a results folder keeps
+        python3 "$SRC/bench/tuning/sass_summary.py" "$RAW/ncu_sass.txt" \
+            >"$RESULTS/ncu_sass_summary.txt"
     fi
 fi
 if [ "$built" -eq 0 ] && [ "${TR_SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
