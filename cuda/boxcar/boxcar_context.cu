@@ -607,6 +607,9 @@ static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool 
         return tr_fail(err, TR_ERR_INVALID, "boxcar/cuda: NULL buffer");
     TR_CUDA_TRY(cudaSetDevice(q->device), err, "boxcar/cuda: select device", fail);
     (void)cudaGetLastError(); /* an earlier failure elsewhere is not this call's */
+    if (on_device && !flush)
+        TR_CUDA_TRY(tr_cuda_caller_ready(), err,
+                    "boxcar/cuda: wait for the caller's stream", fail);
     if (q->has_fill)
         TR_CUDA_TRY(cudaMemsetAsync(q->count, 0, sizeof(unsigned long long), st), err,
                     "boxcar/cuda: clear counter", fail);

@@ -235,6 +235,7 @@ extern "C" tr_status tr_cuda_norm_process(tr_cuda_norm *q, const float *x, size_
         return tr_fail(err, TR_ERR_INVALID,
                        "boxcar_norm/cuda: process needs x and clean");
     NORM_TRY(cudaSetDevice(q->device), "select device");
+    NORM_TRY(tr_cuda_caller_ready(), "wait for the caller's stream");
     const uint64_t need = (q->latency + n) / q->P.W + 3;
     if (need > q->P.E) {
         const tr_status s =

@@ -13,6 +13,16 @@ static inline tr_status tr_cuda_fail(tr_error *err, cudaError_t e, const char *w
                    cudaGetErrorName(e));
 }
 
+/* Before a library stream reads a buffer that the caller handed over by
+ * device pointer: wait for the caller's work on the legacy default stream. A
+ * cudaMemcpy from pageable host memory returns once its data is staged,
+ * before the DMA into the device buffer ends, and the library's streams are
+ * non-blocking, so they would not wait for it. */
+static inline cudaError_t tr_cuda_caller_ready(void)
+{
+    return cudaStreamSynchronize(cudaStreamLegacy);
+}
+
 /* Run a CUDA call; on failure fill err with what failed and why, and return
  * TR_ERR_CUDA from the calling function (resources are released by their
  * owners, cuda_raii.cuh). */

@@ -194,6 +194,9 @@ extern "C" tr_status tr_cuda_dedisp_run(tr_cuda_dedisp *c, tr_cuda_dedisp_input 
 {
     tr_status s = set_device(c, err);
     if (s != TR_OK) return s;
+    if (kind == TR_CUDA_DEDISP_DEVICE_FLOAT)
+        TR_CUDA_CHECK(tr_cuda_caller_ready(), err,
+                      "dedisp: wait for the caller's stream");
     const size_t in_bytes = kind == TR_CUDA_DEDISP_HOST_RAW
                                 ? (size_t)c->nchan * c->nbits / 8
                                 : (size_t)c->nchan * sizeof(float);

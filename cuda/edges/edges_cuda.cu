@@ -421,6 +421,8 @@ extern "C" tr_status tr_cuda_edges_run_device(tr_cuda_edges *c, tr_edges_lv lv,
     *consumed = *nout = 0;
     launch_slot &s = c->slot[0];
     TR_CUDA_CHECK(cudaSetDevice(c->device), err, "edges/cuda: select device");
+    TR_CUDA_CHECK(tr_cuda_caller_ready(), err,
+                  "edges/cuda: wait for the caller's stream");
     while (*consumed < n) {
         const size_t len = n - *consumed < c->dev_batch ? n - *consumed : c->dev_batch;
         const int64_t pos0 = cr->pos;

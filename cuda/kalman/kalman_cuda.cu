@@ -574,6 +574,8 @@ extern "C" tr_status tr_cuda_kalman_run_device(tr_cuda_kalman *c, const float *d
                                                tr_error *err)
 {
     if (n == 0) return TR_OK;
+    TR_CUDA_CHECK(tr_cuda_caller_ready(), err,
+                  "kalman/cuda: wait for the caller's stream");
     if (c->paper) {
         /* The paper's design reads its samples on the host: copy through. */
         std::vector<float> x(n);

@@ -650,6 +650,8 @@ extern "C" tr_status tr_cuda_spiir_run_device(tr_cuda_spiir *c, const float *d_x
 {
     if (n == 0) return TR_OK;
     TR_CUDA_TRY(cudaSetDevice(c->device), err, "spiir/cuda: select device", fail);
+    TR_CUDA_TRY(tr_cuda_caller_ready(), err, "spiir/cuda: wait for the caller's stream",
+                fail);
     TR_CUDA_TRY(cudaMemsetAsync(c->d_bad, 0, sizeof *c->d_bad, c->stream), err,
                 "spiir/cuda: clear counter", fail);
     for (size_t off = 0; off < n; off += c->batch) {

@@ -320,6 +320,9 @@ extern "C" tr_status tr_cuda_spiir_trig_scan(tr_cuda_spiir_trig *q, const float 
     q->rounds = 0;
     *ev = q->out.data();
     *nev = 0;
+    if (on_device && n > 0)
+        TR_CUDA_CHECK(tr_cuda_caller_ready(), err,
+                      "spiir triggers/cuda: wait for the caller's stream");
     *consumed = 0;
     if (n == 0) return TR_OK;
     if (!snr) return tr_fail(err, TR_ERR_INVALID, "spiir triggers/cuda: NULL snr");
