@@ -263,6 +263,9 @@ NO_BENCH = {
     "2026-11-22-h100-gpu-tests-merged": "GPU tests of the merged tree (ctest log only)",
     "2026-11-26-soak": "memory of each detector block over 2e9 samples (bench/soak.sh), "
                        "not a speed benchmark",
+    "2026-11-26-h200-gpu-tests": "GPU tests of the merged tree on an H200 (ctest log, "
+                                 "compute-sanitizer summary); the call ended at its time "
+                                 "limit before its benchmarks",
 }
 
 # Folders that compare two builds of the same benchmarks run in alternation
