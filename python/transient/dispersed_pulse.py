@@ -147,8 +147,9 @@ class dispersed_pulse_source(gr.sync_block):
                 return -1
         a, b = self._pos, self._pos + m
         scale = math.sqrt(0.5)
-        out[:m] = (self._rng.normal(0.0, scale, m) +
-                   1j * self._rng.normal(0.0, scale, m)).astype(np.complex64)
+        # (re, im) pairs drawn in stream order: the noise of a sample does not
+        # depend on how the scheduler cuts the stream into work calls
+        out[:m] = self._rng.normal(0.0, scale, 2 * m).view(np.complex128).astype(np.complex64)
         # Bursts overlapping [a, b): burst i covers arrival(i) - lead + [0, len).
         first_i = max(0, int(math.floor(
             ((a - len(self._burst) + self._lead) / self._rate - self._first) /

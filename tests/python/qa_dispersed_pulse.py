@@ -57,6 +57,23 @@ class qa_dispersed_pulse(gr_unittest.TestCase):
             extra = np.sum(np.abs(z[t - 100:t + sweep + 200])**2) - (sweep + 300)
             self.assertAlmostEqual(extra, 5000.0, delta=600.0)
 
+    def test_002b_source_chunking(self):
+        """The same samples whatever the scheduler's work-call sizes."""
+        n = 20000
+
+        def run(mno):
+            src = dp.dispersed_pulse_source(FS, FC, DM, 0.1, 0.05, 5000.0, 16, n, seed=3)
+            snk = blocks.vector_sink_c()
+            src.set_max_noutput_items(mno)
+            tb = gr.top_block()
+            tb.connect(src, snk)
+            tb.run()
+            return np.asarray(snk.data())
+
+        a = run(1)
+        for mno in (7, 1000, 8192):
+            np.testing.assert_array_equal(run(mno), a)
+
     def test_003_invalid(self):
         self.assertRaises(ValueError, dp.dispersed_burst, -1.0, FC, FS)
         self.assertRaises(ValueError, dp.dispersed_burst, DM, 1e5, FS)
