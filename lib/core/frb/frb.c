@@ -202,6 +202,26 @@ static tr_status make_part(tr_frb *q, frb_part *pt, tr_backend backend, tr_error
     return TR_OK;
 }
 
+/* Part j of a split plan (on the pool). */
+static void make_part_task(void *arg, size_t j)
+{
+    tr_frb *q = arg;
+    frb_part *pt = &q->part[j];
+    tr_clear(&pt->err);
+    pt->st = make_part(q, pt, TR_BACKEND_CUDA, &pt->err);
+}
+
+tr_status tr_frb_parts_status(const tr_frb *q, tr_error *err)
+{
+    for (uint32_t j = 0; j < q->npart; j++) {
+        const frb_part *pt = &q->part[j];
+        if (pt->st != TR_OK)
+            return tr_fail(err, pt->st, "%s (device %d, DM trials %u..%u)",
+                           pt->err.message, pt->device, pt->d0, pt->d0 + pt->ndm - 1);
+    }
+    return TR_OK;
+}
+
 tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
 {
     tr_clear(err);
@@ -224,13 +244,16 @@ tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
         q->part[j].device = cfg->ndevices ? cfg->devices[j] : cfg->device;
     if (np > 1 && split_plan(q, cfg, err) != TR_OK) goto fail;
 
-    /* The first part's dedispersion decides the backend (AUTO falls back to
-     * the CPU without a device); the search and the other parts follow it. A
-     * split plan runs on CUDA. */
-    const tr_backend want = np > 1 ? TR_BACKEND_CUDA : cfg->backend;
-    for (uint32_t j = 0; j < np; j++) {
-        const tr_backend b = j == 0 ? want : tr_dedisp_backend(q->part[0].dd);
-        if (make_part(q, &q->part[j], b, err) != TR_OK) goto fail;
+    /* One part's dedispersion decides the backend (AUTO falls back to the
+     * CPU without a device); its search follows it. A split plan runs on
+     * CUDA, its parts made side by side on the pool (each device's context
+     * and buffers at the same time). */
+    if (np == 1) {
+        if (make_part(q, &q->part[0], cfg->backend, err) != TR_OK) goto fail;
+    } else {
+        if (tr_pool_create(np, "frb", &q->pool, err) != TR_OK) goto fail;
+        tr_pool_run(q->pool, make_part_task, q, np);
+        if (tr_frb_parts_status(q, err) != TR_OK) goto fail;
     }
     if (np == 1) {
         q->ndm = q->part[0].ndm;
@@ -277,7 +300,6 @@ tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
         tr_frb_device_setup(q, err) != TR_OK)
         goto fail;
 #endif
-    if (np > 1 && tr_pool_create(np, "frb", &q->pool, err) != TR_OK) goto fail;
     /* Host blocks: the device-resident chain needs only the zero spectra of
      * the flush, one block of them. */
     const size_t B = cfg->block;

@@ -55,14 +55,33 @@ static tr_status part_setup(tr_frb *q, frb_part *pt, int *ok, tr_error *err)
     return TR_OK;
 }
 
+/* Part j's set-up (on the pool with several parts). */
+static void part_setup_task(void *arg, size_t j)
+{
+    tr_frb *q = arg;
+    frb_part *pt = &q->part[j];
+    int ok = 0;
+    tr_clear(&pt->err);
+    pt->st = part_setup(q, pt, &ok, &pt->err);
+    pt->device_search = ok;
+}
+
 tr_status tr_frb_device_setup(tr_frb *q, tr_error *err)
 {
     const tr_boxcar_config *sc = &q->cfg.search;
     int ok =
         sc->variant == TR_VARIANT_FAST && sc->norm.baseline == TR_BOXCAR_BASELINE_NONE;
-    for (uint32_t j = 0; j < q->npart && ok; j++) {
-        const tr_status st = part_setup(q, &q->part[j], &ok, err);
+    if (ok) {
+        /* the devices' buffers and probes side by side */
+        tr_pool_run(q->pool, part_setup_task, q, q->npart);
+        if (q->npart == 1 && q->part[0].st != TR_OK) {
+            if (err) *err = q->part[0].err;
+            return q->part[0].st;
+        }
+        const tr_status st = tr_frb_parts_status(q, err);
         if (st != TR_OK) return st;
+        for (uint32_t j = 0; j < q->npart; j++)
+            ok &= q->part[j].device_search;
     }
     if (!ok) {
         for (uint32_t j = 0; j < q->npart; j++) {
@@ -262,16 +281,12 @@ static void run_part(void *arg, size_t j)
 static tr_status each_part(tr_frb *q, const part_task *t)
 {
     tr_pool_run(q->pool, run_part, (void *)t, q->npart);
-    for (uint32_t j = 0; j < q->npart; j++) {
-        const frb_part *pt = &q->part[j];
-        if (pt->st == TR_OK) continue;
-        if (q->npart == 1) {
-            q->err = pt->err;
-            return pt->st;
-        }
-        return tr_fail(&q->err, pt->st, "%s (device %d, DM trials %u..%u)",
-                       pt->err.message, pt->device, pt->d0, pt->d0 + pt->ndm - 1);
+    if (q->npart == 1 && q->part[0].st != TR_OK) {
+        q->err = q->part[0].err;
+        return q->part[0].st;
     }
+    const tr_status pst = tr_frb_parts_status(q, &q->err);
+    if (pst != TR_OK) return pst;
     const double t0 = tr_frb_now();
     tr_error e;
     const tr_status st = tr_candidates_split_merge(q->split, &e);

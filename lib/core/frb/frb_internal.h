@@ -33,6 +33,7 @@ typedef struct {
     uint32_t L;           /* largest delay of those trials */
     uint64_t searched;    /* dedispersed positions given to its search */
     tr_frb_timing timing; /* seconds per stage spent by this part */
+    int device_search;    /* set-up: its search takes device samples */
     tr_status st;         /* status of its last task on the pool */
     tr_error err;         /* message of that task */
 } frb_part;
@@ -86,6 +87,10 @@ void tr_frb_mark_tail_host(const tr_frb *q, const frb_part *pt, uint64_t first,
  * first one kept. */
 tr_status tr_frb_search_done(frb_part *pt, tr_status st, double t0, uint64_t bpos,
                              size_t m, size_t *skip, uint64_t *first);
+
+/* The first failed part's status after a task on every part (its message with
+ * the part's device and trials into err); TR_OK when all succeeded. */
+tr_status tr_frb_parts_status(const tr_frb *q, tr_error *err);
 
 #ifdef TR_HAVE_CUDA
 /* The device-resident chain (frb_device.c). */
