@@ -317,7 +317,8 @@ extern "C" tr_status tr_cuda_spiir_create(int device, const tr_cuda_spiir_bank *
          * shape for a bank with many templates (the segments are the rest of
          * the parallelism). */
         c->seg = 0;
-        if ((uint64_t)c->nt * c->p < (uint64_t)128 * sms && !seg_disabled()) {
+        if ((uint64_t)c->nt * c->p < (uint64_t)128 * sms && !bank->whole_batches &&
+            !seg_disabled()) {
             int f, p, rounds;
             fast_shape(max_filters, c->nt * 64u, sms, c->cplx, &f, &p, &rounds);
             if (p <= 8 && f <= 8) { /* the segmented kernels' shapes */

@@ -22,6 +22,8 @@ typedef struct {
     const tr_spiir_filter *filters; /* all filters, template by template */
     uint64_t total;                 /* first[ntemplates] */
     int32_t max_delay;              /* largest delay */
+    int whole_batches;              /* FAST: never segmented time (0: the context
+                                       decides from the bank's size) */
 } tr_cuda_spiir_bank;
 
 typedef struct tr_cuda_spiir tr_cuda_spiir;

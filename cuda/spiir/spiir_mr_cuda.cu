@@ -247,9 +247,12 @@ extern "C" tr_status tr_cuda_spiir_mr_create(int device,
                     err, "spiir/cuda multirate: allocate level sums", fail);
         }
         if (plan->level[l].ntemplates) {
-            const tr_status s =
-                tr_cuda_spiir_create(device, &plan->level[l], complex_input, variant,
-                                     c->cap[l], &c->lev[l], err);
+            /* The levels already run side by side on their own streams:
+             * segmenting their time only adds work (docs/spiir.md). */
+            tr_cuda_spiir_bank level = plan->level[l];
+            level.whole_batches = 1;
+            const tr_status s = tr_cuda_spiir_create(device, &level, complex_input,
+                                                     variant, c->cap[l], &c->lev[l], err);
             if (s != TR_OK) goto fail;
         }
     }
