@@ -4,7 +4,8 @@
 # GNU Radio runtime, PMT, VOLK, Boost, spdlog, fmt, the CUDA runtime, the C++
 # runtime, ...), except the C library family (libc, libm, libmvec, libpthread,
 # libdl, librt, libutil, libresolv, libanl, ld-linux) and the CUDA driver
-# (libcuda, libnvidia-*), which come from the host. The bundle then runs on a
+# (libcuda, libnvidia-*) and cuFFT (libcufft, from the host's CUDA toolkit:
+# `run` looks in ${CUDA_HOME:-/usr/local/cuda}/lib64), which come from the host. The bundle then runs on a
 # host without GNU Radio whose glibc is as new as the build host's or newer.
 #
 #   scripts/make_bundle.sh [-o OUTDIR] [-n NAME] PROGRAM...
@@ -45,7 +46,7 @@ excluded() {
     case $(basename "$1") in
     linux-vdso.so* | ld-linux*.so* | libc.so* | libm.so* | libmvec.so* | libpthread.so* | \
         libdl.so* | librt.so* | libutil.so* | libresolv.so* | libanl.so* | libnsl.so* | \
-        libBrokenLocale.so* | libcuda.so* | libnvidia-*.so*)
+        libBrokenLocale.so* | libcuda.so* | libnvidia-*.so* | libcufft.so*)
         return 0
         ;;
     esac
@@ -59,9 +60,13 @@ add_deps() {
     while read -r lib; do
         [ -n "$lib" ] || continue
         excluded "$lib" && continue
-        [ -n "${seen[$lib]:-}" ] && continue
-        seen[$lib]=1
-        cp -L "$lib" "$dir/lib/$(basename "$lib")"
+        # by name: a library found through another's RUNPATH $ORIGIN may
+        # already be the bundle's own copy
+        local base
+        base=$(basename "$lib")
+        [ -n "${seen[$base]:-}" ] && continue
+        seen[$base]=1
+        [ -e "$dir/lib/$base" ] || cp -L "$lib" "$dir/lib/$base"
     done < <(ldd "$f" | awk '/=>/ { if ($3 ~ /^\//) print $3; next } $1 ~ /^\// { print $1 }')
     if ldd "$f" | grep -q "not found"; then
         echo "make_bundle.sh: $f: libraries not found:" >&2
@@ -105,7 +110,8 @@ case $prog in
 */*) ;;
 *) prog=$here/bin/$prog ;;
 esac
-LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# cuFFT (a few hundred MB) comes from the host's CUDA toolkit.
+LD_LIBRARY_PATH=$here/lib:${CUDA_HOME:-/usr/local/cuda}/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export LD_LIBRARY_PATH
 # No GNU Radio configuration of the host is needed or read.
 GR_PREFS_PATH=${GR_PREFS_PATH:-$here/etc}
