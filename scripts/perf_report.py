@@ -219,6 +219,25 @@ SOURCES = [
       labels=["step 4096", "step 65536"]),
     S("2026-11-22-h100-spiir-multirate", "bench_spiir_single.jsonl", REPEAT,
       "single rate after the multirate shape change, to check it left single rate unchanged"),
+    S("2026-11-27-h200x2-frb-devices", "bench_spiir.jsonl", REPEAT,
+      "single rate again on an H200 (commit 19f2757), data on the device"),
+    S("2026-11-27-h200x2-frb-devices", "bench_spiir_triggers.jsonl", FINAL,
+      "the trigger search on the device (commit 19f2757, H200): the scan alone, the filter "
+      "alone, filter + device scan, filter + SNR down + CPU scan; 256 and 1024 templates",
+      labels=["256 templates, CPU scan", "256 templates, device paths",
+              "1024 templates, CPU scan", "1024 templates, device paths"]),
+    S("2026-11-27-h200-blocks-spiir-mr", "bench_spiir_mr.jsonl", FINAL,
+      "multirate with the levels' kernels on whole batches (commit c4b711b, H200), steps "
+      "131072, 4096, 131072", labels=["step 131072", "step 4096", "step 131072, again"]),
+    S("2026-11-27-h200-blocks-spiir-mr", "bench_spiir.jsonl", REPEAT,
+      "single rate in the same call as gstlal-spiir's harness (H200, commit c4b711b)"),
+    S("2026-11-27-h200-blocks-spiir-mr", "flowgraph_boxcar.jsonl", FINAL,
+      "boxcar_search_ff CUDA in the flow graph benchmark, with and without its outputs, "
+      "WHITE and FIXED, 1 and 64 channels (commit c4b711b, H200; WHITE stopped at its "
+      "core line without outputs, fixed in the next commit)",
+      labels=["WHITE", "FIXED"]),
+    S("2026-11-27-h200-blocks-spiir-mr", "flowgraph_spiir.jsonl", REPEAT,
+      "spiir_bank_fc CUDA in the flow graph benchmark (commit c4b711b, H200)"),
     # Kalman
     S("2026-11-22-h100-kalman-fast", "kalman_gpu_bench.jsonl", FINAL,
       "second (final) run of the faster CUDA FAST, bench/tuning/kalman_gpu_bench.c, 2^20-sample "
