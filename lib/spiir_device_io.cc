@@ -1,0 +1,99 @@
+/* -*- c++ -*- */
+/*
+ * Copyright 2026 gr-transient authors.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ *
+ * gr-transient: the SPIIR blocks' sink path on the GPU (spiir_device_io.h).
+ */
+
+#include "spiir_device_io.h"
+#include <stdexcept>
+#include <string>
+
+#ifdef GR_TRANSIENT_HAVE_CUDART
+#include <cuda_runtime_api.h>
+#endif
+
+namespace gr
+{
+namespace transient
+{
+namespace detail
+{
+
+#ifdef GR_TRANSIENT_HAVE_CUDART
+
+namespace
+{
+// A failed CUDA runtime call as std::runtime_error naming the block and call.
+void checked(const char *who, const char *call, cudaError_t e)
+{
+    if (e == cudaSuccess) return;
+    throw std::runtime_error(std::string(who) + ": device trigger search: " + call +
+                             " failed: " + cudaGetErrorString(e) + " (" +
+                             cudaGetErrorName(e) + ")");
+}
+} // namespace
+
+spiir_device_io::spiir_device_io(const char *who, int device, std::size_t max_samples,
+                                 std::size_t sample_bytes, unsigned int ntemplates)
+    : d_who(who), d_device(device), d_max(max_samples), d_sample_bytes(sample_bytes),
+      d_x(nullptr), d_snr(nullptr)
+{
+    checked(d_who, "cudaSetDevice", cudaSetDevice(d_device));
+    checked(d_who, "cudaMalloc(samples)", cudaMalloc(&d_x, d_max * d_sample_bytes));
+    const cudaError_t e = cudaMalloc(reinterpret_cast<void **>(&d_snr),
+                                     d_max * ntemplates * 2 * sizeof(float));
+    if (e != cudaSuccess) {
+        cudaFree(d_x);
+        checked(d_who, "cudaMalloc(SNR)", e);
+    }
+}
+
+spiir_device_io::~spiir_device_io()
+{
+    if (cudaSetDevice(d_device) != cudaSuccess) return;
+    cudaFree(d_x);
+    cudaFree(d_snr);
+}
+
+tr_status spiir_device_io::filter(tr_spiir *q, const void *x, std::size_t n)
+{
+    if (n > d_max)
+        throw std::logic_error(std::string(d_who) + ": " + std::to_string(n) +
+                               " samples exceed the device buffers (" +
+                               std::to_string(d_max) + ")");
+    if (n == 0) return TR_OK;
+    checked(d_who, "cudaSetDevice", cudaSetDevice(d_device));
+    // From the page-locked GNU Radio buffer (buffer_pins) a DMA; from pageable
+    // memory the core's call waits for it (tr_cuda_caller_ready).
+    checked(d_who, "cudaMemcpy(samples)",
+            cudaMemcpy(d_x, x, n * d_sample_bytes, cudaMemcpyHostToDevice));
+    return tr_spiir_process_device(q, static_cast<const float *>(d_x), n, d_snr);
+}
+
+#else
+
+spiir_device_io::spiir_device_io(const char *who, int device, std::size_t max_samples,
+                                 std::size_t sample_bytes, unsigned int)
+    : d_who(who), d_device(device), d_max(max_samples), d_sample_bytes(sample_bytes),
+      d_x(nullptr), d_snr(nullptr)
+{
+    throw std::runtime_error(std::string(who) +
+                             ": the device trigger search needs gr-transient built "
+                             "with CUDA");
+}
+
+spiir_device_io::~spiir_device_io() {}
+
+tr_status spiir_device_io::filter(tr_spiir *, const void *, std::size_t)
+{
+    return TR_ERR_UNSUPPORTED;
+}
+
+#endif
+
+} // namespace detail
+} // namespace transient
+} // namespace gr
