@@ -53,6 +53,9 @@ struct det_case {
     std::string boxcar_norm = "white";     // boxcar: "white", "levels" or "fixed" (0, 1)
     bool boxcar_outputs = true; // boxcar: false = S/N and width not connected (candidates
                                 // on "detects" only; CUDA: clustered on the device)
+    bool spiir_output = true;   // spiir: false = SNR not connected (triggers on "detects"
+                                // only; CUDA: searched on the device)
+    std::string spiir_msg_format = "dicts"; // spiir: "detects" as "dicts" or "vectors"
 };
 
 /* ---- deterministic noise ------------------------------------------------ */
@@ -244,10 +247,10 @@ inline gr::block_sptr make_block(const det_case &c, const std::string &backend,
             backend, 0, c.batch);
     }
     if (c.detector == "spiir") {
-        out_sizes.assign(1, (int)(2 * sizeof(float) * c.templates));
-        return gr::transient::spiir_bank_fc::make(c.bank_file, {}, {}, {}, {}, {}, 0.0,
-                                                  k_spiir_threshold, k_spiir_window,
-                                                  false, backend, 0, c.batch);
+        out_sizes.assign(c.spiir_output ? 1 : 0, (int)(2 * sizeof(float) * c.templates));
+        return gr::transient::spiir_bank_fc::make(
+            c.bank_file, {}, {}, {}, {}, {}, 0.0, k_spiir_threshold, k_spiir_window,
+            false, backend, 0, c.batch, c.spiir_msg_format);
     }
     if (c.detector == "frb") {
         // A sink: candidates on "detects" only.
