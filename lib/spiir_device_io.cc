@@ -66,10 +66,14 @@ tr_status spiir_device_io::filter(tr_spiir *q, const void *x, std::size_t n)
                                std::to_string(d_max) + ")");
     if (n == 0) return TR_OK;
     checked(d_who, "cudaSetDevice", cudaSetDevice(d_device));
-    // From the page-locked GNU Radio buffer (buffer_pins) a DMA; from pageable
-    // memory the core's call waits for it (tr_cuda_caller_ready).
-    checked(d_who, "cudaMemcpy(samples)",
-            cudaMemcpy(d_x, x, n * d_sample_bytes, cudaMemcpyHostToDevice));
+    // From the page-locked GNU Radio buffer (buffer_pins) a DMA. Complete
+    // before the core reads it: from pageable memory a copy may return before
+    // its DMA ends, and not every device path of the core waits for the legacy
+    // stream (the multirate engine does not).
+    checked(d_who, "cudaMemcpyAsync(samples)",
+            cudaMemcpyAsync(d_x, x, n * d_sample_bytes, cudaMemcpyHostToDevice,
+                            cudaStreamLegacy));
+    checked(d_who, "cudaStreamSynchronize", cudaStreamSynchronize(cudaStreamLegacy));
     return tr_spiir_process_device(q, static_cast<const float *>(d_x), n, d_snr);
 }
 
