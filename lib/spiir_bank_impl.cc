@@ -430,14 +430,16 @@ template <class Base, bool Complex> bool spiir_bank_impl<Base, Complex>::start()
     // PCIe, not 8 bytes per template and sample.
     const bool dev = !has_output() && d_half == 0 && d_backend == TR_BACKEND_CUDA &&
                      d_device_trig_allowed;
-    if (dev != static_cast<bool>(d_devio)) {
-        d_devio.reset();
+    if (dev != d_trig_on_device) {
         place_triggers(dev);
-        if (dev)
-            d_devio.reset(new detail::spiir_device_io(d_name, d_device, d_max_call,
-                                                      sizeof(input_t), d_nt));
+        d_trig_on_device = dev;
         this->d_logger->debug("triggers searched on the {:s}", dev ? "GPU" : "CPU");
     }
+    if (!dev)
+        d_devio.reset();
+    else if (!d_devio)
+        d_devio.reset(new detail::spiir_device_io(d_name, d_device, d_max_call,
+                                                  sizeof(input_t), d_nt));
     // Without the output the block is a sink: GNU Radio calls a sink only
     // while at least an output multiple of input items is available, so an
     // output multiple (the CUDA batch) would leave the end of a stream
@@ -481,9 +483,7 @@ void spiir_bank_impl<Base, Complex>::place_triggers(bool on_device)
         cfg.backend = TR_BACKEND_CUDA;
         cfg.device = d_device;
     }
-    tr_error err;
-    err.code = TR_OK;
-    err.message[0] = '\0';
+    tr_error err{}; // TR_OK, no message
     tr_spiir_triggers *t = tr_spiir_triggers_create(&cfg, &err);
     if (!t)
         throw_status(d_name, err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);

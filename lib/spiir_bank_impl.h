@@ -88,7 +88,8 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     // there; only triggers come back (decided in start(); see the .cc file).
     bool d_device_trig_allowed; // GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS is not "0"
     std::unique_ptr<detail::spiir_device_io> d_devio; // set while searching on the GPU
-    detail::buffer_pins d_pins; // CUDA: page-locked GNU Radio buffers
+    bool d_trig_on_device = false; // d_trig was made for device SNR (CUDA backend)
+    detail::buffer_pins d_pins;    // CUDA: page-locked GNU Radio buffers
     // Runs the core on the next piece of a call while the block's thread
     // searches the previous piece for triggers (CUDA; see the constructor).
     std::unique_ptr<detail::job_thread> d_worker;

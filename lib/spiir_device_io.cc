@@ -41,21 +41,17 @@ spiir_device_io::spiir_device_io(const char *who, int device, std::size_t max_sa
     : d_who(who), d_device(device), d_max(max_samples), d_sample_bytes(sample_bytes),
       d_x(nullptr), d_snr(nullptr)
 {
+    // One allocation: the samples, then (256-byte aligned) the SNR rows.
+    const std::size_t x_bytes = (d_max * d_sample_bytes + 255) / 256 * 256;
+    const std::size_t snr_bytes = d_max * ntemplates * 2 * sizeof(float);
     checked(d_who, "cudaSetDevice", cudaSetDevice(d_device));
-    checked(d_who, "cudaMalloc(samples)", cudaMalloc(&d_x, d_max * d_sample_bytes));
-    const cudaError_t e = cudaMalloc(reinterpret_cast<void **>(&d_snr),
-                                     d_max * ntemplates * 2 * sizeof(float));
-    if (e != cudaSuccess) {
-        cudaFree(d_x);
-        checked(d_who, "cudaMalloc(SNR)", e);
-    }
+    checked(d_who, "cudaMalloc", cudaMalloc(&d_x, x_bytes + snr_bytes));
+    d_snr = reinterpret_cast<float *>(static_cast<char *>(d_x) + x_bytes);
 }
 
 spiir_device_io::~spiir_device_io()
 {
-    if (cudaSetDevice(d_device) != cudaSuccess) return;
-    cudaFree(d_x);
-    cudaFree(d_snr);
+    if (cudaSetDevice(d_device) == cudaSuccess) cudaFree(d_x);
 }
 
 tr_status spiir_device_io::filter(tr_spiir *q, const void *x, std::size_t n)

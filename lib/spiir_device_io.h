@@ -56,7 +56,7 @@ class spiir_device_io
     int d_device;
     std::size_t d_max;          // samples
     std::size_t d_sample_bytes; // bytes per input sample
-    void *d_x;                  // device: input samples
+    void *d_x;                  // device: input samples (owns the allocation)
     float *d_snr;               // device: max_samples x ntemplates complex SNR
 };
 

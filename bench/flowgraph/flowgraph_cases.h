@@ -289,6 +289,23 @@ inline tr_boxcar_norm_config boxcar_norm_config(const det_case &c)
     return n;
 }
 
+//! The SPIIR core of a case (its bank file, batch) on `backend`.
+inline tr_spiir *make_spiir(const det_case &c, tr_backend backend)
+{
+    tr_error err;
+    err.code = TR_OK;
+    err.message[0] = '\0';
+    tr_spiir_bank *b = tr_spiir_bank_load(c.bank_file.c_str(), &err);
+    if (!b) throw std::runtime_error(std::string("spiir core: ") + err.message);
+    tr_spiir_config cfg = tr_spiir_config_default();
+    cfg.backend = backend;
+    cfg.batch = c.batch;
+    tr_spiir *q = tr_spiir_create(&cfg, b, &err);
+    tr_spiir_bank_destroy(b);
+    if (!q) throw std::runtime_error(std::string("spiir core: ") + err.message);
+    return q;
+}
+
 //! The core object of a case, fed chunk by chunk like the block feeds it.
 class core_runner
 {
@@ -338,14 +355,7 @@ class core_runner
                 d_cand_out.resize(1024);
             }
         } else if (c.detector == "spiir") {
-            tr_spiir_bank *b = tr_spiir_bank_load(c.bank_file.c_str(), &err);
-            if (!b) fail(err.message);
-            tr_spiir_config cfg = tr_spiir_config_default();
-            cfg.backend = backend;
-            cfg.batch = c.batch;
-            d_spiir = tr_spiir_create(&cfg, b, &err);
-            tr_spiir_bank_destroy(b);
-            if (!d_spiir) fail(err.message);
+            d_spiir = make_spiir(c, backend);
             d_snr.resize(chunk * 2 * (size_t)c.templates);
         } else if (c.detector == "frb") {
             // frb_search_f's defaults (tr_frb's) with the case's band.

@@ -318,44 +318,17 @@ double spiir_trigger_rate(const trfg::det_case &c, const float *snr, size_t n,
 class spiir_sink_core
 {
   public:
-    spiir_sink_core(const trfg::det_case &c, tr_backend be) : d_nt(c.templates)
+    spiir_sink_core(const trfg::det_case &c, tr_backend be)
+        : d_nt(c.templates), d_q(trfg::make_spiir(c, be))
     {
-        tr_error err;
-        err.code = TR_OK;
-        err.message[0] = '\0';
-        tr_spiir_bank *b = tr_spiir_bank_load(c.bank_file.c_str(), &err);
-        if (!b) fail(err.message);
-        tr_spiir_config cfg = tr_spiir_config_default();
-        cfg.backend = be;
-        cfg.batch = c.batch;
-        d_q = tr_spiir_create(&cfg, b, &err);
-        tr_spiir_bank_destroy(b);
-        if (!d_q) fail(err.message);
-        d_dev = tr_spiir_backend(d_q) == TR_BACKEND_CUDA;
-        tr_spiir_triggers_config tc = tr_spiir_triggers_config_default();
-        tc.ntemplates = c.templates;
-        tc.threshold = trfg::k_spiir_threshold;
-        tc.window = (uint32_t)trfg::k_spiir_window;
-        if (d_dev) tc.backend = TR_BACKEND_CUDA;
-        d_trig = tr_spiir_triggers_create(&tc, &err);
-        if (!d_trig) fail(err.message);
-        d_out.resize(std::max<size_t>(65536, 4 * (size_t)d_nt));
-        const size_t snr_bytes = c.batch * d_nt * 2 * sizeof(float);
-        if (d_dev) {
-            if (tr_bench_dev_alloc(0, c.batch * sizeof(float), &d_x) != TR_OK ||
-                tr_bench_dev_alloc(0, snr_bytes, &d_snr) != TR_OK)
-                fail(tr_bench_last_error());
-        } else {
-            d_host_snr.resize(snr_bytes / sizeof(float));
+        try {
+            init(c);
+        } catch (...) {
+            release();
+            throw;
         }
     }
-    ~spiir_sink_core()
-    {
-        tr_bench_dev_free(d_x);
-        tr_bench_dev_free(d_snr);
-        if (d_trig) tr_spiir_triggers_destroy(d_trig);
-        if (d_q) tr_spiir_destroy(d_q);
-    }
+    ~spiir_sink_core() { release(); }
     spiir_sink_core(const spiir_sink_core &) = delete;
     spiir_sink_core &operator=(const spiir_sink_core &) = delete;
 
@@ -373,21 +346,50 @@ class spiir_sink_core
         } else if (tr_spiir_process(d_q, x, n, d_host_snr.data()) != TR_OK) {
             fail(tr_spiir_last_error(d_q));
         }
-        size_t done = 0, found = 0;
-        while (done < n) {
-            size_t consumed = 0, nout = 0;
-            const float *zs = z + done * 2 * d_nt;
+        // d_out holds the device list (max(65536, 4 ntemplates)): one search
+        // call per piece unless it decides more triggers than that.
+        size_t found = 0;
+        for (size_t k = 0, used = 0, nout = 0; k < n; k += used, found += nout) {
             const tr_status st =
                 d_dev
-                    ? tr_spiir_triggers_process_device(d_trig, zs, n - done, d_out.data(),
-                                                       d_out.size(), &consumed, &nout)
-                    : tr_spiir_triggers_process(d_trig, zs, n - done, d_out.data(),
-                                                d_out.size(), &consumed, &nout);
+                    ? tr_spiir_triggers_process_device(d_trig, z + k * 2 * d_nt, n - k,
+                                                       d_out.data(), d_out.size(), &used,
+                                                       &nout)
+                    : tr_spiir_triggers_process(d_trig, z + k * 2 * d_nt, n - k,
+                                                d_out.data(), d_out.size(), &used, &nout);
             if (st != TR_OK) fail(tr_spiir_triggers_last_error(d_trig));
-            done += consumed;
-            found += nout;
         }
         return found;
+    }
+
+  private:
+    void init(const trfg::det_case &c)
+    {
+        d_dev = tr_spiir_backend(d_q) == TR_BACKEND_CUDA;
+        tr_spiir_triggers_config tc = tr_spiir_triggers_config_default();
+        tc.ntemplates = c.templates;
+        tc.threshold = trfg::k_spiir_threshold;
+        tc.window = (uint32_t)trfg::k_spiir_window;
+        if (d_dev) tc.backend = TR_BACKEND_CUDA;
+        tr_error err;
+        d_trig = tr_spiir_triggers_create(&tc, &err);
+        if (!d_trig) fail(err.message);
+        d_out.resize(std::max<size_t>(65536, 4 * (size_t)d_nt));
+        const size_t snr_bytes = c.batch * d_nt * 2 * sizeof(float);
+        if (d_dev) {
+            if (tr_bench_dev_alloc(0, c.batch * sizeof(float), &d_x) != TR_OK ||
+                tr_bench_dev_alloc(0, snr_bytes, &d_snr) != TR_OK)
+                fail(tr_bench_last_error());
+        } else {
+            d_host_snr.resize(snr_bytes / sizeof(float));
+        }
+    }
+    void release()
+    {
+        tr_bench_dev_free(d_x);
+        tr_bench_dev_free(d_snr);
+        if (d_trig) tr_spiir_triggers_destroy(d_trig);
+        tr_spiir_destroy(d_q);
     }
 
   private:
@@ -947,31 +949,25 @@ int main(int argc, char **argv)
                     emit(o, env, cn, backend, "block", br, core.rate(), &br,
                          backend == "cuda" ? 1 : 0);
                 }
-                if (c.detector == "boxcar" && o.boxcar_output != "snr") {
-                    // Without outputs: candidates only (core line with the
-                    // same split of work, then the block)
+                // Without outputs: boxcar candidates only (with CUDA clustered
+                // on the device), spiir triggers only (with CUDA searched on
+                // the device and, for comparison, on the host); a core line
+                // with the same split of work, then the block.
+                const bool sink_case =
+                    (c.detector == "boxcar" && o.boxcar_output != "snr") ||
+                    (c.detector == "spiir" && o.spiir_output != "snr");
+                std::vector<std::string> places{""};
+                if (c.detector == "spiir")
+                    places = backend == "cuda"
+                                 ? std::vector<std::string>{"device", "host"}
+                                 : std::vector<std::string>{"host"};
+                if (sink_case) {
                     trfg::det_case cn = c;
                     cn.boxcar_outputs = false;
-                    const result cc = run_core(cn, be, *pattern, ring, o.seconds);
-                    emit(o, env, cn, backend, "core", cc, cc.rate(), nullptr, 0);
-                    setenv("GR_TRANSIENT_PIN_BUFFERS", "1", 1);
-                    const block_result br =
-                        run_block(cn, backend, pattern, ring, total, 10 * o.seconds + 1);
-                    emit(o, env, cn, backend, "block", br, cc.rate(), &br,
-                         backend == "cuda" ? 1 : 0);
-                }
-                if (c.detector == "spiir" && o.spiir_output != "snr") {
-                    // Without the SNR output: triggers only (core line with the
-                    // same split of work, then the block; with CUDA searched on
-                    // the device and, for comparison, on the host)
-                    trfg::det_case cn = c;
                     cn.spiir_output = false;
                     const result cc = run_core(cn, be, *pattern, ring, o.seconds);
                     emit(o, env, cn, backend, "core", cc, cc.rate(), nullptr, 0);
                     setenv("GR_TRANSIENT_PIN_BUFFERS", "1", 1);
-                    const std::vector<std::string> places =
-                        backend == "cuda" ? std::vector<std::string>{"device", "host"}
-                                          : std::vector<std::string>{"host"};
                     for (const std::string &on : places) {
                         if (backend == "cuda" && on == "host")
                             setenv("GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS", "0", 1);
