@@ -40,13 +40,16 @@
  * searched there), in both message formats, with GNU Radio's work calls and
  * with calls of at most 997 samples: every sample consumed, the triggers
  * those of the CPU block's tags (as above); with CUDA also exactly those of
- * the host search (GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS=0).
+ * the host search (GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS=0). The same sink with
+ * multirate and with complex input (spiir_bank_cc): CUDA's device search
+ * gives exactly its host search's triggers and the CPU's.
  */
 
 #include "flowgraph_blocks.h"
 #include "flowgraph_cases.h"
 
 #include <gnuradio/top_block.h>
+#include <gnuradio/transient/spiir_bank_cc.h>
 #include <pmt/pmt.h>
 #include <transient/common.h>
 
@@ -110,14 +113,13 @@ struct run_out {
     uint64_t consumed = 0;        // samples the detector took
 };
 
-// max_items > 0: the source produces at most that many items per call.
-run_out run(const trfg::det_case &c, const std::string &backend,
-            std::shared_ptr<const std::vector<float>> x, uint64_t n, bool msgs = false,
-            int max_items = 0)
+// source (n items of vlen floats from x) -> blk -> a sink of its outputs
+// (item sizes `sizes`; none: no sink); max_items > 0: the source produces at
+// most that many items per call.
+run_out run_graph(gr::block_sptr blk, const std::vector<int> &sizes, unsigned vlen,
+                  std::shared_ptr<const std::vector<float>> x, uint64_t n, bool msgs,
+                  int max_items)
 {
-    std::vector<int> sizes;
-    gr::block_sptr blk = trfg::make_block(c, backend, sizes);
-    const unsigned vlen = (unsigned)trfg::item_floats(c);
     auto src = trfg::ring_source::make(x, vlen, n, 0, false);
     if (max_items > 0) src->set_max_noutput_items(max_items);
     // No outputs (edges without the pass-through output): no sink.
@@ -142,6 +144,15 @@ run_out run(const trfg::det_case &c, const std::string &backend,
     }
     r.consumed = blk->nitems_read(0);
     return r;
+}
+
+run_out run(const trfg::det_case &c, const std::string &backend,
+            std::shared_ptr<const std::vector<float>> x, uint64_t n, bool msgs = false,
+            int max_items = 0)
+{
+    std::vector<int> sizes;
+    gr::block_sptr blk = trfg::make_block(c, backend, sizes);
+    return run_graph(blk, sizes, (unsigned)trfg::item_floats(c), x, n, msgs, max_items);
 }
 
 // Tags of the detector's key only, in offset order.
@@ -464,6 +475,66 @@ size_t spiir_unmatched(const spiir_triggers &a, const spiir_triggers &b)
     return bad;
 }
 
+// The triggers of a SPIIR sink over x (n items) on `backend`: spiir_bank_cc
+// (x interleaved complex) or spiir_bank_fc, single-rate or multirate.
+spiir_triggers spiir_sink(const trfg::det_case &c, const std::string &backend,
+                          bool complex_in, bool multirate,
+                          std::shared_ptr<const std::vector<float>> x, uint64_t n)
+{
+    gr::block_sptr blk;
+    if (complex_in)
+        blk = gr::transient::spiir_bank_cc::make(
+            c.bank_file, {}, {}, {}, {}, {}, 0.0, trfg::k_spiir_threshold,
+            trfg::k_spiir_window, multirate, backend, 0, c.batch, "vectors");
+    else
+        blk = gr::transient::spiir_bank_fc::make(
+            c.bank_file, {}, {}, {}, {}, {}, 0.0, trfg::k_spiir_threshold,
+            trfg::k_spiir_window, multirate, backend, 0, c.batch, "vectors");
+    const run_out r = run_graph(blk, {}, complex_in ? 2 : 1, x, n, true, 0);
+    CHECK(r.consumed == n, "spiir sink %s: %llu of %llu samples consumed",
+          backend.c_str(), (unsigned long long)r.consumed, (unsigned long long)n);
+    return spiir_msg_triggers(r);
+}
+
+// The sink's other forms: multirate (the multirate engine's device path) and
+// complex input (spiir_bank_cc): the CPU finds triggers; CUDA's device search
+// gives those of its host search exactly and the CPU's (spiir_unmatched).
+void check_spiir_forms(const trfg::det_case &c, const std::vector<float> &x, uint64_t n,
+                       bool cpu_only)
+{
+    // Complex input: the real signal, with the imaginary part its reverse / 2.
+    auto xc = std::make_shared<std::vector<float>>(2 * n);
+    for (uint64_t i = 0; i < n; i++) {
+        (*xc)[2 * i] = x[i];
+        (*xc)[2 * i + 1] = 0.5f * x[n - 1 - i];
+    }
+    auto xr = std::make_shared<std::vector<float>>(x.begin(), x.begin() + n);
+    for (const bool complex_in : {false, true}) {
+        const bool multirate = !complex_in;
+        const char *form = complex_in ? "complex input" : "multirate";
+        auto in = complex_in ? xc : xr;
+        const spiir_triggers cpu = spiir_sink(c, "cpu", complex_in, multirate, in, n);
+        CHECK(!cpu.empty(), "spiir sink, %s: no triggers on the CPU", form);
+        if (cpu_only) {
+            std::printf("spiir sink, %s: %zu triggers on the CPU\n", form, cpu.size());
+            continue;
+        }
+        const spiir_triggers dev = spiir_sink(c, "cuda", complex_in, multirate, in, n);
+        setenv("GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS", "0", 1);
+        const spiir_triggers host = spiir_sink(c, "cuda", complex_in, multirate, in, n);
+        unsetenv("GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS");
+        CHECK(dev == host,
+              "spiir sink, %s: the device search (%zu) differs from the "
+              "host search (%zu)",
+              form, dev.size(), host.size());
+        const size_t bad = spiir_unmatched(cpu, dev);
+        CHECK(bad == 0, "spiir sink, %s: %zu triggers of CPU and CUDA without a match",
+              form, bad);
+        std::printf("spiir sink, %s: %zu triggers, CUDA (searched on the GPU) equal\n",
+                    form, cpu.size());
+    }
+}
+
 void check_spiir(const trfg::det_case &c, const run_out &a, const run_out &g, uint64_t n)
 {
     const size_t m = n * 2 * c.templates;
@@ -700,6 +771,7 @@ int main(int argc, char **argv)
                 check_spiir(c, a, g, s.n);
                 check_spiir_outputs(c, "cpu", x, s.n, a);
                 if (!cpu_only) check_spiir_outputs(c, "cuda", x, s.n, a);
+                check_spiir_forms(c, *x, s.n, cpu_only);
             }
             if (c.detector == "kalman") check_kalman(c, a, g, s.n);
             if (c.detector == "frb") check_frb(c, a, g, s.n);
