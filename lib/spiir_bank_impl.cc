@@ -22,6 +22,14 @@
  * keeps none): half <= window puts every lag after the peak in it by the time
  * the trigger is decided, so the history is window + half rows plus the
  * piece being searched.
+ *
+ * A sink on the CUDA backend without chi-square never brings the SNR to the
+ * host: the samples of a call go up once (from the page-locked GNU Radio
+ * buffer), tr_spiir_process_device writes the SNR into device memory of the
+ * block (spiir_device_io) and tr_spiir_triggers_process_device searches it
+ * there; only the decided triggers come back, to the same tag and message
+ * code. Decided in start(), where the ports are known;
+ * GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS=0 keeps the host search (comparisons).
  */
 
 #include "spiir_bank_impl.h"
@@ -271,19 +279,23 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(
       d_name(name), d_q(nullptr), d_trig(nullptr), d_nt(tr_spiir_bank_templates(bank)),
       d_nfilters(tr_spiir_bank_total_filters(bank)), d_rate(1.0 / tr_spiir_bank_dt(bank)),
       d_window(window), d_multirate(multirate), d_latency(0), d_backend(TR_BACKEND_CPU),
-      d_need_base(true), d_flushed(false), d_out_base(0), d_fed(0), d_released(0),
-      d_fifo(d_nt), d_held_in_out(false), d_hold_allowed(true), d_expect_out(nullptr),
-      d_vectors(false), d_half(0), d_hist(d_nt), d_hist_first(0), d_want_tags(true),
-      d_want_msgs(true), d_saved_multiple(0), d_max_call(0), d_port(pmt::mp("detects")),
-      d_key_trigger(pmt::mp("trigger")), d_key_triggers(pmt::mp("triggers")),
-      d_key_template(pmt::mp("template")), d_key_snr(pmt::mp("snr")),
-      d_key_phase(pmt::mp("phase")), d_key_time(pmt::mp("time")),
-      d_key_sample(pmt::mp("sample")), d_key_chisq(pmt::mp("chisq"))
+      d_device(device), d_trig_cfg(tr_spiir_triggers_config_default()),
+      d_device_trig_allowed(true), d_need_base(true), d_flushed(false), d_out_base(0),
+      d_fed(0), d_released(0), d_fifo(d_nt), d_held_in_out(false), d_hold_allowed(true),
+      d_expect_out(nullptr), d_vectors(false), d_half(0), d_hist(d_nt), d_hist_first(0),
+      d_want_tags(true), d_want_msgs(true), d_saved_multiple(0), d_max_call(0),
+      d_port(pmt::mp("detects")), d_key_trigger(pmt::mp("trigger")),
+      d_key_triggers(pmt::mp("triggers")), d_key_template(pmt::mp("template")),
+      d_key_snr(pmt::mp("snr")), d_key_phase(pmt::mp("phase")),
+      d_key_time(pmt::mp("time")), d_key_sample(pmt::mp("sample")),
+      d_key_chisq(pmt::mp("chisq"))
 {
     bank_ptr owned(bank);
     {
         const char *env = std::getenv("GR_TRANSIENT_SPIIR_HOLD_IN_BUFFER");
         d_hold_allowed = !(env && std::strcmp(env, "0") == 0);
+        env = std::getenv("GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS");
+        d_device_trig_allowed = !(env && std::strcmp(env, "0") == 0);
     }
     try {
         const tr_backend requested = parse_backend(name, backend);
@@ -316,11 +328,10 @@ spiir_bank_impl<Base, Complex>::spiir_bank_impl(
         d_backend = tr_spiir_backend(d_q);
         d_latency = tr_spiir_latency(d_q);
 
-        tr_spiir_triggers_config tcfg = tr_spiir_triggers_config_default();
-        tcfg.ntemplates = d_nt;
-        tcfg.threshold = threshold;
-        tcfg.window = static_cast<uint32_t>(window);
-        d_trig = tr_spiir_triggers_create(&tcfg, &err);
+        d_trig_cfg.ntemplates = d_nt;
+        d_trig_cfg.threshold = threshold;
+        d_trig_cfg.window = static_cast<uint32_t>(window);
+        d_trig = tr_spiir_triggers_create(&d_trig_cfg, &err);
         if (!d_trig)
             throw_status(name, err.code == TR_OK ? TR_ERR_INVALID : err.code,
                          err.message);
@@ -414,6 +425,21 @@ template <class Base, bool Complex> bool spiir_bank_impl<Base, Complex>::start()
         if (st != TR_OK) fail(st, tr_spiir_triggers_last_error(d_trig));
     }
     reset_stream();
+    // A sink on CUDA without chi-square (which reads SNR rows on the host)
+    // keeps the SNR on the GPU and searches it there: only the triggers cross
+    // PCIe, not 8 bytes per template and sample.
+    const bool dev = !has_output() && d_half == 0 && d_backend == TR_BACKEND_CUDA &&
+                     d_device_trig_allowed;
+    if (dev != d_trig_on_device) {
+        place_triggers(dev);
+        d_trig_on_device = dev;
+        this->d_logger->debug("triggers searched on the {:s}", dev ? "GPU" : "CPU");
+    }
+    if (!dev)
+        d_devio.reset();
+    else if (!d_devio)
+        d_devio.reset(new detail::spiir_device_io(d_name, d_device, d_max_call,
+                                                  sizeof(input_t), d_nt));
     // Without the output the block is a sink: GNU Radio calls a sink only
     // while at least an output multiple of input items is available, so an
     // output multiple (the CUDA batch) would leave the end of a stream
@@ -441,6 +467,32 @@ template <class Base, bool Complex> bool spiir_bank_impl<Base, Complex>::stop()
         }
     }
     return gr::block::stop();
+}
+
+/*
+ * A new trigger object (the current threshold, no open clusters) whose scan
+ * runs where the SNR will be: on the block's CUDA device (device SNR), or as
+ * at construction (backend AUTO: host SNR on the CPU).
+ */
+template <class Base, bool Complex>
+void spiir_bank_impl<Base, Complex>::place_triggers(bool on_device)
+{
+    tr_spiir_triggers_config cfg = d_trig_cfg;
+    cfg.threshold = tr_spiir_triggers_threshold(d_trig);
+    if (on_device) {
+        cfg.backend = TR_BACKEND_CUDA;
+        cfg.device = d_device;
+    }
+    tr_error err{}; // TR_OK, no message
+    tr_spiir_triggers *t = tr_spiir_triggers_create(&cfg, &err);
+    if (!t)
+        throw_status(d_name, err.code == TR_OK ? TR_ERR_INVALID : err.code, err.message);
+    tr_spiir_triggers_destroy(d_trig);
+    d_trig = t;
+    // The GPU's list of decided clusters (max(65536, 4 ntemplates) entries)
+    // fits in one call's output.
+    if (on_device)
+        d_found.resize(std::max(d_found.size(), std::max<size_t>(65536, 4 * d_nt)));
 }
 
 /* ---- core ------------------------------------------------------------ */
@@ -527,16 +579,18 @@ void spiir_bank_impl<Base, Complex>::core_call(const input_t *x, size_t n,
 }
 
 template <class Base, bool Complex>
-void spiir_bank_impl<Base, Complex>::scan_triggers(const gr_complex *dst, size_t n)
+void spiir_bank_impl<Base, Complex>::search(const float *z, size_t n, bool on_device)
 {
-    if (d_half > 0) d_hist.push(dst, n);
-    const float *z = reinterpret_cast<const float *>(dst);
     size_t done = 0;
     while (done < n) {
         size_t consumed = 0, nout = 0;
+        const float *zs = z + done * d_nt * 2;
         const tr_status s =
-            tr_spiir_triggers_process(d_trig, z + done * d_nt * 2, n - done,
-                                      d_found.data(), d_found.size(), &consumed, &nout);
+            on_device
+                ? tr_spiir_triggers_process_device(d_trig, zs, n - done, d_found.data(),
+                                                   d_found.size(), &consumed, &nout)
+                : tr_spiir_triggers_process(d_trig, zs, n - done, d_found.data(),
+                                            d_found.size(), &consumed, &nout);
         if (s != TR_OK) fail(s, tr_spiir_triggers_last_error(d_trig));
         take_triggers(d_found.data(), nout);
         done += consumed;
@@ -544,6 +598,13 @@ void spiir_bank_impl<Base, Complex>::scan_triggers(const gr_complex *dst, size_t
             throw std::runtime_error(std::string(d_name) +
                                      ": the trigger search made no progress");
     }
+}
+
+template <class Base, bool Complex>
+void spiir_bank_impl<Base, Complex>::scan_triggers(const gr_complex *dst, size_t n)
+{
+    if (d_half > 0) d_hist.push(dst, n);
+    search(reinterpret_cast<const float *>(dst), n, false);
     const size_t keep = static_cast<size_t>(d_window) + d_half;
     if (d_half > 0 && d_hist.count() > keep) {
         const size_t old = d_hist.count() - keep;
@@ -594,6 +655,20 @@ void spiir_bank_impl<Base, Complex>::run_core(const input_t *x, size_t n, gr_com
     }
     d_fed += n;
     scan_triggers(dst + off * d_nt, cur);
+}
+
+/*
+ * The sink on the GPU: x[0, n) up once, the core into the device SNR rows, the
+ * trigger search over them there (the triggers of one host search over the
+ * same SNR, bit for bit).
+ */
+template <class Base, bool Complex>
+void spiir_bank_impl<Base, Complex>::run_device(const input_t *x, size_t n)
+{
+    const tr_status st = d_devio->filter(d_q, x, n);
+    if (st != TR_OK) fail(st, tr_spiir_last_error(d_q));
+    d_fed += n;
+    search(d_devio->snr(), n, true);
 }
 
 template <class Base, bool Complex> void spiir_bank_impl<Base, Complex>::flush_triggers()
@@ -795,7 +870,9 @@ int spiir_bank_impl<Base, Complex>::work_no_output(int noutput_items, int ninput
 
     size_t take = std::min({ninput, std::max<size_t>(noutput, 1), d_max_call});
     if (!finished && !d_flushed && take == ninput && take > 0) take--;
-    if (take > 0) {
+    if (take > 0 && d_devio) {
+        run_device(in, take);
+    } else if (take > 0) {
         d_fifo.clear();
         run_core(in, take, d_fifo.reserve(take));
         d_fifo.clear();

@@ -13,6 +13,7 @@
 
 #include "block_util.h"
 #include "held_stream.h"
+#include "spiir_device_io.h"
 #include <gnuradio/gr_complex.h>
 #include <gnuradio/transient/spiir_bank_cc.h>
 #include <gnuradio/transient/spiir_bank_fc.h>
@@ -81,7 +82,14 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     const bool d_multirate;
     int64_t d_latency;
     tr_backend d_backend;
-    detail::buffer_pins d_pins; // CUDA: page-locked GNU Radio buffers
+    const int d_device;                  // CUDA device index
+    tr_spiir_triggers_config d_trig_cfg; // of d_trig at construction (backend AUTO)
+    // Sink on CUDA without chi-square: the SNR stays on the GPU and is searched
+    // there; only triggers come back (decided in start(); see the .cc file).
+    bool d_device_trig_allowed; // GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS is not "0"
+    std::unique_ptr<detail::spiir_device_io> d_devio; // set while searching on the GPU
+    bool d_trig_on_device = false; // d_trig was made for device SNR (CUDA backend)
+    detail::buffer_pins d_pins;    // CUDA: page-locked GNU Radio buffers
     // Runs the core on the next piece of a call while the block's thread
     // searches the previous piece for triggers (CUDA; see the constructor).
     std::unique_ptr<detail::job_thread> d_worker;
@@ -156,6 +164,9 @@ template <class Base, bool Complex> class spiir_bank_impl : public Base
     void run_core(const input_t *x, size_t n, gr_complex *dst);
     void core_call(const input_t *x, size_t n, gr_complex *dst);
     void scan_triggers(const gr_complex *z, size_t n);
+    void search(const float *z, size_t n, bool on_device);
+    void run_device(const input_t *x, size_t n);
+    void place_triggers(bool on_device);
     void take_triggers(const tr_spiir_trigger *t, size_t n);
     void flush_triggers();
     double chisq(const tr_spiir_trigger &t) const;

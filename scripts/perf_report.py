@@ -571,6 +571,10 @@ def fg_params(d, short=False):
         bits.append("M = %s" % d.get("M"))
     if d.get("passthrough") is False:
         bits.append("no output" if short else "no pass-through output (detects only)")
+    if det == "spiir" and d.get("output") is False:
+        on = d.get("triggers_on", "host")
+        bits.append(("no output, triggers on %s" if short else
+                     "no SNR output (detects only), triggers searched on the %s") % on)
     if d.get("msg_format") == "vectors":
         bits.append("vectors" if short else "detects as vectors")
     return bits

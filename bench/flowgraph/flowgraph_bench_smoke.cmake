@@ -49,8 +49,9 @@ foreach(line IN LISTS lines)
 endforeach()
 # edges, boxcar x 2 (1 and 64 channels), spiir, kalman, frb: core + block each,
 # edges without the pass-through output: one more block line, and boxcar
-# without outputs: one more core and block line per channel count.
-if(NOT nenv EQUAL 1 OR NOT ncase EQUAL 17)
-  message(FATAL_ERROR "expected 1 env line and 17 case lines, got ${nenv} and ${ncase}:
+# without outputs: one more core and block line per channel count, spiir
+# without the SNR output: one more core and block line.
+if(NOT nenv EQUAL 1 OR NOT ncase EQUAL 19)
+  message(FATAL_ERROR "expected 1 env line and 19 case lines, got ${nenv} and ${ncase}:
 ${out}")
 endif()

@@ -53,6 +53,9 @@ struct det_case {
     std::string boxcar_norm = "white";     // boxcar: "white", "levels" or "fixed" (0, 1)
     bool boxcar_outputs = true; // boxcar: false = S/N and width not connected (candidates
                                 // on "detects" only; CUDA: clustered on the device)
+    bool spiir_output = true;   // spiir: false = SNR not connected (triggers on "detects"
+                                // only; CUDA: searched on the device)
+    std::string spiir_msg_format = "dicts"; // spiir: "detects" as "dicts" or "vectors"
 };
 
 /* ---- deterministic noise ------------------------------------------------ */
@@ -244,10 +247,10 @@ inline gr::block_sptr make_block(const det_case &c, const std::string &backend,
             backend, 0, c.batch);
     }
     if (c.detector == "spiir") {
-        out_sizes.assign(1, (int)(2 * sizeof(float) * c.templates));
-        return gr::transient::spiir_bank_fc::make(c.bank_file, {}, {}, {}, {}, {}, 0.0,
-                                                  k_spiir_threshold, k_spiir_window,
-                                                  false, backend, 0, c.batch);
+        out_sizes.assign(c.spiir_output ? 1 : 0, (int)(2 * sizeof(float) * c.templates));
+        return gr::transient::spiir_bank_fc::make(
+            c.bank_file, {}, {}, {}, {}, {}, 0.0, k_spiir_threshold, k_spiir_window,
+            false, backend, 0, c.batch, c.spiir_msg_format);
     }
     if (c.detector == "frb") {
         // A sink: candidates on "detects" only.
@@ -284,6 +287,23 @@ inline tr_boxcar_norm_config boxcar_norm_config(const det_case &c)
     n.fixed_mean = 0.0;
     n.fixed_sigma = 1.0;
     return n;
+}
+
+//! The SPIIR core of a case (its bank file, batch) on `backend`.
+inline tr_spiir *make_spiir(const det_case &c, tr_backend backend)
+{
+    tr_error err;
+    err.code = TR_OK;
+    err.message[0] = '\0';
+    tr_spiir_bank *b = tr_spiir_bank_load(c.bank_file.c_str(), &err);
+    if (!b) throw std::runtime_error(std::string("spiir core: ") + err.message);
+    tr_spiir_config cfg = tr_spiir_config_default();
+    cfg.backend = backend;
+    cfg.batch = c.batch;
+    tr_spiir *q = tr_spiir_create(&cfg, b, &err);
+    tr_spiir_bank_destroy(b);
+    if (!q) throw std::runtime_error(std::string("spiir core: ") + err.message);
+    return q;
 }
 
 //! The core object of a case, fed chunk by chunk like the block feeds it.
@@ -340,14 +360,7 @@ class core_runner
                 d_cand_out.resize(1024);
             }
         } else if (c.detector == "spiir") {
-            tr_spiir_bank *b = tr_spiir_bank_load(c.bank_file.c_str(), &err);
-            if (!b) fail(err.message);
-            tr_spiir_config cfg = tr_spiir_config_default();
-            cfg.backend = backend;
-            cfg.batch = c.batch;
-            d_spiir = tr_spiir_create(&cfg, b, &err);
-            tr_spiir_bank_destroy(b);
-            if (!d_spiir) fail(err.message);
+            d_spiir = make_spiir(c, backend);
             d_snr.resize(chunk * 2 * (size_t)c.templates);
         } else if (c.detector == "frb") {
             // frb_search_f's defaults (tr_frb's) with the case's band.

@@ -14,6 +14,7 @@
  *                             [--edge-spacing MIN,MAX] [--edge-output MODE]
  *                             [--edge-msg dicts|vectors|both]
  *                             [--boxcar-norm MODE] [--boxcar-output MODE]
+ *                             [--spiir-output MODE] [--spiir-msg dicts|vectors]
  *                             [--batch N] [--pin on|off|both] [--quick] [--json]
  *
  * LIST is comma separated: detectors edges,boxcar,spiir,kalman,frb (default all),
@@ -37,7 +38,14 @@
  * tr_boxcar_search_candidates on CUDA; field "outputs"; --boxcar-output
  * snr, none or both, the default); spiir, a random bank of T templates of L
  * filters (default 256 x 64; poles near the unit circle, delays up to 4096)
- * on white noise with an impulse every 16384 samples; kalman, M = 92 (N_s =
+ * on white noise with an impulse every 16384 samples, with the SNR output
+ * into the sink and, after it, without the output (triggers on "detects" in
+ * the --spiir-msg format, "dicts" by default, into a message sink that counts
+ * them; with CUDA the SNR stays on the GPU and the triggers are searched
+ * there, and a second block line searches them on the host as the block did
+ * before, GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS=0; its core line is the filter
+ * and the trigger search with the same split; fields "output" and
+ * "triggers_on"; --spiir-output snr, none or both, the default); kalman, M = 92 (N_s =
  * M / 2), AR(1) noise 0.5 and target 0.9, a burst every 2000 samples; frb,
  * frb_search_f (a sink: candidates on "detects") with its defaults on N
  * channels (default 1024; --quick: 64) over 300 MHz below 1500 MHz at 64 us,
@@ -124,6 +132,8 @@ struct options {
     std::string edge_msg = "dicts";   // without the output: "dicts", "vectors" or "both"
     std::string boxcar_norm = "white";
     std::string boxcar_output = "both"; // "snr", "none" or "both"
+    std::string spiir_output = "both";  // "snr", "none" or "both"
+    std::string spiir_msg = "dicts";    // without the output: "dicts" or "vectors"
     size_t batch = 0;                   // 0: per detector default
     double seconds = 2.0;
     std::string pin = "on";
@@ -161,6 +171,7 @@ std::vector<std::string> split(const std::string &s)
            "  [--kalman-M M] [--edge-spacing MIN,MAX] [--edge-output pass|none|both]\n"
            "  [--edge-msg dicts|vectors|both]\n"
            "  [--boxcar-norm white|levels|fixed] [--boxcar-output snr|none|both]\n"
+           "  [--spiir-output snr|none|both] [--spiir-msg dicts|vectors]\n"
            "  [--batch N] [--pin on|off|both] [--quick] [--json] [--version]\n"
            "The detector blocks in C++ GNU Radio flow graphs, timed against the\n"
            "host-to-device bandwidth and against their core library on the same data.\n");
@@ -299,26 +310,138 @@ double spiir_trigger_rate(const trfg::det_case &c, const float *snr, size_t n,
     return (double)samples / t;
 }
 
-// The core over the pattern's first `period` items, `batch` per call, for
-// about `seconds` (at least one period).
-result run_core(const trfg::det_case &c, tr_backend be, const std::vector<float> &x,
-                size_t period, double seconds)
+// The split of work of the SPIIR block without its SNR output: the filter,
+// then the trigger search over every SNR sample. With CUDA the samples go up
+// (from pageable memory), the SNR stays on the device and is searched there
+// (tr_spiir_process_device, tr_spiir_triggers_process_device): only the
+// triggers come back.
+class spiir_sink_core
 {
-    trfg::core_runner core(c, be);
+  public:
+    spiir_sink_core(const trfg::det_case &c, tr_backend be)
+        : d_nt(c.templates), d_q(trfg::make_spiir(c, be))
+    {
+        try {
+            init(c);
+        } catch (...) {
+            release();
+            throw;
+        }
+    }
+    ~spiir_sink_core() { release(); }
+    spiir_sink_core(const spiir_sink_core &) = delete;
+    spiir_sink_core &operator=(const spiir_sink_core &) = delete;
+
+    //! Processes n <= batch samples of x; returns the triggers decided.
+    size_t process(const float *x, size_t n)
+    {
+        const float *z = d_host_snr.data();
+        if (d_dev) {
+            if (tr_bench_dev_upload(d_x, x, n * sizeof(float)) != TR_OK)
+                fail(tr_bench_last_error());
+            if (tr_spiir_process_device(d_q, (const float *)d_x, n, (float *)d_snr) !=
+                TR_OK)
+                fail(tr_spiir_last_error(d_q));
+            z = (const float *)d_snr;
+        } else if (tr_spiir_process(d_q, x, n, d_host_snr.data()) != TR_OK) {
+            fail(tr_spiir_last_error(d_q));
+        }
+        // d_out holds the device list (max(65536, 4 ntemplates)): one search
+        // call per piece unless it decides more triggers than that.
+        size_t found = 0;
+        for (size_t k = 0, used = 0, nout = 0; k < n; k += used, found += nout) {
+            const tr_status st =
+                d_dev
+                    ? tr_spiir_triggers_process_device(d_trig, z + k * 2 * d_nt, n - k,
+                                                       d_out.data(), d_out.size(), &used,
+                                                       &nout)
+                    : tr_spiir_triggers_process(d_trig, z + k * 2 * d_nt, n - k,
+                                                d_out.data(), d_out.size(), &used, &nout);
+            if (st != TR_OK) fail(tr_spiir_triggers_last_error(d_trig));
+        }
+        return found;
+    }
+
+  private:
+    void init(const trfg::det_case &c)
+    {
+        d_dev = tr_spiir_backend(d_q) == TR_BACKEND_CUDA;
+        tr_spiir_triggers_config tc = tr_spiir_triggers_config_default();
+        tc.ntemplates = c.templates;
+        tc.threshold = trfg::k_spiir_threshold;
+        tc.window = (uint32_t)trfg::k_spiir_window;
+        if (d_dev) tc.backend = TR_BACKEND_CUDA;
+        tr_error err;
+        d_trig = tr_spiir_triggers_create(&tc, &err);
+        if (!d_trig) fail(err.message);
+        d_out.resize(std::max<size_t>(65536, 4 * (size_t)d_nt));
+        const size_t snr_bytes = c.batch * d_nt * 2 * sizeof(float);
+        if (d_dev) {
+            if (tr_bench_dev_alloc(0, c.batch * sizeof(float), &d_x) != TR_OK ||
+                tr_bench_dev_alloc(0, snr_bytes, &d_snr) != TR_OK)
+                fail(tr_bench_last_error());
+        } else {
+            d_host_snr.resize(snr_bytes / sizeof(float));
+        }
+    }
+    void release()
+    {
+        tr_bench_dev_free(d_x);
+        tr_bench_dev_free(d_snr);
+        if (d_trig) tr_spiir_triggers_destroy(d_trig);
+        tr_spiir_destroy(d_q);
+    }
+
+  private:
+    [[noreturn]] void fail(const char *what) const
+    {
+        throw std::runtime_error(std::string("spiir core without output: ") +
+                                 (what ? what : "?"));
+    }
+    const unsigned d_nt;
+    tr_spiir *d_q = nullptr;
+    tr_spiir_triggers *d_trig = nullptr;
+    bool d_dev = false;
+    void *d_x = nullptr, *d_snr = nullptr; // device (CUDA)
+    std::vector<float> d_host_snr;         // host (CPU)
+    std::vector<tr_spiir_trigger> d_out;
+};
+
+// core.process over the pattern's first `period` items, `batch` per call,
+// for about `seconds`; *pos: where the last call ended in the period.
+template <class Core>
+result time_core(Core &core, const trfg::det_case &c, const std::vector<float> &x,
+                 size_t period, double seconds, size_t *pos)
+{
     const size_t nc = trfg::item_floats(c);
     // Warm-up: one batch (first-call allocations, statistics).
     core.process(x.data(), std::min(c.batch, period));
     result r;
     const double t0 = now();
-    size_t pos = 0;
+    *pos = 0;
     do {
-        const size_t n = std::min(c.batch, period - pos);
-        core.process(x.data() + pos * nc, n);
+        const size_t n = std::min(c.batch, period - *pos);
+        core.process(x.data() + *pos * nc, n);
         r.samples += n;
-        pos += n;
-        if (pos == period) pos = 0;
+        *pos += n;
+        if (*pos == period) *pos = 0;
         r.seconds = now() - t0;
     } while (r.seconds < seconds);
+    return r;
+}
+
+// The core over the pattern's first `period` items, `batch` per call, for
+// about `seconds` (at least one period).
+result run_core(const trfg::det_case &c, tr_backend be, const std::vector<float> &x,
+                size_t period, double seconds)
+{
+    size_t pos = 0;
+    if (c.detector == "spiir" && !c.spiir_output) {
+        spiir_sink_core core(c, be);
+        return time_core(core, c, x, period, seconds, &pos);
+    }
+    trfg::core_runner core(c, be);
+    result r = time_core(core, c, x, period, seconds, &pos);
     if (c.detector == "boxcar") {
         r.stage = "norm";
         r.stage_rate = boxcar_norm_rate(c, x, period, seconds / 2);
@@ -338,10 +461,12 @@ struct block_result : result {
     bool replay = false;
     bool stopped = false;    // stopped at the time limit before the source was done
     int64_t detections = -1; // without output: detections in the messages
+    std::string triggers_on; // spiir without output: "device" or "host"
 };
 
 // Counts the detections of the "detects" messages it receives on "in": edges
-// transitions (dicts or vectors), boxcar and frb candidates ("pulses").
+// transitions and SPIIR triggers (dicts or vectors), boxcar and frb
+// candidates ("pulses").
 class msg_counter : public gr::block
 {
   public:
@@ -356,7 +481,10 @@ class msg_counter : public gr::block
             const pmt::pmt_t e = pmt::dict_ref(m, d_key, pmt::PMT_NIL);
             if (pmt::is_vector(e)) d_count += pmt::length(e); // msg_format "dicts"
             const pmt::pmt_t s = pmt::dict_ref(m, d_key_sample, pmt::PMT_NIL);
-            if (pmt::is_u64vector(s)) d_count += pmt::length(s); // "vectors"
+            if (pmt::is_u64vector(s) || pmt::is_s64vector(s))
+                d_count += pmt::length(s); // "vectors" (edges, spiir)
+            const pmt::pmt_t t = pmt::dict_ref(m, d_key_triggers, pmt::PMT_NIL);
+            if (pmt::is_vector(t)) d_count += pmt::length(t); // spiir "dicts"
             const pmt::pmt_t p = pmt::dict_ref(m, d_key_pulses, pmt::PMT_NIL);
             if (pmt::is_vector(p)) d_count += pmt::length(p); // boxcar, frb candidates
         });
@@ -367,6 +495,7 @@ class msg_counter : public gr::block
     const pmt::pmt_t d_key = pmt::mp("edges");
     const pmt::pmt_t d_key_sample = pmt::mp("sample");
     const pmt::pmt_t d_key_pulses = pmt::mp("pulses");
+    const pmt::pmt_t d_key_triggers = pmt::mp("triggers");
     std::atomic<uint64_t> d_count{0};
 };
 
@@ -397,7 +526,7 @@ block_result run_block(const trfg::det_case &c, const std::string &backend,
     block_result r;
     double t0 = 0;
     if (out_sizes.empty()) {
-        // Edges or boxcar without outputs, frb: the block is the end of the
+        // Edges, boxcar or spiir without outputs, frb: the block is the end of the
         // stream and reports on "detects"; samples through = samples it consumed.
         auto msgs = msg_counter::make();
         tb->msg_connect(blk, "detects", msgs, "in");
@@ -508,8 +637,16 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
                  std::to_string(trfg::k_boxcar_max_width) +
                  ",\"norm\":" + json_str(c.boxcar_norm) +
                  ",\"threshold\":" + num(trfg::k_boxcar_threshold);
+        if (c.detector == "spiir" && br && br->detections >= 0)
+            s += ",\"detections\":" + std::to_string(br->detections) +
+                 ",\"msg_format\":" + json_str(c.spiir_msg_format);
+        if (c.detector == "spiir" && !c.spiir_output)
+            s += ",\"triggers_on\":" + json_str(br     ? br->triggers_on
+                                                : cuda ? "device"
+                                                       : "host");
         if (c.detector == "spiir")
-            s += ",\"templates\":" + std::to_string(c.templates) +
+            s += ",\"output\":" + std::string(c.spiir_output ? "true" : "false") +
+                 ",\"templates\":" + std::to_string(c.templates) +
                  ",\"filters\":" + std::to_string(c.filters) +
                  ",\"output_bytes_per_sample\":" + std::to_string(8 * c.templates) +
                  ",\"threshold\":" + num(trfg::k_spiir_threshold) +
@@ -532,6 +669,15 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
         s += "}";
         std::fprintf(g_out, "%s\n", s.c_str());
     } else {
+        std::string note;
+        if (br && !c.edge_passthrough)
+            note = "  (no output, detects: " + c.edge_msg_format + ")";
+        if (c.detector == "spiir" && !c.spiir_output)
+            note = "  (no output, triggers on the " +
+                   std::string(br     ? br->triggers_on
+                               : cuda ? "device"
+                                      : "host") +
+                   ")";
         char name[64];
         std::snprintf(name, sizeof name, "%s%s", c.detector.c_str(),
                       trfg::item_floats(c) > 1 || c.detector == "boxcar"
@@ -542,10 +688,7 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
                      "ratio %6.3f  block/core %6.3f%s\n",
                      name, backend.c_str(), path.c_str(),
                      br && cuda ? (pinned ? "+pin" : "-pin") : "    ", c.batch, rate,
-                     ceil_sps, rate / ceil_sps, rate / core_rate,
-                     br && !c.edge_passthrough
-                         ? ("  (no output, detects: " + c.edge_msg_format + ")").c_str()
-                         : "");
+                     ceil_sps, rate / ceil_sps, rate / core_rate, note.c_str());
     }
     std::fflush(g_out);
 }
@@ -596,6 +739,10 @@ int main(int argc, char **argv)
             o.edge_output = val();
         else if (a == "--boxcar-output")
             o.boxcar_output = val();
+        else if (a == "--spiir-output")
+            o.spiir_output = val();
+        else if (a == "--spiir-msg")
+            o.spiir_msg = val();
         else if (a == "--edge-msg")
             o.edge_msg = val();
         else if (a == "--boxcar-norm")
@@ -625,6 +772,10 @@ int main(int argc, char **argv)
     if (o.boxcar_output != "snr" && o.boxcar_output != "none" &&
         o.boxcar_output != "both")
         usage("--boxcar-output: snr, none or both");
+    if (o.spiir_output != "snr" && o.spiir_output != "none" && o.spiir_output != "both")
+        usage("--spiir-output: snr, none or both");
+    if (o.spiir_msg != "dicts" && o.spiir_msg != "vectors")
+        usage("--spiir-msg: dicts or vectors");
     if (o.edge_msg != "dicts" && o.edge_msg != "vectors" && o.edge_msg != "both")
         usage("--edge-msg: dicts, vectors or both");
     if (o.quick) o.seconds = std::min(o.seconds, 0.05);
@@ -699,6 +850,7 @@ int main(int argc, char **argv)
         c.templates = o.quick ? 16 : o.spiir_templates;
         c.filters = o.quick ? 8 : o.spiir_filters;
         c.M = o.kalman_M;
+        c.spiir_msg_format = o.spiir_msg;
         c.edge_min_width = o.edge_min;
         c.edge_max_width = o.edge_max;
         c.nchan = d == "frb" ? (o.quick ? 64 : o.frb_nchan) : 1;
@@ -771,7 +923,8 @@ int main(int argc, char **argv)
                 }
                 const bool pass_case =
                     (c.detector != "edges" || o.edge_output != "none") &&
-                    (c.detector != "boxcar" || o.boxcar_output != "none");
+                    (c.detector != "boxcar" || o.boxcar_output != "none") &&
+                    (c.detector != "spiir" || o.spiir_output != "none");
                 for (int pin : pins) {
                     if (!pass_case) break;
                     setenv("GR_TRANSIENT_PIN_BUFFERS", pin ? "1" : "0", 1);
@@ -796,18 +949,35 @@ int main(int argc, char **argv)
                     emit(o, env, cn, backend, "block", br, core.rate(), &br,
                          backend == "cuda" ? 1 : 0);
                 }
-                if (c.detector == "boxcar" && o.boxcar_output != "snr") {
-                    // Without outputs: candidates only (core line with the
-                    // same split of work, then the block)
+                // Without outputs: boxcar candidates only (with CUDA clustered
+                // on the device), spiir triggers only (with CUDA searched on
+                // the device and, for comparison, on the host); a core line
+                // with the same split of work, then the block.
+                const bool sink_case =
+                    (c.detector == "boxcar" && o.boxcar_output != "snr") ||
+                    (c.detector == "spiir" && o.spiir_output != "snr");
+                std::vector<std::string> places{""};
+                if (c.detector == "spiir")
+                    places = backend == "cuda"
+                                 ? std::vector<std::string>{"device", "host"}
+                                 : std::vector<std::string>{"host"};
+                if (sink_case) {
                     trfg::det_case cn = c;
                     cn.boxcar_outputs = false;
+                    cn.spiir_output = false;
                     const result cc = run_core(cn, be, *pattern, ring, o.seconds);
                     emit(o, env, cn, backend, "core", cc, cc.rate(), nullptr, 0);
                     setenv("GR_TRANSIENT_PIN_BUFFERS", "1", 1);
-                    const block_result br =
-                        run_block(cn, backend, pattern, ring, total, 10 * o.seconds + 1);
-                    emit(o, env, cn, backend, "block", br, cc.rate(), &br,
-                         backend == "cuda" ? 1 : 0);
+                    for (const std::string &on : places) {
+                        if (backend == "cuda" && on == "host")
+                            setenv("GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS", "0", 1);
+                        block_result br = run_block(cn, backend, pattern, ring, total,
+                                                    10 * o.seconds + 1);
+                        unsetenv("GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS");
+                        br.triggers_on = on;
+                        emit(o, env, cn, backend, "block", br, cc.rate(), &br,
+                             backend == "cuda" ? 1 : 0);
+                    }
                 }
                 unsetenv("GR_TRANSIENT_PIN_BUFFERS");
             }

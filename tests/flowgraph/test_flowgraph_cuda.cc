@@ -34,12 +34,22 @@
  * carry exactly the transitions of the tags, with both backends, for a
  * transition every 24 to 200 and every 4 to 40 samples, in both message
  * formats ("dicts": a dict per transition; "vectors": uniform vectors).
+ *
+ * SPIIR also runs without its SNR output (the block as a sink, the triggers on
+ * "detects" only; with CUDA the SNR stays on the GPU and the triggers are
+ * searched there), in both message formats, with GNU Radio's work calls and
+ * with calls of at most 997 samples: every sample consumed, the triggers
+ * those of the CPU block's tags (as above); with CUDA also exactly those of
+ * the host search (GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS=0). The same sink with
+ * multirate and with complex input (spiir_bank_cc): CUDA's device search
+ * gives exactly its host search's triggers and the CPU's.
  */
 
 #include "flowgraph_blocks.h"
 #include "flowgraph_cases.h"
 
 #include <gnuradio/top_block.h>
+#include <gnuradio/transient/spiir_bank_cc.h>
 #include <pmt/pmt.h>
 #include <transient/common.h>
 
@@ -103,13 +113,15 @@ struct run_out {
     uint64_t consumed = 0;        // samples the detector took
 };
 
-run_out run(const trfg::det_case &c, const std::string &backend,
-            std::shared_ptr<const std::vector<float>> x, uint64_t n, bool msgs = false)
+// source (n items of vlen floats from x) -> blk -> a sink of its outputs
+// (item sizes `sizes`; none: no sink); max_items > 0: the source produces at
+// most that many items per call.
+run_out run_graph(gr::block_sptr blk, const std::vector<int> &sizes, unsigned vlen,
+                  std::shared_ptr<const std::vector<float>> x, uint64_t n, bool msgs,
+                  int max_items)
 {
-    std::vector<int> sizes;
-    gr::block_sptr blk = trfg::make_block(c, backend, sizes);
-    const unsigned vlen = (unsigned)trfg::item_floats(c);
     auto src = trfg::ring_source::make(x, vlen, n, 0, false);
+    if (max_items > 0) src->set_max_noutput_items(max_items);
     // No outputs (edges without the pass-through output): no sink.
     trfg::capture_sink::sptr snk;
     if (!sizes.empty()) snk = trfg::capture_sink::make(sizes);
@@ -132,6 +144,15 @@ run_out run(const trfg::det_case &c, const std::string &backend,
     }
     r.consumed = blk->nitems_read(0);
     return r;
+}
+
+run_out run(const trfg::det_case &c, const std::string &backend,
+            std::shared_ptr<const std::vector<float>> x, uint64_t n, bool msgs = false,
+            int max_items = 0)
+{
+    std::vector<int> sizes;
+    gr::block_sptr blk = trfg::make_block(c, backend, sizes);
+    return run_graph(blk, sizes, (unsigned)trfg::item_floats(c), x, n, msgs, max_items);
 }
 
 // Tags of the detector's key only, in offset order.
@@ -377,6 +398,143 @@ void check_boxcar_outputs(trfg::det_case c, const std::string &backend,
                 c.nchan, backend.c_str(), got.size());
 }
 
+// SPIIR triggers by (sample, template): |SNR|, phase (NaN from tags) and time.
+struct spiir_trig {
+    double snr, phase, time;
+    bool operator==(const spiir_trig &o) const
+    {
+        return std::memcmp(&snr, &o.snr, sizeof snr) == 0 &&
+               std::memcmp(&time, &o.time, sizeof time) == 0 &&
+               (std::memcmp(&phase, &o.phase, sizeof phase) == 0 ||
+                (std::isnan(phase) && std::isnan(o.phase)));
+    }
+};
+using spiir_triggers = std::map<std::pair<uint64_t, long>, spiir_trig>;
+
+spiir_triggers spiir_tag_triggers(const run_out &r)
+{
+    spiir_triggers m;
+    for (const auto &t : det_tags(r, "trigger"))
+        m[{t.offset, (long)dnum(t.value, "template")}] = spiir_trig{
+            dnum(t.value, "snr"), dnum(t.value, "phase"), dnum(t.value, "time")};
+    return m;
+}
+
+// Either format: {"triggers": [dict, ...]} or uniform vectors (snr and phase
+// as the float32 the vectors carry; vectors of unequal length make a NaN
+// entry, so that comparisons fail).
+spiir_triggers spiir_msg_triggers(const run_out &r)
+{
+    spiir_triggers m;
+    for (const auto &msg : r.msgs) {
+        const pmt::pmt_t d = pmt::dict_ref(msg, pmt::mp("triggers"), pmt::PMT_NIL);
+        for (size_t i = 0; pmt::is_vector(d) && i < pmt::length(d); i++) {
+            const pmt::pmt_t e = pmt::vector_ref(d, i);
+            m[{(uint64_t)dnum(e, "sample"), (long)dnum(e, "template")}] = spiir_trig{
+                dnum(e, "snr"), (double)(float)dnum(e, "phase"), dnum(e, "time")};
+        }
+        const pmt::pmt_t s = pmt::dict_ref(msg, pmt::mp("sample"), pmt::PMT_NIL);
+        if (!pmt::is_s64vector(s)) continue;
+        const pmt::pmt_t tm = pmt::dict_ref(msg, pmt::mp("time"), pmt::PMT_NIL);
+        const pmt::pmt_t tp = pmt::dict_ref(msg, pmt::mp("template"), pmt::PMT_NIL);
+        const pmt::pmt_t z = pmt::dict_ref(msg, pmt::mp("snr"), pmt::PMT_NIL);
+        const pmt::pmt_t ph = pmt::dict_ref(msg, pmt::mp("phase"), pmt::PMT_NIL);
+        const size_t k = pmt::length(s);
+        if (!pmt::is_f64vector(tm) || !pmt::is_u32vector(tp) || !pmt::is_f32vector(z) ||
+            !pmt::is_f32vector(ph) || pmt::length(tm) != k || pmt::length(tp) != k ||
+            pmt::length(z) != k || pmt::length(ph) != k) {
+            m[{0, -1}] = spiir_trig{NAN, NAN, NAN};
+            continue;
+        }
+        for (size_t i = 0; i < k; i++)
+            m[{(uint64_t)pmt::s64vector_ref(s, i), (long)pmt::u32vector_ref(tp, i)}] =
+                spiir_trig{(double)pmt::f32vector_ref(z, i),
+                           (double)pmt::f32vector_ref(ph, i), pmt::f64vector_ref(tm, i)};
+    }
+    return m;
+}
+
+// Triggers of a or b without a twin in the other (the same sample and
+// template, |SNR| within 1e-3). One without a twin is allowed only when its
+// |SNR| is within 1e-3 of the threshold (a peak the float32 differences of
+// two backends may put on either side).
+size_t spiir_unmatched(const spiir_triggers &a, const spiir_triggers &b)
+{
+    const double thr = trfg::k_spiir_threshold;
+    size_t bad = 0;
+    for (const auto &e : a) {
+        auto it = b.find(e.first);
+        const double z = e.second.snr;
+        if (it == b.end()
+                ? !(std::fabs(z) <= thr * (1 + 1e-3))
+                : !(std::fabs(it->second.snr - z) <= 1e-3 * std::max(1.0, std::fabs(z))))
+            bad++;
+    }
+    for (const auto &e : b)
+        if (!a.count(e.first) && !(std::fabs(e.second.snr) <= thr * (1 + 1e-3))) bad++;
+    return bad;
+}
+
+// The triggers of a SPIIR sink over x (n items) on `backend`: spiir_bank_cc
+// (x interleaved complex) or spiir_bank_fc, single-rate or multirate.
+spiir_triggers spiir_sink(const trfg::det_case &c, const std::string &backend,
+                          bool complex_in, bool multirate,
+                          std::shared_ptr<const std::vector<float>> x, uint64_t n)
+{
+    gr::block_sptr blk;
+    if (complex_in)
+        blk = gr::transient::spiir_bank_cc::make(
+            c.bank_file, {}, {}, {}, {}, {}, 0.0, trfg::k_spiir_threshold,
+            trfg::k_spiir_window, multirate, backend, 0, c.batch, "vectors");
+    else
+        blk = gr::transient::spiir_bank_fc::make(
+            c.bank_file, {}, {}, {}, {}, {}, 0.0, trfg::k_spiir_threshold,
+            trfg::k_spiir_window, multirate, backend, 0, c.batch, "vectors");
+    const run_out r = run_graph(blk, {}, complex_in ? 2 : 1, x, n, true, 0);
+    CHECK(r.consumed == n, "spiir sink %s: %llu of %llu samples consumed",
+          backend.c_str(), (unsigned long long)r.consumed, (unsigned long long)n);
+    return spiir_msg_triggers(r);
+}
+
+// The sink's other forms: multirate (the multirate engine's device path) and
+// complex input (spiir_bank_cc): the CPU finds triggers; CUDA's device search
+// gives those of its host search exactly and the CPU's (spiir_unmatched).
+void check_spiir_forms(const trfg::det_case &c, const std::vector<float> &x, uint64_t n,
+                       bool cpu_only)
+{
+    // Complex input: the real signal, with the imaginary part its reverse / 2.
+    auto xc = std::make_shared<std::vector<float>>(2 * n);
+    for (uint64_t i = 0; i < n; i++) {
+        (*xc)[2 * i] = x[i];
+        (*xc)[2 * i + 1] = 0.5f * x[n - 1 - i];
+    }
+    auto xr = std::make_shared<std::vector<float>>(x.begin(), x.begin() + n);
+    for (const bool complex_in : {false, true}) {
+        const bool multirate = !complex_in;
+        const char *form = complex_in ? "complex input" : "multirate";
+        auto in = complex_in ? xc : xr;
+        const spiir_triggers cpu = spiir_sink(c, "cpu", complex_in, multirate, in, n);
+        CHECK(!cpu.empty(), "spiir sink, %s: no triggers on the CPU", form);
+        if (cpu_only) {
+            std::printf("spiir sink, %s: %zu triggers on the CPU\n", form, cpu.size());
+            continue;
+        }
+        const spiir_triggers dev = spiir_sink(c, "cuda", complex_in, multirate, in, n);
+        setenv("GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS", "0", 1);
+        const spiir_triggers host = spiir_sink(c, "cuda", complex_in, multirate, in, n);
+        unsetenv("GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS");
+        CHECK(dev == host,
+              "spiir sink, %s: the device search (%zu) differs from the "
+              "host search (%zu)",
+              form, dev.size(), host.size());
+        const size_t bad = spiir_unmatched(cpu, dev);
+        CHECK(bad == 0, "spiir sink, %s: %zu triggers of CPU and CUDA without a match",
+              form, bad);
+        std::printf("spiir sink, %s: %zu triggers, CUDA (searched on the GPU) equal\n",
+                    form, cpu.size());
+    }
+}
+
 void check_spiir(const trfg::det_case &c, const run_out &a, const run_out &g, uint64_t n)
 {
     const size_t m = n * 2 * c.templates;
@@ -398,32 +556,59 @@ void check_spiir(const trfg::det_case &c, const run_out &a, const run_out &g, ui
         std::printf("spiir: SNR relative RMS difference %.3g (RMS |z| %.3g, max %.3g)\n",
                     rel, std::sqrt(den / (m / 2)), zmax);
     }
-    const auto ta = det_tags(a, "trigger"), tg = det_tags(g, "trigger");
+    const auto ta = spiir_tag_triggers(a), tg = spiir_tag_triggers(g);
     CHECK(!ta.empty(), "spiir: no triggers");
-    // A trigger of one backend without its twin in the other is allowed only
-    // when its |SNR| is within 1e-3 of the threshold (a peak the float32
-    // differences may put on either side).
-    const double thr = trfg::k_spiir_threshold;
-    auto key = [](const gr::tag_t &t) {
-        return std::make_pair(t.offset, (long)dnum(t.value, "template"));
-    };
-    std::map<std::pair<uint64_t, long>, double> bya, byg;
-    for (const auto &t : ta)
-        bya[key(t)] = dnum(t.value, "snr");
-    for (const auto &t : tg)
-        byg[key(t)] = dnum(t.value, "snr");
-    size_t bad = 0;
-    for (const auto &e : bya) {
-        auto it = byg.find(e.first);
-        if (it == byg.end() ? std::fabs(e.second) > thr * (1 + 1e-3)
-                            : std::fabs(it->second - e.second) >
-                                  1e-3 * std::max(1.0, std::fabs(e.second)))
-            bad++;
-    }
-    for (const auto &e : byg)
-        if (!bya.count(e.first) && std::fabs(e.second) > thr * (1 + 1e-3)) bad++;
+    const size_t bad = spiir_unmatched(ta, tg);
     CHECK(bad == 0, "spiir: %zu triggers without a match", bad);
     std::printf("spiir: %zu triggers, equal\n", ta.size());
+}
+
+// Without the SNR output, "detects" connected: every sample consumed, the
+// triggers of the messages (both formats, GNU Radio's work calls and calls of
+// at most 997 samples) are those of the tags of `ref` (the CPU block with the
+// output); with CUDA (searched on the device) also exactly those of the host
+// search of the same SNR.
+void check_spiir_outputs(trfg::det_case c, const std::string &backend,
+                         std::shared_ptr<const std::vector<float>> x, uint64_t n,
+                         const run_out &ref)
+{
+    const spiir_triggers want = spiir_tag_triggers(ref);
+    CHECK(!want.empty(), "spiir %s: no triggers", backend.c_str());
+    c.spiir_output = false;
+    spiir_triggers host;
+    if (backend == "cuda") {
+        setenv("GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS", "0", 1);
+        host = spiir_msg_triggers(run(c, backend, x, n, true));
+        unsetenv("GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS");
+        CHECK(spiir_unmatched(want, host) == 0,
+              "spiir %s: %zu triggers of the host search without a match",
+              backend.c_str(), spiir_unmatched(want, host));
+    }
+    for (const char *fmt : {"dicts", "vectors"}) {
+        for (int max_items : {0, 997}) {
+            c.spiir_msg_format = fmt;
+            const run_out r = run(c, backend, x, n, true, max_items);
+            CHECK(r.consumed == n, "spiir %s %s/%d: %llu of %llu samples consumed",
+                  backend.c_str(), fmt, max_items, (unsigned long long)r.consumed,
+                  (unsigned long long)n);
+            const spiir_triggers got = spiir_msg_triggers(r);
+            const size_t bad = spiir_unmatched(want, got);
+            // The CPU sink has the CPU tags' triggers exactly; CUDA may differ
+            // at the threshold (spiir_unmatched).
+            CHECK(bad == 0 && (backend == "cuda" || got.size() == want.size()),
+                  "spiir %s %s/%d: %zu triggers in messages without output, %zu tags, "
+                  "%zu without a match",
+                  backend.c_str(), fmt, max_items, got.size(), want.size(), bad);
+            CHECK(backend != "cuda" || got == host,
+                  "spiir %s %s/%d: the device search differs from the host search",
+                  backend.c_str(), fmt, max_items);
+        }
+    }
+    std::printf("spiir %s: %zu triggers without the output (dicts and vectors, %s) equal "
+                "the CPU tags\n",
+                backend.c_str(), want.size(),
+                backend == "cuda" ? "searched on the GPU, equal to the host search"
+                                  : "searched on the CPU");
 }
 
 void check_kalman(const trfg::det_case &c, const run_out &a, const run_out &g, uint64_t n)
@@ -582,7 +767,12 @@ int main(int argc, char **argv)
                 check_boxcar_outputs(c, "cpu", x, s.n, a);
                 if (!cpu_only) check_boxcar_outputs(c, "cuda", x, s.n, g);
             }
-            if (c.detector == "spiir") check_spiir(c, a, g, s.n);
+            if (c.detector == "spiir") {
+                check_spiir(c, a, g, s.n);
+                check_spiir_outputs(c, "cpu", x, s.n, a);
+                if (!cpu_only) check_spiir_outputs(c, "cuda", x, s.n, a);
+                check_spiir_forms(c, *x, s.n, cpu_only);
+            }
             if (c.detector == "kalman") check_kalman(c, a, g, s.n);
             if (c.detector == "frb") check_frb(c, a, g, s.n);
         } catch (const std::exception &e) {

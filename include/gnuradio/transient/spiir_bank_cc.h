@@ -44,7 +44,16 @@ namespace transient
  *
  * The SNR output is optional. Without it the block is a sink: it feeds its
  * input to the core and publishes the triggers on "detects" (no tags, no
- * held-back items).
+ * held-back items). Where the work runs: on the CPU backend everything on the
+ * host. On CUDA with the output connected, or with \p autocorr (the
+ * chi-square reads SNR rows on the host), the SNR comes back to the host
+ * (8 bytes per template and sample) and the triggers are searched there,
+ * overlapped with the GPU's next piece. On CUDA as a sink without \p autocorr
+ * the samples go to the GPU once, the SNR stays in device memory and the
+ * triggers are searched there (tr_spiir_triggers_process_device): only the
+ * triggers cross PCIe, and they are the host search's triggers bit for bit.
+ * This is decided at start(), from the ports connected then;
+ * GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS=0 keeps the host search (comparisons).
  *
  * Triggers: per template, the peak of every cluster of |z| > threshold, a
  * cluster ending \p window samples after its peak. With the output connected,

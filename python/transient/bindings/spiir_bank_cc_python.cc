@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(spiir_bank_cc.h)                                           */
-/* BINDTOOL_HEADER_FILE_HASH(f9adca40d62b4388ed9143c195dca0cb)                     */
+/* BINDTOOL_HEADER_FILE_HASH(f3124bda2eb76a79cacb4ac9bf6dfc15)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>

@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(spiir_bank_fc.h)                                           */
-/* BINDTOOL_HEADER_FILE_HASH(7af6913145aa11ffee8a6b622f2fa999)                     */
+/* BINDTOOL_HEADER_FILE_HASH(de9ba20d3b4c7aa25c6eeb3ff99d43dd)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
