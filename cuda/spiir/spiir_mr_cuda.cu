@@ -414,6 +414,8 @@ extern "C" tr_status tr_cuda_spiir_mr_run_device(tr_cuda_spiir_mr *c, const floa
     if (n == 0) return TR_OK;
     TR_CUDA_TRY(cudaSetDevice(c->device), err, "spiir/cuda multirate: select device",
                 fail);
+    TR_CUDA_TRY(tr_cuda_caller_ready(), err,
+                "spiir/cuda multirate: wait for the caller's stream", fail);
     TR_CUDA_TRY(cudaMemsetAsync(c->d_bad, 0, sizeof *c->d_bad, c->ms), err,
                 "spiir/cuda multirate: clear counter", fail);
     for (size_t off = 0; off < n; off += c->batch) {
