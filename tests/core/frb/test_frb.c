@@ -524,6 +524,10 @@ static int test_gpu(void)
     c = small_config();
     c.search.norm.mode = TR_BOXCAR_NORM_LEVELS;
     gpu_against_cpu(c, 1, "device-resident, LEVELS");
+    c.dedisp.plan.scrunch = 1; /* 50 us to DM 1000: factors up to 4 */
+    c.dedisp.plan.tsamp = 5e-5;
+    c.dedisp.plan.dm_max = 1000.0;
+    gpu_against_cpu(c, 1, "device-resident, LEVELS, scrunched");
     gpu_plane();
     return tu_finish("test_frb --gpu");
 }
