@@ -154,16 +154,17 @@ static void db_row(const db_options *o, const tr_dedisp *q, const char *variant,
     const double add = ce->add_rate / tr_dedisp_nused(q);
     const double best = mem > 0 && mem < add ? mem : add;
     if (o->json)
-        printf("{\"type\":\"result\",\"detector\":\"dedisp\",\"variant\":\"%s\",\"mode\":"
-               "\"%s\",\"nchan\":%u,\"ndm\":%u,\"latency\":%u,\"zero_dm\":%d,\"samples\":"
-               "%zu,"
-               "\"seconds\":%.9g,\"dm_samples_per_s\":%.6g,\"ceiling_memory_dm_samples_"
-               "per_s\":"
-               "%.6g,\"ceiling_adds_dm_samples_per_s\":%.6g,\"ratio\":%.6g,\"scrunch\":%d,"
-               "\"full_rate_trials\":%.9g%s}\n",
-               variant, mode, tr_dedisp_nchan(q), tr_dedisp_ndm(q), tr_dedisp_latency(q),
-               o->zero_dm, n, seconds, rate, mem, add, rate / best, o->plan.scrunch,
-               tr_dedisp_full_rate_trials(q), extra ? extra : "");
+        printf(
+            "{\"type\":\"result\",\"detector\":\"dedisp\",\"variant\":\"%s\",\"mode\":"
+            "\"%s\",\"nchan\":%u,\"ndm\":%u,\"latency\":%u,\"zero_dm\":%d,\"samples\":"
+            "%zu,"
+            "\"seconds\":%.9g,\"dm_samples_per_s\":%.6g,\"ceiling_memory_dm_samples_"
+            "per_s\":"
+            "%.6g,\"ceiling_adds_dm_samples_per_s\":%.6g,\"ratio\":%.6g,\"scrunch\":%d,"
+            "\"full_rate_trials\":%.9g%s}\n",
+            variant, mode, tr_dedisp_nchan(q), tr_dedisp_ndm(q), tr_dedisp_latency(q),
+            o->zero_dm, n, seconds, rate, mem, add, rate / best, o->plan.scrunch,
+            tr_dedisp_full_rate_trials(q), extra ? extra : "");
     else
         printf("%-9s %-10s %9zu spectra x %u trials (%.6g full-rate): %8.4f s  %.3e "
                "trial-samples/s  (ceilings: memory %.3e, adds %.3e; %.1f %% of the "

@@ -188,8 +188,8 @@ extern "C" tr_status tr_cuda_dedisp_reset(tr_cuda_dedisp *c, tr_error *err)
 /* Group g's sums over the rows of lev (its factor's level) for the m outputs
  * from position p0 on: coarse outputs, then expanded into out. */
 static tr_status scrunched_sum(tr_cuda_dedisp *c, const dedisp_group &g,
-                               const dedisp_level &lev, long long p0, size_t m, float *out,
-                               size_t sk, size_t sd, tr_error *err)
+                               const dedisp_level &lev, long long p0, size_t m,
+                               float *out, size_t sk, size_t sd, tr_error *err)
 {
     constexpr size_t TILE = (size_t)SUM_THREADS * SUM_ITEMS;
     const long long qa = floor_div(p0, g.s), qb = floor_div(p0 + (long long)m - 1, g.s);
@@ -202,9 +202,9 @@ static tr_status scrunched_sum(tr_cuda_dedisp *c, const dedisp_group &g,
         c->delays.get() + g.dl, nq, lev.cols - skip, c->mean, 0ull, 0ull, c->coarse.get(),
         (size_t)g.nd, (size_t)1);
     TR_CUDA_CHECK(cudaGetLastError(), err, "dedisp: sum kernel launch (scrunched)");
-    TR_DEDISP_LAUNCH(tr_dedisp_expand_kernel, grid_for(m * g.nd), 256,
-                     c->stream, c->coarse.get(), g.nd, qa, g.s, p0, m,
-                     out + (size_t)g.d0 * sd, sk, sd);
+    TR_DEDISP_LAUNCH(tr_dedisp_expand_kernel, grid_for(m * g.nd), 256, c->stream,
+                     c->coarse.get(), g.nd, qa, g.s, p0, m, out + (size_t)g.d0 * sd, sk,
+                     sd);
     TR_CUDA_CHECK(cudaGetLastError(), err, "dedisp: expand kernel launch");
     return TR_OK;
 }
@@ -258,9 +258,9 @@ static tr_status batch(tr_cuda_dedisp *c, tr_cuda_dedisp_input kind, const void 
     float *fresh = h + c->keep;
     const size_t pitch = c->cap * sizeof(float);
     if (kind == TR_CUDA_DEDISP_ZEROS) {
-        TR_CUDA_CHECK(cudaMemset2DAsync(fresh, pitch, 0, m * sizeof(float), c->nused,
-                                        c->stream),
-                      err, "dedisp: cudaMemset2DAsync (zeros)");
+        TR_CUDA_CHECK(
+            cudaMemset2DAsync(fresh, pitch, 0, m * sizeof(float), c->nused, c->stream),
+            err, "dedisp: cudaMemset2DAsync (zeros)");
     } else {
         const float *x = nullptr;
         const unsigned char *raw = nullptr;

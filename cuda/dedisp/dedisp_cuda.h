@@ -45,17 +45,17 @@ extern "C" {
 
 /* What the context reads of the plan. */
 typedef struct {
-    uint32_t nchan;         /* channels per input spectrum */
-    uint32_t nused;         /* channels summed */
-    uint32_t ndm;           /* trials */
-    uint32_t latency;       /* L: largest delay */
-    const uint32_t *chans;  /* nused channel indices, increasing */
-    const uint32_t *delays; /* ndm x nused delays in samples of the trial's factor */
+    uint32_t nchan;          /* channels per input spectrum */
+    uint32_t nused;          /* channels summed */
+    uint32_t ndm;            /* trials */
+    uint32_t latency;        /* L: largest delay */
+    const uint32_t *chans;   /* nused channel indices, increasing */
+    const uint32_t *delays;  /* ndm x nused delays in samples of the trial's factor */
     const uint32_t *factors; /* ndm scrunch factors, non-decreasing; NULL = all 1 */
-    int zero_dm;            /* subtract each spectrum's mean over the used channels */
-    int mean;               /* divide the sums by nused */
-    uint32_t raw_nbits;     /* bits per packed sample: 1, 2, 4, 8, 16, 32 */
-    size_t batch;           /* spectra per internal run */
+    int zero_dm;             /* subtract each spectrum's mean over the used channels */
+    int mean;                /* divide the sums by nused */
+    uint32_t raw_nbits;      /* bits per packed sample: 1, 2, 4, 8, 16, 32 */
+    size_t batch;            /* spectra per internal run */
 } tr_cuda_dedisp_plan;
 
 /* Where a run's input comes from. */

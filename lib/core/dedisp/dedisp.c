@@ -51,7 +51,7 @@ struct tr_dedisp {
     size_t block, cap;   /* CPU: new spectra per block, H + block */
     float *lev[2];       /* CPU fast, scrunched: block means, nused rows of lev_cap */
     size_t lev_cap;
-    float *coarse;       /* CPU fast, scrunched: a group's coarse outputs */
+    float *coarse;     /* CPU fast, scrunched: a group's coarse outputs */
     float *unpacked;   /* CPU raw input: block spectra of nchan floats */
     tr_pool *pool;     /* CPU fast: threads */
     void *cuda;        /* tr_cuda_dedisp with CUDA */

@@ -164,7 +164,7 @@ static float smearing(float dt, float w, float f0, float df, uint32_t nchan, flo
 
 /* dedisp's generate_scrunch_list from factor `first` on. */
 tr_status tr_dedisp_scrunch_list(const tr_dedisp_plan_config *cfg, const double *dms,
-                              size_t ndm, uint32_t *out, tr_error *err)
+                                 size_t ndm, uint32_t *out, tr_error *err)
 {
     const float dt = (float)cfg->tsamp, w = (float)((float)cfg->pulse_width * 1e-6);
     const float f0 = (float)cfg->fch1, df = (float)cfg->foff;
@@ -192,7 +192,8 @@ size_t tr_dedisp_scrunch_factors(const tr_dedisp_plan_config *cfg, uint32_t *fac
                                  size_t cap, tr_error *err)
 {
     if (tr_dedisp_plan_validate(cfg, err) != TR_OK) return 0;
-    const size_t ndm = cfg->dm_list ? cfg->ndm_list : tr_dedisp_dm_list(cfg, NULL, 0, err);
+    const size_t ndm =
+        cfg->dm_list ? cfg->ndm_list : tr_dedisp_dm_list(cfg, NULL, 0, err);
     if (ndm == 0) return 0;
     double *dms = (double *)malloc(ndm * sizeof *dms);
     uint32_t *f = (uint32_t *)malloc(ndm * sizeof *f);
@@ -255,7 +256,8 @@ tr_status tr_dedisp_build_delays(const tr_dedisp_plan_config *cfg, const double 
             top = v;
             dtop = d;
         }
-        trial_lat[d] = v >= (double)TR_DEDISP_MAX_DELAY ? TR_DEDISP_MAX_DELAY : (uint32_t)v;
+        trial_lat[d] =
+            v >= (double)TR_DEDISP_MAX_DELAY ? TR_DEDISP_MAX_DELAY : (uint32_t)v;
     }
     if (top >= (double)TR_DEDISP_MAX_DELAY)
         return tr_fail(
@@ -269,7 +271,8 @@ tr_status tr_dedisp_build_delays(const tr_dedisp_plan_config *cfg, const double 
                        nused);
     for (uint32_t d = 0; d < ndm; ++d)
         for (uint32_t j = 0; j < nused; ++j)
-            t[(size_t)d * nused + j] = tr_dedisp_coarse_delay(cfg, dms[d], factors[d], chans[j]);
+            t[(size_t)d * nused + j] =
+                tr_dedisp_coarse_delay(cfg, dms[d], factors[d], chans[j]);
     *out = t;
     *latency = (uint32_t)top;
     return TR_OK;

@@ -33,7 +33,8 @@ static int64_t floor_div(int64_t a, int64_t b)
 static float block_mean(const float *row, int64_t first, int64_t q, uint32_t s)
 {
     if (s == 1) return row[q - first];
-    return (block_mean(row, first, 2 * q, s / 2) + block_mean(row, first, 2 * q + 1, s / 2)) *
+    return (block_mean(row, first, 2 * q, s / 2) +
+            block_mean(row, first, 2 * q + 1, s / 2)) *
            0.5f;
 }
 

@@ -205,7 +205,8 @@ static tr_status make_part(tr_frb *q, frb_part *pt, tr_backend backend, tr_error
     if (q->dm_own) {
         dc.plan.dm_list = q->dm_own + pt->d0;
         dc.plan.ndm_list = pt->ndm;
-        if (dc.plan.scrunch && split_factor(q, pt->d0, &dc.plan.scrunch_first, err) != TR_OK)
+        if (dc.plan.scrunch &&
+            split_factor(q, pt->d0, &dc.plan.scrunch_first, err) != TR_OK)
             return err ? err->code : TR_ERR_INVALID;
     }
     pt->dd = tr_dedisp_create(&dc, err);

@@ -59,8 +59,8 @@ static void oracle_factors(const tr_dedisp_plan_config *p, uint32_t *f)
 }
 
 /* Block mean X_s[q] of channel ch (zero outside the n spectra xs). */
-static float block_mean(const float *xs, size_t n, uint32_t nchan, uint32_t ch,
-                        int64_t q, uint32_t s)
+static float block_mean(const float *xs, size_t n, uint32_t nchan, uint32_t ch, int64_t q,
+                        uint32_t s)
 {
     if (s == 1) return q >= 0 && (size_t)q < n ? xs[(size_t)q * nchan + ch] : 0.0f;
     return (block_mean(xs, n, nchan, ch, 2 * q, s / 2) +
@@ -97,10 +97,10 @@ static float *oracle(const tr_dedisp_config *c, const float *x, size_t n, uint32
     double want_L = 0;
     for (uint32_t d = 0; d < ndm; ++d) {
         const double flow = p->foff > 0 ? p->fch1 : p->fch1 + (nchan - 1) * p->foff;
-        const double low = floor(TR_DEDISP_KDM * p->dm_list[d] *
-                                     (1.0 / (flow * flow) - 1.0 / (fref * fref)) /
-                                     p->tsamp / f[d] +
-                                 0.5);
+        const double low =
+            floor(TR_DEDISP_KDM * p->dm_list[d] *
+                      (1.0 / (flow * flow) - 1.0 / (fref * fref)) / p->tsamp / f[d] +
+                  0.5);
         if ((low + 1) * f[d] - 1 > want_L) want_L = (low + 1) * f[d] - 1;
     }
     CHECK(want_L == L, "latency %u, expected %.0f", L, want_L);
@@ -247,8 +247,10 @@ static void test_variants(void)
             uint32_t ndm, f[64];
             oracle_factors(&c->plan, f);
             for (uint32_t d = 0; d < c->plan.ndm_list; ++d)
-                CHECK(tr_dedisp_factor(q, d) == f[d], "case %d trial %u: factor %u, "
-                      "expected %u", it, d, tr_dedisp_factor(q, d), f[d]);
+                CHECK(tr_dedisp_factor(q, d) == f[d],
+                      "case %d trial %u: factor %u, "
+                      "expected %u",
+                      it, d, tr_dedisp_factor(q, d), f[d]);
             scrunched += f[c->plan.ndm_list - 1] > f[0];
             float *want = oracle(c, x, n, L, &ndm);
             char what[160];

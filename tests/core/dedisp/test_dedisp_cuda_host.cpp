@@ -225,8 +225,9 @@ int main()
             k.batch = it % 2 ? 97 : 500;
         }
         char name[96];
-        snprintf(name, sizeof name, "case %d (nchan %u, nbits %u, %zu trials, scrunch %g)",
-                 it, k.nchan, k.nbits, k.dms.size(), k.scrunch_tol);
+        snprintf(name, sizeof name,
+                 "case %d (nchan %u, nbits %u, %zu trials, scrunch %g)", it, k.nchan,
+                 k.nbits, k.dms.size(), k.scrunch_tol);
         run_case(k, rng, name);
     }
     check(scrunched >= 4, "at least 4 cases with growing scrunch factors");

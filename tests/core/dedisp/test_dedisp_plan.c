@@ -138,12 +138,15 @@ static void test_scrunch_factors(void)
     tr_dedisp *q = tr_dedisp_create(&dc, &err);
     CHECK(q != NULL, "create: %s", err.message);
     if (q) {
-        CHECK(tr_dedisp_full_rate_trials(q) == 682.53125 && tr_dedisp_factor(q, 1413) == 32,
+        CHECK(tr_dedisp_full_rate_trials(q) == 682.53125 &&
+                  tr_dedisp_factor(q, 1413) == 32,
               "object factors");
         /* L_d = (D_d + 1) s_d - 1, D_d the lowest channel's coarse delay */
         for (uint32_t d = 0; d < 1422; d += 101) {
-            const uint32_t s = tr_dedisp_factor(q, d), D = tr_dedisp_channel_delay(q, d, 1023);
-            CHECK(tr_dedisp_trial_latency(q, d) == (D + 1) * s - 1, "trial %u latency", d);
+            const uint32_t s = tr_dedisp_factor(q, d),
+                           D = tr_dedisp_channel_delay(q, d, 1023);
+            CHECK(tr_dedisp_trial_latency(q, d) == (D + 1) * s - 1, "trial %u latency",
+                  d);
         }
         const uint32_t L0 = tr_dedisp_delay(&c, tr_dedisp_dms(q)[1421], 1023);
         CHECK(tr_dedisp_latency(q) > L0 && tr_dedisp_latency(q) < L0 + 48,
@@ -205,22 +208,26 @@ static void test_errors(void)
     b.dm_max = 1e9;
     b.tolerance = 100;
     expect_error(b, "largest delay");
-    b = c;
-    b.scrunch = 2;
-    expect_error(b, "scrunch must be 0 or 1");
-    b = c;
-    b.scrunch = 1;
-    b.scrunch_tol = 1.0;
-    expect_error(b, "scrunch_tol");
-    b = c;
-    b.scrunch = 1;
-    b.scrunch_first = 3;
-    expect_error(b, "scrunch_first");
-    b = c;
-    b.scrunch = 1;
-    b.scrunch_tol = 3; /* every trial doubles the factor */
-    b.dm_max = 3000;
-    expect_error(b, "the scrunch factor of trial");
+    /* scrunch, scrunch_tol, scrunch_first, dm_max of each bad scrunching */
+    static const struct {
+        int on;
+        double tol;
+        uint32_t first;
+        double dm_max;
+        const char *text;
+    } bad[] = {{2, 1.15, 1, 1000, "scrunch must be 0 or 1"},
+               {1, 1.0, 1, 1000, "scrunch_tol"},
+               {1, 1.15, 3, 1000, "scrunch_first"},
+               /* every trial doubles the factor */
+               {1, 3.0, 1, 3000, "the scrunch factor of trial"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        b = c;
+        b.scrunch = bad[i].on;
+        b.scrunch_tol = bad[i].tol;
+        b.scrunch_first = bad[i].first;
+        b.dm_max = bad[i].dm_max;
+        expect_error(b, bad[i].text);
+    }
     tr_dedisp_config dc = tr_dedisp_config_default();
     dc.plan = c;
     uint8_t mask[64] = {0};

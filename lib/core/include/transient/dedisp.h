@@ -131,12 +131,12 @@ typedef struct {
     double tolerance;   /* dedisp's dm_tol: smearing growth allowed between trials,
                            > 1 (default 1.25) */
     double pulse_width; /* dedisp's intrinsic pulse width ti in us, >= 0 (default 40) */
-    const double *dm_list; /* explicit trials (each >= 0, finite) instead of the
-                              generated list; NULL (default) = generate */
-    uint32_t ndm_list;     /* entries of dm_list */
-    int scrunch;           /* 0: every trial at full rate (default); 1: dedisp's
-                              adaptive dt (Time scrunching above) */
-    double scrunch_tol;    /* dedisp's scrunch tolerance, > 1 (default 1.15) */
+    const double *dm_list;  /* explicit trials (each >= 0, finite) instead of the
+                               generated list; NULL (default) = generate */
+    uint32_t ndm_list;      /* entries of dm_list */
+    int scrunch;            /* 0: every trial at full rate (default); 1: dedisp's
+                               adaptive dt (Time scrunching above) */
+    double scrunch_tol;     /* dedisp's scrunch tolerance, > 1 (default 1.15) */
     uint32_t scrunch_first; /* factor of the first trial, a power of two (default 1;
                                a part of a split plan starts at its trial's factor) */
 } tr_dedisp_plan_config;
@@ -250,7 +250,8 @@ uint32_t tr_dedisp_factor(const tr_dedisp *q, uint32_t d);
 uint32_t tr_dedisp_trial_latency(const tr_dedisp *q, uint32_t d);
 /* sum over the trials of 1 / s_d: the work in full-rate trials (ndm unscrunched). */
 double tr_dedisp_full_rate_trials(const tr_dedisp *q);
-uint32_t tr_dedisp_latency(const tr_dedisp *q); /* L = max_d L_d (largest delay unscrunched) */
+uint32_t
+tr_dedisp_latency(const tr_dedisp *q); /* L = max_d L_d (largest delay unscrunched) */
 uint32_t tr_dedisp_nchan(const tr_dedisp *q);
 uint32_t tr_dedisp_nused(const tr_dedisp *q);    /* unmasked channels */
 uint64_t tr_dedisp_position(const tr_dedisp *q); /* spectra consumed */
