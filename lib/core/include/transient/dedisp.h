@@ -47,11 +47,12 @@
  *   tr_dedisp_process consumes n spectra and writes n output positions,
  *   output k of the call being position position_in + k - L (position_in =
  *   tr_dedisp_position before the call); positions < 0 are written as 0. The
- *   object keeps the last L spectra, so the output does not depend on how the
- *   stream is split into calls (chunk size 1 included). tr_dedisp_flush ends
- *   the stream: it writes the last L positions as if L spectra of zeros
- *   followed (a position near the end sums only the channels whose sample
- *   lies inside the data); then only reset or destroy are allowed.
+ *   object keeps the last L spectra (L + smax - 1 when scrunched), so the
+ *   output does not depend on how the stream is split into calls (chunk size
+ *   1 included). tr_dedisp_flush ends the stream: it writes the last L
+ *   positions as if L spectra of zeros followed (a position near the end
+ *   sums only the channels whose sample lies inside the data); then only
+ *   reset or destroy are allowed.
  *
  * Layout
  *   Host output is sample-major y[k * ndm + d] (what tr_boxcar_process takes
@@ -250,8 +251,8 @@ uint32_t tr_dedisp_factor(const tr_dedisp *q, uint32_t d);
 uint32_t tr_dedisp_trial_latency(const tr_dedisp *q, uint32_t d);
 /* sum over the trials of 1 / s_d: the work in full-rate trials (ndm unscrunched). */
 double tr_dedisp_full_rate_trials(const tr_dedisp *q);
-uint32_t
-tr_dedisp_latency(const tr_dedisp *q); /* L = max_d L_d (largest delay unscrunched) */
+/* L = max_d L_d (the largest delay unscrunched). */
+uint32_t tr_dedisp_latency(const tr_dedisp *q);
 uint32_t tr_dedisp_nchan(const tr_dedisp *q);
 uint32_t tr_dedisp_nused(const tr_dedisp *q);    /* unmasked channels */
 uint64_t tr_dedisp_position(const tr_dedisp *q); /* spectra consumed */

@@ -16,9 +16,10 @@
  *   y[k * ndm + d]; with dedisp.plan.scrunch, dedisp's time scrunching of
  *   the high-DM trials, still one value per spectrum, held over each block
  *   of s_d samples: the search must then measure its noise per width,
- *   search.norm.mode = LEVELS, as create checks) -> tr_boxcar (normalisation of every DM
- * trial, search up to search.max_width) -> tr_candidates (friends of friends across time,
- *   width and neighbouring DM trials) -> tr_frb_candidate.
+ *   search.norm.mode = LEVELS, as create checks) -> tr_boxcar
+ *   (normalisation of every DM trial, search up to search.max_width) ->
+ *   tr_candidates (friends of friends across time, width and neighbouring DM
+ *   trials) -> tr_frb_candidate.
  *   CPU backend: every stage on the host. CUDA backend: dedispersion and
  *   search run on the GPU; tr_frb_device_resident says whether the DM-time
  *   plane stays on the device between them (otherwise it crosses PCIe to
