@@ -97,7 +97,7 @@ static tr_status set_device(const tr_cuda_dedisp *c, tr_error *err)
     return TR_OK;
 }
 
-/* Zero the history columns 0 .. L of the current buffer. */
+/* Zero the history columns 0 .. H of the current buffer. */
 static tr_status clear_history(tr_cuda_dedisp *c, tr_error *err)
 {
     if (c->keep == 0) return TR_OK;

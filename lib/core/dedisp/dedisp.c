@@ -50,12 +50,12 @@ struct tr_dedisp {
     float *buf;          /* CPU: nused rows of cap spectra */
     size_t block, cap;   /* CPU: new spectra per block, H + block */
     float *lev[2];       /* CPU fast, scrunched: block means, nused rows of lev_cap */
-    size_t lev_cap;
-    float *coarse;     /* CPU fast, scrunched: a group's coarse outputs */
-    float *unpacked;   /* CPU raw input: block spectra of nchan floats */
-    tr_pool *pool;     /* CPU fast: threads */
-    void *cuda;        /* tr_cuda_dedisp with CUDA */
-    uint64_t position; /* spectra consumed */
+    size_t lev_cap;      /* floats per row of a level */
+    float *coarse;       /* CPU fast, scrunched: a group's coarse outputs */
+    float *unpacked;     /* CPU raw input: block spectra of nchan floats */
+    tr_pool *pool;       /* CPU fast: threads */
+    void *cuda;          /* tr_cuda_dedisp with CUDA */
+    uint64_t position;   /* spectra consumed */
     int flushed;
     tr_backend backend;
     tr_variant variant;
