@@ -40,12 +40,15 @@ static const char usage[] =
     "  --dm-tol X         DM plan tolerance, dedisp's dm_tol (1.25)\n"
     "  --pulse-width US   intrinsic pulse width of the DM plan, us (40)\n"
     "  --dm-list A,B,..   explicit DM trials instead of the plan\n"
+    "  --scrunch          time-scrunch the high-DM trials (dedisp's adaptive dt; needs\n"
+    "                     --norm levels, the default with it)\n"
+    "  --scrunch-tol X    its tolerance, dedisp's scrunch_tol (1.15)\n"
     "  --no-zero-dm       keep each spectrum's channel mean (default: subtract it)\n"
     "  --mask-chans LIST  channels left out: 3,7,100-120\n"
     "  --threshold X      S/N threshold (8)\n"
     "  --max-width N      widest boxcar, samples (1024)\n"
     "  --algorithm A      boxdit, igrid or ideal (boxdit)\n"
-    "  --norm M           white or levels (white)\n"
+    "  --norm M           white or levels (white; levels with --scrunch)\n"
     "  --window N         samples per statistics window of each DM trial (1024)\n"
     "  --history N        statistics windows merged (8)\n"
     "  --baseline N       running-median baseline removal over N samples (0: none)\n"
@@ -63,7 +66,7 @@ static const char usage[] =
 
 typedef struct {
     const char *input, *output, *format, *dm_list, *mask;
-    int progress, quiet;
+    int progress, quiet, norm_given;
     uint64_t start, samples; /* spectra: first searched, how many (0: to the end) */
 } options;
 
@@ -201,6 +204,7 @@ static int set_option(const char *a, const char *v, tr_frb_config *c, options *o
         return 1;
     }
     if (!strcmp(a, "--norm")) {
+        o->norm_given = 1;
         if (!strcmp(v, "white"))
             c->search.norm.mode = TR_BOXCAR_NORM_WHITE;
         else if (!strcmp(v, "levels"))
@@ -213,6 +217,7 @@ static int set_option(const char *a, const char *v, tr_frb_config *c, options *o
                  : !strcmp(a, "--dm-max")      ? &c->dedisp.plan.dm_max
                  : !strcmp(a, "--dm-tol")      ? &c->dedisp.plan.tolerance
                  : !strcmp(a, "--pulse-width") ? &c->dedisp.plan.pulse_width
+                 : !strcmp(a, "--scrunch-tol") ? &c->dedisp.plan.scrunch_tol
                                                : NULL;
     if (dv) return parse_double(v, &x) == 0 ? (*dv = x, 1) : -1;
     if (!strcmp(a, "--threshold"))
@@ -252,16 +257,50 @@ static void devices_json(char *buf, size_t len, const tr_frb_config *c, const tr
     if (w < len) snprintf(buf + w, len - w, "]");
 }
 
-/* The options as a JSON object for the summary. */
-static void params_json(char *buf, size_t len, const tr_frb_config *c, const options *o)
+/* The scrunching as JSON members: off, or the tolerance, the work in
+ * full-rate trials and the first trial of each factor. */
+static void scrunch_json(char *buf, size_t len, const tr_frb *q, const tr_frb_config *c)
 {
+    size_t w = (size_t)snprintf(buf, len, "\"scrunch\": %s",
+                                c->dedisp.plan.scrunch ? "true" : "false");
+    if (!c->dedisp.plan.scrunch || w >= len) return;
+    const uint32_t n = tr_frb_ndm(q);
+    uint32_t *f = malloc(n * sizeof *f);
+    tr_dedisp_plan_config plan = c->dedisp.plan;
+    plan.dm_list = tr_frb_dms(q);
+    plan.ndm_list = n;
+    if (!f || tr_dedisp_scrunch_factors(&plan, f, n, NULL) != n) {
+        free(f);
+        return;
+    }
+    double work = 0;
+    for (uint32_t d = 0; d < n; d++)
+        work += 1.0 / f[d];
+    w += (size_t)snprintf(buf + w, len - w,
+                          ", \"scrunch_tol\": %.9g, \"full_rate_trials\": %.17g, "
+                          "\"scrunch_first_trials\": {",
+                          c->dedisp.plan.scrunch_tol, work);
+    for (uint32_t d = 0; d < n && w < len; d++)
+        if (d == 0 || f[d] != f[d - 1])
+            w += (size_t)snprintf(buf + w, len - w, "%s\"%u\": %u", d ? ", " : "", f[d],
+                                  d);
+    if (w < len) snprintf(buf + w, len - w, "}");
+    free(f);
+}
+
+/* The options as a JSON object for the summary. */
+static void params_json(char *buf, size_t len, const tr_frb_config *c, const options *o,
+                        const tr_frb *q)
+{
+    char scrunch[1024];
+    scrunch_json(scrunch, sizeof scrunch, q, c);
     snprintf(
         buf, len,
         "{\"dm_min\": %.17g, \"dm_max\": %.17g, \"dm_tol\": %.17g, \"pulse_width_us\": "
         "%.17g, \"dm_list\": %s, \"zero_dm\": %s, \"mask_chans\": \"%s\", "
         "\"threshold\": %.9g, \"max_width\": %u, \"algorithm\": \"%s\", \"norm\": "
         "\"%s\", \"window\": %u, \"history\": %u, \"baseline\": %u, \"link_time\": %u, "
-        "\"link_dm\": %u, \"block\": %u}",
+        "\"link_dm\": %u, \"block\": %u, %s}",
         c->dedisp.plan.dm_min, c->dedisp.plan.dm_max, c->dedisp.plan.tolerance,
         c->dedisp.plan.pulse_width, o->dm_list ? "true" : "false",
         c->dedisp.zero_dm ? "true" : "false", o->mask ? o->mask : "", c->threshold,
@@ -271,7 +310,7 @@ static void params_json(char *buf, size_t len, const tr_frb_config *c, const opt
         c->search.norm.baseline == TR_BOXCAR_BASELINE_NONE
             ? 0
             : c->search.norm.baseline_window,
-        c->link_time, c->link_dm, c->block);
+        c->link_time, c->link_dm, c->block, scrunch);
 }
 
 /* Positions of a search that started at spectrum `start` of the file. */
@@ -423,6 +462,8 @@ int main(int argc, char **argv)
         }
         if (!strcmp(a, "--no-zero-dm"))
             cfg.dedisp.zero_dm = 0;
+        else if (!strcmp(a, "--scrunch"))
+            cfg.dedisp.plan.scrunch = 1;
         else if (!strcmp(a, "--progress"))
             o.progress = 1;
         else if (!strcmp(a, "-q"))
@@ -438,6 +479,9 @@ int main(int argc, char **argv)
             return usage_error("more than one input file (%s, %s)", o.input, a);
         }
     }
+    /* scrunched trials are not white: their noise is measured per width */
+    if (cfg.dedisp.plan.scrunch && !o.norm_given)
+        cfg.search.norm.mode = TR_BOXCAR_NORM_LEVELS;
     if (!o.input) return usage_error("no input file (see --help)");
     if (cfg.search.norm.baseline_window)
         cfg.search.norm.baseline = TR_BOXCAR_BASELINE_MEDIAN;
@@ -522,8 +566,8 @@ int main(int argc, char **argv)
     if (rc != 0) goto done;
     const double seconds = now() - t0;
 
-    char params[1024], devices[256];
-    params_json(params, sizeof params, &cfg, &o);
+    char params[2048], devices[256];
+    params_json(params, sizeof params, &cfg, &o, q);
     devices_json(devices, sizeof devices, &cfg, q);
     info.path = o.input;
     info.hdr = h;

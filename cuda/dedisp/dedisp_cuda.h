@@ -11,8 +11,15 @@
  *   - The plan as plain arrays: the used channels (increasing) and the delay
  *     table delays[d * nused + j] in samples, the latency L (largest delay).
  *     The context copies what it needs.
- *   - The context is a complete streaming object: it keeps the last L
- *     spectra (after zero-DM subtraction, used channels only) on the device
+ *   - Time scrunching: factors[d] (non-decreasing powers of two, or NULL: all
+ *     1) with the delays of a scrunched trial in its coarse samples and L the
+ *     plan's latency (<transient/dedisp.h>); the context computes each
+ *     factor's block means once per batch (a level from the previous one),
+ *     sums every group of one factor over them and copies each coarse output
+ *     to the full-rate positions of its block.
+ *   - The context is a complete streaming object: it keeps the last
+ *     L + smax - 1 spectra (after zero-DM subtraction, used channels only;
+ *     smax the largest factor) on the device
  *     and its position; output k of a run is position position_in - L + k,
  *     positions < 0 are 0, exactly as tr_dedisp_process. Runs longer than
  *     `batch` spectra are split internally; the result does not depend on it.
@@ -38,16 +45,17 @@ extern "C" {
 
 /* What the context reads of the plan. */
 typedef struct {
-    uint32_t nchan;         /* channels per input spectrum */
-    uint32_t nused;         /* channels summed */
-    uint32_t ndm;           /* trials */
-    uint32_t latency;       /* L: largest delay */
-    const uint32_t *chans;  /* nused channel indices, increasing */
-    const uint32_t *delays; /* ndm x nused delays in samples */
-    int zero_dm;            /* subtract each spectrum's mean over the used channels */
-    int mean;               /* divide the sums by nused */
-    uint32_t raw_nbits;     /* bits per packed sample: 1, 2, 4, 8, 16, 32 */
-    size_t batch;           /* spectra per internal run */
+    uint32_t nchan;          /* channels per input spectrum */
+    uint32_t nused;          /* channels summed */
+    uint32_t ndm;            /* trials */
+    uint32_t latency;        /* L: largest delay */
+    const uint32_t *chans;   /* nused channel indices, increasing */
+    const uint32_t *delays;  /* ndm x nused delays in samples of the trial's factor */
+    const uint32_t *factors; /* ndm scrunch factors, non-decreasing; NULL = all 1 */
+    int zero_dm;             /* subtract each spectrum's mean over the used channels */
+    int mean;                /* divide the sums by nused */
+    uint32_t raw_nbits;      /* bits per packed sample: 1, 2, 4, 8, 16, 32 */
+    size_t batch;            /* spectra per internal run */
 } tr_cuda_dedisp_plan;
 
 /* Where a run's input comes from. */

@@ -98,16 +98,18 @@ __global__ void tr_dedisp_zero_dm_kernel(float *hist, size_t cap, unsigned nused
  * shared memory, so that every trial reads its shifted window from there
  * (consecutive words: no bank conflicts, whatever the shift) instead of
  * misaligned global lines; a wider span reads global memory directly. The
- * channels are added in increasing order either way. Output k of the run is
- * absolute position pos0 + k - L, written as 0 when negative;
+ * channels are added in increasing order either way. The history's first
+ * `filled` columns hold data (a staged read past them reads 0; only outputs
+ * k >= m need them). Output k is written as 0 when pos0 + k < zero_below (the
+ * positions before the stream: pos0 + k - L < 0), else the sum;
  * out[k * sk + d * sd].
  */
 template <int THREADS, int ITEMS, int TRIALS, int CHANS, int SPREAD>
 __global__ void __launch_bounds__(THREADS)
     tr_dedisp_sum_kernel(const float *__restrict__ hist, size_t cap, unsigned nused,
                          unsigned ndm, const uint32_t *__restrict__ dl, size_t m,
-                         int mean, unsigned long long pos0, unsigned latency, float *out,
-                         size_t sk, size_t sd)
+                         size_t filled, int mean, unsigned long long pos0,
+                         unsigned long long zero_below, float *out, size_t sk, size_t sd)
 {
     constexpr int TILE = THREADS * ITEMS, SPAN = TILE + SPREAD;
     __shared__ float rows[CHANS][SPAN];
@@ -118,7 +120,6 @@ __global__ void __launch_bounds__(THREADS)
     const size_t kb = (size_t)blockIdx.y * TILE; /* first output of the block */
     const unsigned d0 = blockIdx.x * TRIALS;
     const unsigned nd = ndm - d0 < (unsigned)TRIALS ? ndm - d0 : (unsigned)TRIALS;
-    const size_t filled = m + latency; /* history columns holding data */
     float acc[TRIALS][ITEMS];
 #pragma unroll
     for (int d = 0; d < TRIALS; ++d)
@@ -183,8 +184,48 @@ __global__ void __launch_bounds__(THREADS)
             const size_t k = kb + threadIdx.x + (size_t)i * THREADS;
             if (k >= m) continue;
             const float v = mean ? acc[d][i] / n : acc[d][i];
-            out[k * sk + (size_t)(d0 + d) * sd] = pos0 + k < latency ? 0.0f : v;
+            out[k * sk + (size_t)(d0 + d) * sd] = pos0 + k < zero_below ? 0.0f : v;
         }
+    }
+}
+
+/*
+ * Time scrunching, one level: the block means of the next factor,
+ * dst[j * dcap + i] = (src[j * scap + 2i] + src[j * scap + 2i + 1]) * 0.5f
+ * for i < cols, j < rows (the definition's tree in <transient/dedisp.h>; an
+ * addition then an exact halving, so no contraction changes the bits). A
+ * grid-stride loop over the rows x cols elements, consecutive i per warp.
+ */
+__global__ void tr_dedisp_scrunch_kernel(const float *src, size_t scap, float *dst,
+                                         size_t dcap, size_t cols, unsigned rows)
+{
+    const size_t total = cols * rows;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (size_t)gridDim.x * blockDim.x) {
+        const size_t j = e / cols, i = e % cols;
+        const float *r = src + j * scap + 2 * i;
+        dst[j * dcap + i] = (r[0] + r[1]) * 0.5f;
+    }
+}
+
+/*
+ * A scrunched group's coarse outputs (coarse[(q - qa) * nd + d], block q of
+ * factor s) to the full-rate positions of their blocks: output k (absolute
+ * position p0 + k, 0 when negative) of trial d is out[k * sk + d * sd]. A
+ * grid-stride loop over the m x nd outputs.
+ */
+__global__ void tr_dedisp_expand_kernel(const float *coarse, unsigned nd, long long qa,
+                                        unsigned s, long long p0, size_t m, float *out,
+                                        size_t sk, size_t sd)
+{
+    const size_t total = m * nd;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total;
+         e += (size_t)gridDim.x * blockDim.x) {
+        const size_t k = e / nd;
+        const unsigned d = (unsigned)(e % nd);
+        const long long p = p0 + (long long)k;
+        const long long q = p >= 0 ? p / (long long)s : -((-p + s - 1) / (long long)s);
+        out[k * sk + (size_t)d * sd] = p < 0 ? 0.0f : coarse[(size_t)(q - qa) * nd + d];
     }
 }
 

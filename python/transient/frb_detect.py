@@ -91,6 +91,11 @@ def add_parser(sub):
     g.add_argument("--pulse-width", type=_number(float), default=40.0,
                    help="intrinsic pulse width of the DM plan, us (40)")
     g.add_argument("--dm-list", help="explicit DM trials a,b,c instead of the plan")
+    g.add_argument("--scrunch", action="store_true",
+                   help="time-scrunch the high-DM trials (dedisp's adaptive dt, as "
+                   "Heimdall): less work, outputs still one per spectrum")
+    g.add_argument("--scrunch-tol", type=_number(float, True), default=1.15,
+                   help="its tolerance, dedisp's scrunch_tol (1.15)")
     g.add_argument("--no-zero-dm", action="store_true",
                    help="keep each spectrum's channel mean (default: subtract it, as "
                    "Heimdall: broadband RFI and slow drifts)")
@@ -100,8 +105,8 @@ def add_parser(sub):
     g.add_argument("--max-width", type=_number(int, True), default=1024,
                    help="widest boxcar in samples (1024)")
     g.add_argument("--algorithm", choices=("boxdit", "igrid", "ideal"), default="boxdit")
-    g.add_argument("--norm", choices=("white", "levels"), default="white",
-                   help="noise statistics of each DM trial (white)")
+    g.add_argument("--norm", choices=("white", "levels"),
+                   help="noise statistics of each DM trial (white; levels with --scrunch)")
     g.add_argument("--window", type=_number(int, True), default=1024,
                    help="samples per statistics window; the first is not searched (1024)")
     g.add_argument("--history", type=_number(int, True), default=8,
@@ -160,7 +165,7 @@ def program_args(args, fil):
     a = [fil, "--dm-min", repr(args.dm_min), "--dm-max", repr(args.dm_max),
          "--dm-tol", repr(args.dm_tol), "--pulse-width", repr(args.pulse_width),
          "--threshold", repr(args.threshold), "--max-width", str(args.max_width),
-         "--algorithm", args.algorithm, "--norm", args.norm, "--window", str(args.window),
+         "--algorithm", args.algorithm, "--window", str(args.window),
          "--history", str(args.history), "--baseline", str(args.baseline),
          "--link-time", str(args.link_time), "--link-dm", str(args.link_dm),
          "--start", str(args.start), "--samples", str(args.samples),
@@ -174,6 +179,10 @@ def program_args(args, fil):
         a += ["--mask-chans", args.mask_chans]
     if args.no_zero_dm:
         a.append("--no-zero-dm")
+    if args.norm:
+        a += ["--norm", args.norm]
+    if args.scrunch:
+        a += ["--scrunch", "--scrunch-tol", repr(args.scrunch_tol)]
     return a
 
 

@@ -7,11 +7,15 @@
  * section 5.2; B. R. Barsdell et al., MNRAS 422, 379 (2012).
  *
  * CPU history: one row per used channel (channel-major, so that a trial's
- * shifted rows are contiguous for the sums), `cap` = L + block spectra; the
- * first L hold the end of the stream so far (zeros before position 0), the
- * next ones a block of new spectra after zero-DM subtraction. After a block
- * its last L spectra move to the front; block >= L keeps that move no larger
- * than the block itself.
+ * shifted rows are contiguous for the sums), `cap` = H + block spectra; the
+ * first H = L + smax - 1 (smax the largest scrunch factor: the first output's
+ * block may start smax - 1 spectra before it) hold the end of the stream so
+ * far (zeros before position 0), the next ones a block of new spectra after
+ * zero-DM subtraction. After a block its last H spectra move to the front;
+ * block >= H keeps that move no larger than the block itself. Scrunched
+ * trials come in groups of one factor (the factors never decrease along the
+ * list); the fast variant computes each factor's block means once per block
+ * (two level buffers used in turn) and sums them like full-rate rows.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -37,14 +41,21 @@ struct tr_dedisp {
     uint32_t ndm;
     uint32_t *chans; /* nused channel indices, increasing */
     uint32_t nused;
-    uint32_t *delays;  /* ndm x nused samples */
-    uint32_t latency;  /* L */
-    float *buf;        /* CPU: nused rows of cap spectra */
-    size_t block, cap; /* CPU: new spectra per block, L + block */
-    float *unpacked;   /* CPU raw input: block spectra of nchan floats */
-    tr_pool *pool;     /* CPU fast: threads */
-    void *cuda;        /* tr_cuda_dedisp with CUDA */
-    uint64_t position; /* spectra consumed */
+    uint32_t *delays;    /* ndm x nused, in samples of each trial's factor */
+    uint32_t *factors;   /* ndm scrunch factors, non-decreasing */
+    uint32_t *trial_lat; /* ndm trial latencies L_d */
+    uint32_t latency;    /* L */
+    uint32_t smax;       /* largest factor */
+    size_t keep;         /* CPU: history spectra H = L + smax - 1 */
+    float *buf;          /* CPU: nused rows of cap spectra */
+    size_t block, cap;   /* CPU: new spectra per block, H + block */
+    float *lev[2];       /* CPU fast, scrunched: block means, nused rows of lev_cap */
+    size_t lev_cap;      /* floats per row of a level */
+    float *coarse;       /* CPU fast, scrunched: a group's coarse outputs */
+    float *unpacked;     /* CPU raw input: block spectra of nchan floats */
+    tr_pool *pool;       /* CPU fast: threads */
+    void *cuda;          /* tr_cuda_dedisp with CUDA */
+    uint64_t position;   /* spectra consumed */
     int flushed;
     tr_backend backend;
     tr_variant variant;
@@ -112,6 +123,13 @@ static tr_status build_plan(tr_dedisp *q, const tr_dedisp_config *cfg, tr_error 
     else
         tr_dedisp_dm_list(pc, q->dms, ndm, err);
     q->ndm = (uint32_t)ndm;
+    q->factors = (uint32_t *)malloc(ndm * sizeof *q->factors);
+    q->trial_lat = (uint32_t *)malloc(ndm * sizeof *q->trial_lat);
+    if (!q->factors || !q->trial_lat)
+        return tr_fail(err, TR_ERR_NOMEM, "dedisp: out of memory for the plan");
+    tr_status s = tr_dedisp_scrunch_list(pc, q->dms, ndm, q->factors, err);
+    if (s != TR_OK) return s;
+    q->smax = q->factors[ndm - 1];
     for (uint32_t c = 0; c < pc->nchan; ++c)
         if (!cfg->mask || cfg->mask[c]) q->chans[q->nused++] = c;
     if (q->nused == 0)
@@ -119,14 +137,16 @@ static tr_status build_plan(tr_dedisp *q, const tr_dedisp_config *cfg, tr_error 
     q->cfg.plan.dm_list = q->dms;
     q->cfg.plan.ndm_list = q->ndm;
     q->cfg.mask = NULL;
-    return tr_dedisp_build_delays(pc, q->dms, q->ndm, q->chans, q->nused, &q->delays,
-                                  &q->latency, err);
+    s = tr_dedisp_build_delays(pc, q->dms, q->factors, q->ndm, q->chans, q->nused,
+                               &q->delays, q->trial_lat, &q->latency, err);
+    q->keep = (size_t)q->latency + q->smax - 1;
+    return s;
 }
 
 static tr_status cpu_start(tr_dedisp *q, tr_error *err)
 {
-    q->block = q->latency > MIN_BLOCK ? q->latency : MIN_BLOCK;
-    q->cap = q->latency + q->block;
+    q->block = q->keep > MIN_BLOCK ? q->keep : MIN_BLOCK;
+    q->cap = q->keep + q->block;
     if (q->cap > SIZE_MAX / sizeof(float) / q->nused ||
         q->block > SIZE_MAX / sizeof(float) / q->cfg.plan.nchan)
         return tr_fail(err, TR_ERR_NOMEM, "dedisp: history too large");
@@ -136,6 +156,17 @@ static tr_status cpu_start(tr_dedisp *q, tr_error *err)
         return tr_fail(err, TR_ERR_NOMEM,
                        "dedisp: cannot allocate the history (%zu x %u floats)", q->cap,
                        q->nused);
+    if (q->smax > 1 && q->variant == TR_VARIANT_FAST) {
+        q->lev_cap = q->cap / 2 + 1;
+        for (int i = 0; i < 2; ++i)
+            q->lev[i] = (float *)malloc(q->lev_cap * q->nused * sizeof(float));
+        q->coarse = (float *)malloc((q->block / 2 + 2) * q->ndm * sizeof(float));
+        if (!q->lev[0] || !q->lev[1] || !q->coarse)
+            return tr_fail(err, TR_ERR_NOMEM,
+                           "dedisp: cannot allocate the scrunched history (2 x %zu x %u "
+                           "floats)",
+                           q->lev_cap, q->nused);
+    }
     if (q->variant == TR_VARIANT_FAST) {
         uint32_t nt = q->cfg.nthreads;
         if (nt == 0) {
@@ -157,6 +188,7 @@ static tr_status cuda_start(tr_dedisp *q, tr_error *err)
     p.latency = q->latency;
     p.chans = q->chans;
     p.delays = q->delays;
+    p.factors = q->factors;
     p.zero_dm = q->cfg.zero_dm;
     p.mean = q->cfg.scale == TR_DEDISP_MEAN;
     p.raw_nbits = q->cfg.raw_nbits;
@@ -230,6 +262,11 @@ void tr_dedisp_destroy(tr_dedisp *q)
     free(q->dms);
     free(q->chans);
     free(q->delays);
+    free(q->factors);
+    free(q->trial_lat);
+    free(q->lev[0]);
+    free(q->lev[1]);
+    free(q->coarse);
     free(q->buf);
     free(q->unpacked);
     free(q);
@@ -255,7 +292,7 @@ tr_status tr_dedisp_reset(tr_dedisp *q)
 static void cpu_fill(tr_dedisp *q, const float *x, size_t m)
 {
     const uint32_t nchan = q->cfg.plan.nchan, nused = q->nused;
-    float *dst = q->buf + q->latency;
+    float *dst = q->buf + q->keep;
     for (size_t k = 0; k < m; ++k) {
         const float *s = x ? x + k * nchan : NULL;
         float mean = 0.0f;
@@ -270,24 +307,58 @@ static void cpu_fill(tr_dedisp *q, const float *x, size_t m)
     }
 }
 
+/* The scrunched trials d0 .. ndm - 1 (factors > 1) of the m outputs from
+ * position p0 on, the history's columns 0 .. H + m - 1 holding spectra from
+ * position p0 - H + L on. */
+static void cpu_scrunched(tr_dedisp *q, uint32_t d0, int64_t p0, size_t m, float *y)
+{
+    const int mean = q->cfg.scale == TR_DEDISP_MEAN;
+    tr_dedisp_rows rows = {q->buf, q->cap, q->nused, p0 + q->latency - (int64_t)q->keep,
+                           q->keep + m};
+    uint32_t level_s = 1;
+    int which = 0;
+    for (uint32_t d = d0; d < q->ndm;) {
+        const uint32_t s = q->factors[d];
+        uint32_t e = d;
+        while (e < q->ndm && q->factors[e] == s)
+            ++e;
+        const uint32_t *dl = q->delays + (size_t)d * q->nused;
+        if (q->variant == TR_VARIANT_REFERENCE) {
+            tr_dedisp_scrunch_ref(&rows, s, e - d, dl, p0, m, mean, y + d, q->ndm);
+        } else {
+            for (; level_s < s; level_s *= 2, which = 1 - which)
+                tr_dedisp_scrunch_level(&rows, &rows, q->lev[which], q->lev_cap);
+            tr_dedisp_scrunch_fast(&rows, s, e - d, dl, p0, m, mean, q->pool, q->coarse,
+                                   y + d, q->ndm);
+        }
+        d = e;
+    }
+}
+
 /* Sum m outputs from the filled block, zero those before position 0, keep
- * the last L spectra. */
+ * the last H spectra. */
 static void cpu_block(tr_dedisp *q, size_t m, float *y)
 {
+    uint32_t full = 0; /* trials at full rate */
+    while (full < q->ndm && q->factors[full] == 1)
+        ++full;
     tr_dedisp_sum_args a;
-    a.buf = q->buf;
+    a.buf = q->buf + (q->keep - q->latency);
     a.cap = q->cap;
     a.nused = q->nused;
-    a.ndm = q->ndm;
+    a.ndm = full;
     a.delays = q->delays;
     a.n = m;
     a.mean = q->cfg.scale == TR_DEDISP_MEAN;
     a.y = y;
+    a.ystride = q->ndm;
     a.pool = q->pool;
-    if (q->variant == TR_VARIANT_REFERENCE)
+    if (full && q->variant == TR_VARIANT_REFERENCE)
         tr_dedisp_sum_ref(&a);
-    else
+    else if (full)
         tr_dedisp_sum_fast(&a);
+    if (full < q->ndm)
+        cpu_scrunched(q, full, (int64_t)q->position - (int64_t)q->latency, m, y);
     if (q->position < q->latency) {
         uint64_t before = q->latency - q->position;
         size_t z = before < m ? (size_t)before : m;
@@ -295,7 +366,7 @@ static void cpu_block(tr_dedisp *q, size_t m, float *y)
     }
     for (uint32_t j = 0; j < q->nused; ++j) {
         float *row = q->buf + (size_t)j * q->cap;
-        memmove(row, row + m, q->latency * sizeof(float));
+        memmove(row, row + m, q->keep * sizeof(float));
     }
     q->position += m;
 }
@@ -433,7 +504,22 @@ const double *tr_dedisp_dms(const tr_dedisp *q)
 uint32_t tr_dedisp_channel_delay(const tr_dedisp *q, uint32_t d, uint32_t c)
 {
     if (!q || d >= q->ndm || c >= q->cfg.plan.nchan) return 0;
-    return tr_dedisp_delay(&q->cfg.plan, q->dms[d], c);
+    return tr_dedisp_coarse_delay(&q->cfg.plan, q->dms[d], q->factors[d], c);
+}
+uint32_t tr_dedisp_factor(const tr_dedisp *q, uint32_t d)
+{
+    return q && d < q->ndm ? q->factors[d] : 0;
+}
+uint32_t tr_dedisp_trial_latency(const tr_dedisp *q, uint32_t d)
+{
+    return q && d < q->ndm ? q->trial_lat[d] : 0;
+}
+double tr_dedisp_full_rate_trials(const tr_dedisp *q)
+{
+    double sum = 0;
+    for (uint32_t d = 0; q && d < q->ndm; ++d)
+        sum += 1.0 / q->factors[d];
+    return sum;
 }
 uint32_t tr_dedisp_latency(const tr_dedisp *q)
 {

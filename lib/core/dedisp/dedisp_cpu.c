@@ -88,7 +88,7 @@ static void tile(void *arg, size_t task)
     }
     const float n = (float)a->nused;
     for (size_t t = 0; t < len; ++t) {
-        float *y = a->y + (t0 + t) * a->ndm + d0;
+        float *y = a->y + (t0 + t) * a->ystride + d0;
         for (uint32_t d = 0; d < nd; ++d)
             y[d] = a->mean ? acc[d][t] / n : acc[d][t];
     }

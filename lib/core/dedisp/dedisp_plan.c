@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int finite_d(double v)
 {
@@ -25,6 +26,9 @@ tr_dedisp_plan_config tr_dedisp_plan_config_default(void)
     c.dm_max = 1000.0;
     c.tolerance = 1.25;
     c.pulse_width = 40.0;
+    c.scrunch = 0;
+    c.scrunch_tol = 1.15;
+    c.scrunch_first = 1;
     return c;
 }
 
@@ -53,6 +57,21 @@ tr_status tr_dedisp_plan_validate(const tr_dedisp_plan_config *cfg, tr_error *er
             "dedisp: every channel frequency must be > 0 MHz (fch1 = %g, foff = "
             "%g, nchan = %u: lowest %g)",
             cfg->fch1, cfg->foff, cfg->nchan, flow);
+    if (cfg->scrunch != 0 && cfg->scrunch != 1)
+        return tr_fail(err, TR_ERR_INVALID, "dedisp: scrunch must be 0 or 1, got %d",
+                       cfg->scrunch);
+    if (cfg->scrunch && (!finite_d(cfg->scrunch_tol) || (float)cfg->scrunch_tol <= 1.0f))
+        return tr_fail(err, TR_ERR_INVALID, "dedisp: scrunch_tol must be > 1, got %g",
+                       cfg->scrunch_tol);
+    if (cfg->scrunch &&
+        (cfg->scrunch_first == 0 || (cfg->scrunch_first & (cfg->scrunch_first - 1)) ||
+         cfg->scrunch_first > TR_DEDISP_MAX_DELAY))
+        return tr_fail(err, TR_ERR_INVALID,
+                       "dedisp: scrunch_first must be a power of two up to %u, got %u",
+                       TR_DEDISP_MAX_DELAY, cfg->scrunch_first);
+    if (cfg->scrunch && !finite_d(cfg->pulse_width))
+        return tr_fail(err, TR_ERR_INVALID, "dedisp: pulse_width must be finite, got %g",
+                       cfg->pulse_width);
     if (cfg->dm_list) {
         if (cfg->ndm_list < 1 || cfg->ndm_list > TR_DEDISP_MAX_NDM)
             return tr_fail(err, TR_ERR_INVALID,
@@ -129,6 +148,74 @@ size_t tr_dedisp_dm_list(const tr_dedisp_plan_config *cfg, double *dms, size_t c
     return count;
 }
 
+/* dedisp's get_smearing in its float32 arithmetic: the sampling time dt and
+ * the pulse width w in s, the smearing within a channel at dm and across the
+ * step ddm from the previous trial (its MHz and s units kept). */
+static float smearing(float dt, float w, float f0, float df, uint32_t nchan, float dm,
+                      float ddm)
+{
+    const float bw = (float)nchan * fabsf(df);
+    const float fc = f0 - bw / 2;
+    const float inv_fc3 = (float)(1. / (fc * fc * fc));
+    const float t_dm = (float)(8.3 * bw * dm * inv_fc3);
+    const float t_ddm = (float)(8.3 / 4 * bw * (double)nchan * ddm * inv_fc3);
+    return sqrtf(dt * dt + w * w + t_dm * t_dm + t_ddm * t_ddm);
+}
+
+/* dedisp's generate_scrunch_list from factor `first` on. */
+tr_status tr_dedisp_scrunch_list(const tr_dedisp_plan_config *cfg, const double *dms,
+                                 size_t ndm, uint32_t *out, tr_error *err)
+{
+    const float dt = (float)cfg->tsamp, w = (float)((float)cfg->pulse_width * 1e-6);
+    const float f0 = (float)cfg->fch1, df = (float)cfg->foff;
+    const float tol = (float)cfg->scrunch_tol;
+    out[0] = cfg->scrunch ? cfg->scrunch_first : 1u;
+    for (size_t d = 1; d < ndm; ++d) {
+        out[d] = out[d - 1];
+        if (!cfg->scrunch) continue;
+        const float dm = (float)dms[d], ddm = dm - (float)dms[d - 1];
+        const float s1 = smearing((float)out[d - 1] * dt, w, f0, df, cfg->nchan, dm, ddm);
+        const float s2 =
+            smearing((float)(out[d - 1] * 2) * dt, w, f0, df, cfg->nchan, dm, ddm);
+        if (!(s2 / s1 < tol)) continue;
+        if (out[d - 1] >= TR_DEDISP_MAX_DELAY)
+            return tr_fail(err, TR_ERR_INVALID,
+                           "dedisp: the scrunch factor of trial %zu (DM %g) exceeds %u "
+                           "(scrunch_tol %g too large?)",
+                           d, dms[d], TR_DEDISP_MAX_DELAY, cfg->scrunch_tol);
+        out[d] = out[d - 1] * 2;
+    }
+    return TR_OK;
+}
+
+size_t tr_dedisp_scrunch_factors(const tr_dedisp_plan_config *cfg, uint32_t *factors,
+                                 size_t cap, tr_error *err)
+{
+    if (tr_dedisp_plan_validate(cfg, err) != TR_OK) return 0;
+    const size_t ndm =
+        cfg->dm_list ? cfg->ndm_list : tr_dedisp_dm_list(cfg, NULL, 0, err);
+    if (ndm == 0) return 0;
+    double *dms = (double *)malloc(ndm * sizeof *dms);
+    uint32_t *f = (uint32_t *)malloc(ndm * sizeof *f);
+    size_t count = 0;
+    if (!dms || !f) {
+        tr_fail(err, TR_ERR_NOMEM, "dedisp: out of memory for %zu scrunch factors", ndm);
+    } else {
+        if (cfg->dm_list)
+            memcpy(dms, cfg->dm_list, ndm * sizeof *dms);
+        else
+            tr_dedisp_dm_list(cfg, dms, ndm, err);
+        if (tr_dedisp_scrunch_list(cfg, dms, ndm, f, err) == TR_OK) {
+            if (factors) memcpy(factors, f, (ndm < cap ? ndm : cap) * sizeof *f);
+            count = ndm;
+            tr_clear(err);
+        }
+    }
+    free(dms);
+    free(f);
+    return count;
+}
+
 /* K_DM * (f_c^-2 - f_ref^-2) / tsamp: delay per unit DM in samples. */
 static double delay_per_dm(const tr_dedisp_plan_config *cfg, uint32_t c)
 {
@@ -138,38 +225,55 @@ static double delay_per_dm(const tr_dedisp_plan_config *cfg, uint32_t c)
 
 uint32_t tr_dedisp_delay(const tr_dedisp_plan_config *cfg, double dm, uint32_t c)
 {
-    double v = floor(dm * delay_per_dm(cfg, c) + 0.5);
+    return tr_dedisp_coarse_delay(cfg, dm, 1, c);
+}
+
+uint32_t tr_dedisp_coarse_delay(const tr_dedisp_plan_config *cfg, double dm, uint32_t s,
+                                uint32_t c)
+{
+    double v = floor(dm * delay_per_dm(cfg, c) / s + 0.5);
     return v <= 0                             ? 0u
            : v >= (double)TR_DEDISP_MAX_DELAY ? TR_DEDISP_MAX_DELAY
                                               : (uint32_t)v;
 }
 
 tr_status tr_dedisp_build_delays(const tr_dedisp_plan_config *cfg, const double *dms,
-                                 uint32_t ndm, const uint32_t *chans, uint32_t nused,
-                                 uint32_t **out, uint32_t *max_delay, tr_error *err)
+                                 const uint32_t *factors, uint32_t ndm,
+                                 const uint32_t *chans, uint32_t nused, uint32_t **out,
+                                 uint32_t *trial_lat, uint32_t *latency, tr_error *err)
 {
-    /* The latency is the largest delay of any channel, masked ones included,
-     * so that it does not change with the mask: the lowest channel's. */
+    /* A trial's latency counts its largest delay over every channel, masked
+     * ones included, so that it does not change with the mask: the lowest
+     * channel's. Block q of factor s needs spectra up to (q + D + 1) s - 1. */
     const uint32_t clow = cfg->foff > 0 ? 0 : cfg->nchan - 1;
     double top = 0;
+    uint32_t dtop = 0;
     for (uint32_t d = 0; d < ndm; ++d) {
-        double v = floor(dms[d] * delay_per_dm(cfg, clow) + 0.5);
-        if (v > top) top = v;
+        const double s = factors[d];
+        const double v =
+            (floor(dms[d] * delay_per_dm(cfg, clow) / s + 0.5) + 1.0) * s - 1.0;
+        if (v > top) {
+            top = v;
+            dtop = d;
+        }
+        trial_lat[d] =
+            v >= (double)TR_DEDISP_MAX_DELAY ? TR_DEDISP_MAX_DELAY : (uint32_t)v;
     }
     if (top >= (double)TR_DEDISP_MAX_DELAY)
         return tr_fail(
             err, TR_ERR_INVALID,
-            "dedisp: largest delay %.0f samples exceeds %u (DM %g too large for "
-            "tsamp %g)",
-            top, TR_DEDISP_MAX_DELAY, dms[ndm - 1], cfg->tsamp);
+            "dedisp: largest delay %.0f samples exceeds %u (DM %g at scrunch factor "
+            "%u too large for tsamp %g)",
+            top, TR_DEDISP_MAX_DELAY, dms[dtop], factors[dtop], cfg->tsamp);
     uint32_t *t = (uint32_t *)malloc((size_t)ndm * nused * sizeof *t);
     if (!t)
         return tr_fail(err, TR_ERR_NOMEM, "dedisp: out of memory for %u x %u delays", ndm,
                        nused);
     for (uint32_t d = 0; d < ndm; ++d)
         for (uint32_t j = 0; j < nused; ++j)
-            t[(size_t)d * nused + j] = tr_dedisp_delay(cfg, dms[d], chans[j]);
+            t[(size_t)d * nused + j] =
+                tr_dedisp_coarse_delay(cfg, dms[d], factors[d], chans[j]);
     *out = t;
-    *max_delay = (uint32_t)top;
+    *latency = (uint32_t)top;
     return TR_OK;
 }

@@ -98,6 +98,12 @@ static tr_status check_config(const tr_frb_config *c, tr_error *err)
                        "frb: keep_plane (the DM-time plane output) needs one device, "
                        "%u were given",
                        c->ndevices);
+    if (c->dedisp.plan.scrunch && c->search.norm.mode != TR_BOXCAR_NORM_LEVELS)
+        return tr_fail(err, TR_ERR_INVALID,
+                       "frb: scrunched DM trials hold each value for a block of "
+                       "samples, so their noise is not white: the search needs the "
+                       "LEVELS normalisation (measured per width), not %s",
+                       c->search.norm.mode == TR_BOXCAR_NORM_WHITE ? "WHITE" : "FIXED");
     return TR_OK;
 }
 
@@ -172,6 +178,22 @@ static tr_status split_plan(tr_frb *q, const tr_frb_config *cfg, tr_error *err)
     return TR_OK;
 }
 
+/* The scrunch factor of trial d of the whole split plan, so that a part
+ * starting there continues the plan's factors (dedisp's rule only looks
+ * back one trial). */
+static tr_status split_factor(const tr_frb *q, uint32_t d, uint32_t *out, tr_error *err)
+{
+    tr_dedisp_plan_config whole = q->cfg.dedisp.plan;
+    whole.dm_list = q->dm_own;
+    whole.ndm_list = q->ndm;
+    uint32_t *f = alloc_array(q->ndm, sizeof *f);
+    if (!f) return tr_fail(err, TR_ERR_NOMEM, "frb: out of memory for the plan");
+    const size_t n = tr_dedisp_scrunch_factors(&whole, f, q->ndm, err);
+    if (n) *out = f[d];
+    free(f);
+    return n ? TR_OK : (err ? err->code : TR_ERR_INVALID);
+}
+
 /* Part pt's dedispersion (backend: the plan's, or the first part's) and
  * search on its device. */
 static tr_status make_part(tr_frb *q, frb_part *pt, tr_backend backend, tr_error *err)
@@ -183,6 +205,9 @@ static tr_status make_part(tr_frb *q, frb_part *pt, tr_backend backend, tr_error
     if (q->dm_own) {
         dc.plan.dm_list = q->dm_own + pt->d0;
         dc.plan.ndm_list = pt->ndm;
+        if (dc.plan.scrunch &&
+            split_factor(q, pt->d0, &dc.plan.scrunch_first, err) != TR_OK)
+            return err ? err->code : TR_ERR_INVALID;
     }
     pt->dd = tr_dedisp_create(&dc, err);
     if (!pt->dd) return err ? err->code : TR_ERR_INVALID;
@@ -273,14 +298,8 @@ tr_frb *tr_frb_create(const tr_frb_config *cfg, tr_error *err)
     }
     for (uint32_t j = 0; j < np; j++) {
         const frb_part *pt = &q->part[j];
-        for (uint32_t d = 0; d < pt->ndm; d++) {
-            uint32_t m = 0;
-            for (uint32_t c = 0; c < q->nchan; c++) {
-                const uint32_t v = tr_dedisp_channel_delay(pt->dd, d, c);
-                if (v > m) m = v;
-            }
-            q->trial_lat[pt->d0 + d] = m;
-        }
+        for (uint32_t d = 0; d < pt->ndm; d++)
+            q->trial_lat[pt->d0 + d] = tr_dedisp_trial_latency(pt->dd, d);
         if (pt->L > q->L) q->L = pt->L;
     }
 

@@ -50,7 +50,7 @@ struct tr_frb {
     uint32_t ndm;
     uint32_t nchan;
     uint32_t L;          /* largest delay */
-    uint32_t *trial_lat; /* largest delay of each trial */
+    uint32_t *trial_lat; /* each trial's latency (its largest delay unscrunched) */
     float *y;            /* block * ndm dedispersed (host chain) */
     float *snr;          /* block * ndm search outputs (host chain) */
     int32_t *width;

@@ -4,8 +4,10 @@
  * float32 sums in channel order): every variant, random plans with both
  * foff signs, masks, zero-DM, both scales, random chunkings down to 1,
  * packed input of every nbits straight and through the filterbank reader,
- * NaN input, reset, flush. With --gpu the CUDA backend (host, packed and
- * device entry points, both device layouts); exit 77 without a GPU.
+ * NaN input, reset, flush; time scrunching (plan.scrunch) with the factors
+ * of dedisp's rule computed here in its float32 arithmetic, the block means
+ * by their recursive definition. With --gpu the CUDA backend (host, packed
+ * and device entry points, both device layouts); exit 77 without a GPU.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -30,12 +32,51 @@ typedef struct {
 
 static int use_gpu;
 
-/* Oracle: the whole stream's expected outputs, positions -L .. N-1 (N + L). */
+/* dedisp's smearing (get_smearing) as <transient/dedisp.h> writes it. */
+static float dedisp_smear(const tr_dedisp_plan_config *p, uint32_t s, float dm, float ddm)
+{
+    const float dt = (float)s * (float)p->tsamp;
+    const float w = (float)((float)p->pulse_width * 1e-6);
+    const float bw = (float)p->nchan * fabsf((float)p->foff);
+    const float fc = (float)p->fch1 - bw / 2;
+    const float inv = (float)(1.0 / (fc * fc * fc));
+    const float a = (float)(8.3 * bw * dm * inv);
+    const float b = (float)(8.3 / 4 * bw * (double)p->nchan * ddm * inv);
+    return sqrtf(dt * dt + w * w + a * a + b * b);
+}
+
+/* dedisp's scrunch factor of every trial (1 when the plan does not scrunch). */
+static void oracle_factors(const tr_dedisp_plan_config *p, uint32_t *f)
+{
+    f[0] = p->scrunch ? p->scrunch_first : 1;
+    for (uint32_t d = 1; d < p->ndm_list; ++d) {
+        const float dm = (float)p->dm_list[d], ddm = dm - (float)p->dm_list[d - 1];
+        const int twice = p->scrunch && dedisp_smear(p, 2 * f[d - 1], dm, ddm) /
+                                                dedisp_smear(p, f[d - 1], dm, ddm) <
+                                            (float)p->scrunch_tol;
+        f[d] = twice ? 2 * f[d - 1] : f[d - 1];
+    }
+}
+
+/* Block mean X_s[q] of channel ch (zero outside the n spectra xs). */
+static float block_mean(const float *xs, size_t n, uint32_t nchan, uint32_t ch, int64_t q,
+                        uint32_t s)
+{
+    if (s == 1) return q >= 0 && (size_t)q < n ? xs[(size_t)q * nchan + ch] : 0.0f;
+    return (block_mean(xs, n, nchan, ch, 2 * q, s / 2) +
+            block_mean(xs, n, nchan, ch, 2 * q + 1, s / 2)) *
+           0.5f;
+}
+
+/* Oracle: the whole stream's expected outputs, positions -L .. N-1 (N + L),
+ * L the object's latency, checked against the definition. */
 static float *oracle(const tr_dedisp_config *c, const float *x, size_t n, uint32_t L,
                      uint32_t *ndm_out)
 {
     const tr_dedisp_plan_config *p = &c->plan;
     const uint32_t nchan = p->nchan, ndm = p->ndm_list;
+    uint32_t f[64];
+    oracle_factors(p, f);
     const double fref = p->foff > 0 ? p->fch1 + (nchan - 1) * p->foff : p->fch1;
     uint32_t nused = 0;
     for (uint32_t ch = 0; ch < nchan; ++ch)
@@ -53,18 +94,28 @@ static float *oracle(const tr_dedisp_config *c, const float *x, size_t n, uint32
             xs[k * nchan + ch] = x[k * nchan + ch] - mean;
     }
     float *y = calloc((n + L) * ndm + 1, sizeof(float));
+    double want_L = 0;
+    for (uint32_t d = 0; d < ndm; ++d) {
+        const double flow = p->foff > 0 ? p->fch1 : p->fch1 + (nchan - 1) * p->foff;
+        const double low =
+            floor(TR_DEDISP_KDM * p->dm_list[d] *
+                      (1.0 / (flow * flow) - 1.0 / (fref * fref)) / p->tsamp / f[d] +
+                  0.5);
+        if ((low + 1) * f[d] - 1 > want_L) want_L = (low + 1) * f[d] - 1;
+    }
+    CHECK(want_L == L, "latency %u, expected %.0f", L, want_L);
     for (size_t p0 = 0; p0 < n; ++p0)
         for (uint32_t d = 0; d < ndm; ++d) {
             float s = 0.0f;
+            const int64_t q = (int64_t)p0 / f[d];
             for (uint32_t ch = 0; ch < nchan; ++ch) {
                 if (c->mask && !c->mask[ch]) continue;
-                const double f = p->fch1 + ch * p->foff;
+                const double fc = p->fch1 + ch * p->foff;
                 const double delay =
                     floor(TR_DEDISP_KDM * p->dm_list[d] *
-                              (1.0 / (f * f) - 1.0 / (fref * fref)) / p->tsamp +
+                              (1.0 / (fc * fc) - 1.0 / (fref * fref)) / p->tsamp / f[d] +
                           0.5);
-                const size_t t = p0 + (size_t)delay;
-                s += t < n ? xs[t * nchan + ch] : 0.0f;
+                s += block_mean(xs, n, nchan, ch, q + (int64_t)delay, f[d]);
             }
             y[(L + p0) * ndm + d] = c->scale == TR_DEDISP_MEAN ? s / (float)nused : s;
         }
@@ -115,6 +166,14 @@ static void random_case(tu_rng *r, test_case *t)
     c->zero_dm = (int)tu_range(r, 0, 1);
     c->scale = tu_range(r, 0, 1) ? TR_DEDISP_MEAN : TR_DEDISP_SUM;
     c->nthreads = (uint32_t)tu_range(r, 0, 3);
+    if (tu_range(r, 0, 1)) {
+        /* scrunched: increasing trials, as a generated list */
+        c->plan.scrunch = 1;
+        c->plan.scrunch_tol = 1.05 + 0.5 * tu_uniform(r);
+        c->plan.scrunch_first = 1u << tu_range(r, 0, 2);
+        for (uint32_t d = 1; d < c->plan.ndm_list; ++d)
+            t->dms[d] = t->dms[d - 1] + 8 * tu_uniform(r);
+    }
 }
 
 static float *random_input(tu_rng *r, size_t n, uint32_t nchan, uint32_t nbits)
@@ -163,6 +222,7 @@ static float *run_stream(tr_dedisp *q, const float *x, const unsigned char *raw,
 static void test_variants(void)
 {
     tu_rng r = {2026};
+    int scrunched = 0; /* runs whose factors grow along the list */
     for (int it = 0; it < 60; ++it) {
         test_case t;
         random_case(&r, &t);
@@ -184,15 +244,22 @@ static void test_variants(void)
             CHECK(q != NULL, "create: %s", err.message);
             if (!q) continue;
             const uint32_t L = tr_dedisp_latency(q);
-            uint32_t ndm;
+            uint32_t ndm, f[64];
+            oracle_factors(&c->plan, f);
+            for (uint32_t d = 0; d < c->plan.ndm_list; ++d)
+                CHECK(tr_dedisp_factor(q, d) == f[d],
+                      "case %d trial %u: factor %u, not %u", it, d,
+                      tr_dedisp_factor(q, d), f[d]);
+            scrunched += f[c->plan.ndm_list - 1] > f[0];
             float *want = oracle(c, x, n, L, &ndm);
             char what[160];
             snprintf(
                 what, sizeof what,
                 "case %d %s nchan %u foff %+.2f ndm %u L %u mask %d zero_dm %d mean %d "
-                "nbits %u raw %d",
+                "nbits %u raw %d factors %u..%u",
                 it, tr_variant_name(c->variant), nchan, c->plan.foff, ndm, L,
-                c->mask != NULL, c->zero_dm, c->scale, t.nbits, raw != NULL);
+                c->mask != NULL, c->zero_dm, c->scale, t.nbits, raw != NULL, f[0],
+                f[ndm - 1]);
             float *y = run_stream(q, x, raw, n, nchan, t.nbits, &r, it % 10 == 0);
             compare(y, want, (n + L) * ndm, what);
             free(y);
@@ -209,6 +276,7 @@ static void test_variants(void)
         free(x);
         free(raw);
     }
+    CHECK(scrunched >= 10, "only %d runs with growing scrunch factors", scrunched);
 }
 
 /* Real-valued input with NaN and Inf: outputs that contain them (and, with

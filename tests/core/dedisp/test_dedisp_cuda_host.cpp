@@ -5,7 +5,8 @@
  * filled with NaN) and run against the reference variant, bit for bit:
  * float and packed input, both output layouts, staged and direct channels
  * (trials whose delays span more or less than the kernel's staging window),
- * batches shorter and longer than the latency, flush, reset. No GPU needed.
+ * batches shorter and longer than the latency, flush, reset; time scrunching
+ * (levels of block means, the sum over them, the expansion). No GPU needed.
  */
 #define TR_BOXCAR_HOST_EMU 1
 #define TR_DEDISP_HOST_EMU 1
@@ -46,12 +47,14 @@ inline float __uint_as_float(unsigned u)
 
 #include "dedisp/fil_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
 #include <vector>
 
 static int passed, failed;
+static int scrunched; /* cases whose factors grow along the list */
 
 static void check(bool ok, const char *what)
 {
@@ -74,6 +77,8 @@ struct case_def {
     std::vector<double> dms;
     bool mask, zero_dm, mean, packed, dm_major;
     size_t n, batch;
+    double scrunch_tol; /* 0: no scrunching */
+    uint32_t scrunch_first;
 };
 
 static void run_case(const case_def &k, std::mt19937 &rng, const char *name)
@@ -85,6 +90,9 @@ static void run_case(const case_def &k, std::mt19937 &rng, const char *name)
     cfg.plan.tsamp = k.tsamp;
     cfg.plan.dm_list = k.dms.data();
     cfg.plan.ndm_list = (uint32_t)k.dms.size();
+    cfg.plan.scrunch = k.scrunch_tol > 0;
+    cfg.plan.scrunch_tol = k.scrunch_tol;
+    cfg.plan.scrunch_first = k.scrunch_first;
     std::vector<uint8_t> mask(k.nchan, 1);
     if (k.mask)
         for (uint32_t c = 0; c < k.nchan; c += 3)
@@ -113,7 +121,10 @@ static void run_case(const case_def &k, std::mt19937 &rng, const char *name)
     tr_dedisp_process(ref, x.data(), k.n, want.data());
     tr_dedisp_flush(ref, want.data() + k.n * ndm);
 
-    std::vector<uint32_t> chans, delays((size_t)ndm * nused);
+    std::vector<uint32_t> chans, delays((size_t)ndm * nused), factors(ndm);
+    for (uint32_t d = 0; d < ndm; ++d)
+        factors[d] = tr_dedisp_factor(ref, d);
+    scrunched += factors.back() > factors.front();
     for (uint32_t c = 0; c < k.nchan; ++c)
         if (mask[c]) chans.push_back(c);
     for (uint32_t d = 0; d < ndm; ++d)
@@ -126,6 +137,7 @@ static void run_case(const case_def &k, std::mt19937 &rng, const char *name)
     p.latency = L;
     p.chans = chans.data();
     p.delays = delays.data();
+    p.factors = factors.data();
     p.zero_dm = k.zero_dm;
     p.mean = k.mean;
     p.raw_nbits = k.nbits;
@@ -185,15 +197,17 @@ int main()
     /* Small trial spreads (every channel staged), then trials far apart in
      * random order (channels read directly), every nbits, both foff signs. */
     const uint32_t bits[] = {1, 2, 4, 8, 16, 32};
-    for (int it = 0; it < 12; ++it) {
+    for (int it = 0; it < 20; ++it) {
         case_def k;
         k.nchan = 8 * (1 + it % 5);
         k.nbits = bits[it % 6];
         k.foff = it % 2 ? 1.0 : -1.0;
         k.fch1 = k.foff < 0 ? 500.0 : 300.0;
         k.tsamp = 1e-3;
-        std::uniform_real_distribution<double> dm(0.0, it < 6 ? 4.0 : 600.0);
-        for (int d = 0; d < 1 + it * 2; ++d)
+        std::uniform_real_distribution<double> dm(0.0, it < 6    ? 4.0
+                                                       : it < 12 ? 600.0
+                                                                 : 300.0);
+        for (int d = 0; d < 1 + (it % 12) * 2; ++d)
             k.dms.push_back(dm(rng));
         k.mask = it % 3 == 1;
         k.zero_dm = it % 4 >= 2;
@@ -202,11 +216,21 @@ int main()
         k.dm_major = it % 3 == 2;
         k.n = 300 + 97 * it;
         k.batch = it % 2 ? 40 : 700;
+        k.scrunch_tol = 0;
+        k.scrunch_first = 1;
+        if (it >= 12) { /* scrunched: increasing trials, factors 1 .. 64 */
+            std::sort(k.dms.begin(), k.dms.end());
+            k.scrunch_tol = 1.45 + 0.05 * (it - 12);
+            k.scrunch_first = 1u << (it % 3);
+            k.batch = it % 2 ? 97 : 500;
+        }
         char name[96];
-        snprintf(name, sizeof name, "case %d (nchan %u, nbits %u, %zu trials)", it,
-                 k.nchan, k.nbits, k.dms.size());
+        snprintf(name, sizeof name,
+                 "case %d (nchan %u, nbits %u, %zu trials, scrunch %g)", it, k.nchan,
+                 k.nbits, k.dms.size(), k.scrunch_tol);
         run_case(k, rng, name);
     }
+    check(scrunched >= 4, "at least 4 cases with growing scrunch factors");
     printf("test_dedisp_cuda_host: %d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }

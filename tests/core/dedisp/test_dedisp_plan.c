@@ -1,7 +1,8 @@
 /* The DM plan: dedisp's DM list for 29.fil's header and for the synthetic
  * Heimdall file (count and values; expected values computed independently
  * with numpy from the formula in <transient/dedisp.h>, float32 rounding as
- * dedisp), the delays, and the validation messages. */
+ * dedisp), dedisp's scrunch factors for the synthetic file, the delays,
+ * and the validation messages. */
 #include <math.h>
 
 #include <transient/dedisp.h>
@@ -108,6 +109,59 @@ static void test_delays(void)
     }
 }
 
+/* dedisp's scrunch factors (dedisp_enable_adaptive_dt at Heimdall's 1.15)
+ * for the synthetic file, computed independently with numpy in dedisp's
+ * float32 arithmetic: the first trial of each factor; none for 29.fil. The
+ * object's factors, trial latencies and full-rate work follow. */
+static void test_scrunch_factors(void)
+{
+    tr_dedisp_plan_config c = header(1024, 1599.8046875, -0.390625, 64e-6);
+    c.dm_max = 2000;
+    c.scrunch = 1;
+    tr_error err;
+    const size_t n = tr_dedisp_scrunch_factors(&c, NULL, 0, &err);
+    CHECK(n == 1422, "synthetic: %zu factors (%s)", n, err.message);
+    uint32_t *f = malloc(n * sizeof *f);
+    CHECK(f && tr_dedisp_scrunch_factors(&c, f, n, &err) == n, "second call");
+    const size_t first[] = {0, 458, 698, 936, 1175, 1413, 1422};
+    double work = 0;
+    for (size_t k = 0; f && k + 1 < sizeof first / sizeof *first; ++k)
+        for (size_t d = first[k]; d < first[k + 1]; ++d) {
+            CHECK(f[d] == 1u << k, "synthetic trial %zu: factor %u, expected %u", d, f[d],
+                  1u << k);
+            work += 1.0 / f[d];
+        }
+    CHECK(work == 682.53125, "work %.9g full-rate trials", work);
+    tr_dedisp_config dc = tr_dedisp_config_default();
+    dc.plan = c;
+    dc.backend = TR_BACKEND_CPU;
+    tr_dedisp *q = tr_dedisp_create(&dc, &err);
+    CHECK(q != NULL, "create: %s", err.message);
+    if (q) {
+        CHECK(tr_dedisp_full_rate_trials(q) == 682.53125 &&
+                  tr_dedisp_factor(q, 1413) == 32,
+              "object factors");
+        /* L_d = (D_d + 1) s_d - 1, D_d the lowest channel's coarse delay */
+        for (uint32_t d = 0; d < 1422; d += 101) {
+            const uint32_t s = tr_dedisp_factor(q, d),
+                           D = tr_dedisp_channel_delay(q, d, 1023);
+            CHECK(tr_dedisp_trial_latency(q, d) == (D + 1) * s - 1, "trial %u latency",
+                  d);
+        }
+        const uint32_t L0 = tr_dedisp_delay(&c, tr_dedisp_dms(q)[1421], 1023);
+        CHECK(tr_dedisp_latency(q) > L0 && tr_dedisp_latency(q) < L0 + 48,
+              "latency %u, unscrunched %u", tr_dedisp_latency(q), L0);
+        tr_dedisp_destroy(q);
+    }
+    free(f);
+    c = header(336, 1465.0, -1.0, 0.00126646875);
+    c.dm_max = 2000;
+    c.scrunch = 1;
+    uint32_t g[285];
+    CHECK(tr_dedisp_scrunch_factors(&c, g, 285, &err) == 285 && g[284] == 1,
+          "29.fil: factor %u at the last trial", g[284]);
+}
+
 static void expect_error(tr_dedisp_plan_config c, const char *text)
 {
     tr_dedisp_config dc = tr_dedisp_config_default();
@@ -154,6 +208,26 @@ static void test_errors(void)
     b.dm_max = 1e9;
     b.tolerance = 100;
     expect_error(b, "largest delay");
+    /* scrunch, scrunch_tol, scrunch_first, dm_max of each bad scrunching */
+    static const struct {
+        int on;
+        double tol;
+        uint32_t first;
+        double dm_max;
+        const char *text;
+    } bad[] = {{2, 1.15, 1, 1000, "scrunch must be 0 or 1"},
+               {1, 1.0, 1, 1000, "scrunch_tol"},
+               {1, 1.15, 3, 1000, "scrunch_first"},
+               /* every trial doubles the factor */
+               {1, 3.0, 1, 3000, "the scrunch factor of trial"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        b = c;
+        b.scrunch = bad[i].on;
+        b.scrunch_tol = bad[i].tol;
+        b.scrunch_first = bad[i].first;
+        b.dm_max = bad[i].dm_max;
+        expect_error(b, bad[i].text);
+    }
     tr_dedisp_config dc = tr_dedisp_config_default();
     dc.plan = c;
     uint8_t mask[64] = {0};
@@ -171,6 +245,7 @@ int main(void)
 {
     test_lists();
     test_delays();
+    test_scrunch_factors();
     test_errors();
     return tu_finish("test_dedisp_plan");
 }

@@ -140,6 +140,22 @@ def injected(tmp):
             check(abs(c["sample"] - (start + (width - 1) // 2)) <= width,
                   "burst at %d width %d: sample %d" % (start, width, c["sample"]))
             check(abs(c["time"] - c["sample"] * tsamp) < 1e-9, "time %g" % c["time"])
+    # Time scrunching at tolerance 1.9: factor 2 from DM 339 (the bursts at
+    # 377 and 540), 4 from 714; the same bursts, the factors in the JSON.
+    rc, _, err = detect("frb", path, "--dm-max", "700", "--no-zero-dm", "--scrunch",
+                        "--scrunch-tol", "1.9", "-o", out, "-q")
+    check(rc == 0, "scrunched: exit %d: %s" % (rc, err))
+    with open(out) as f:
+        doc = json.load(f)
+    par = doc["parameters"]
+    check(par["scrunch"] is True and par["scrunch_tol"] == 1.9 and
+          par["full_rate_trials"] == 86.25 and par["scrunch_first_trials"] ==
+          {"1": 0, "2": 70, "4": 102} and par["norm"] == "levels",
+          "scrunched parameters %s" % par)
+    found = doc["detections"]
+    check(len(found) == len(bursts) and
+          all(any(abs(c["sample"] - b[1]) < 500 for c in found) for b in bursts),
+          "scrunched: %d candidates for %d bursts: %s" % (len(found), len(bursts), found))
 
 
 def errors(tmp):
@@ -168,6 +184,9 @@ def errors(tmp):
           "two devices on the CPU: %d %s" % (rc, err))
     rc, out, err = detect("frb", FIL, "--devices", "0,x")
     check(rc == 2 and "--devices" in err, "bad device list: %d %s" % (rc, err))
+    rc, out, err = detect("frb", FIL, "--scrunch", "--norm", "white")
+    check(rc == 2 and "LEVELS" in err and err.count("\n") == 1,
+          "scrunch with white statistics: %d %s" % (rc, err))
     rc, out, err = detect("frb", FIL, "--mask-chans", "400")
     check(rc == 2 and "mask-chans" in err, "bad mask: %d %s" % (rc, err))
     with open(copy, "r+b") as f:

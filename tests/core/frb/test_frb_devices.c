@@ -180,12 +180,20 @@ static void compare(const frb_run *a, const frb_run *b, const char *what)
     }
 }
 
-/* One filterbank through every device list in the same calls; with `fixed`,
- * FIXED statistics given per trial (each device must take its own). */
-static void one_case(uint64_t seed, int ngpu, uint32_t block, int packed, int fixed)
+/* One filterbank through every device list in the same calls. mode 0: WHITE
+ * statistics; 1: FIXED statistics given per trial (each device must take its
+ * own); 2: scrunched (tolerance 1.99: factors 1, 2 from trial 24, 4 from 41
+ * of 57, so that parts of a split plan start at factors above 1) with
+ * LEVELS. */
+static void one_case(uint64_t seed, int ngpu, uint32_t block, int packed, int mode)
 {
     tr_frb_config cfg = base_config();
     cfg.block = block;
+    if (mode == 2) {
+        cfg.dedisp.plan.scrunch = 1;
+        cfg.dedisp.plan.scrunch_tol = 1.99;
+        cfg.search.norm.mode = TR_BOXCAR_NORM_LEVELS;
+    }
     tr_error err;
     const size_t n = 6500;
     const size_t ndm = tr_dedisp_dm_list(&cfg.dedisp.plan, NULL, 0, &err);
@@ -199,7 +207,7 @@ static void one_case(uint64_t seed, int ngpu, uint32_t block, int packed, int fi
     frb_run many = {malloc(NCAND_MAX * sizeof *many.c), 0, NULL, 0};
     if (!dms || !means || !sigmas || !chunks || !one.c || !many.c) goto done;
     tr_dedisp_dm_list(&cfg.dedisp.plan, dms, ndm, &err);
-    if (fixed) {
+    if (mode == 1) {
         /* zero-DM sums of 64 channels of sigma 1: mean 0, sigma sqrt(63) */
         for (size_t d = 0; d < ndm; d++) {
             means[d] = 0.01 * (double)d - 0.2;
@@ -240,7 +248,9 @@ static void one_case(uint64_t seed, int ngpu, uint32_t block, int packed, int fi
         char what[160];
         int w = snprintf(what, sizeof what, "seed %llu, block %u, %s%s, devices",
                          (unsigned long long)seed, block, packed ? "8-bit" : "float",
-                         fixed ? ", FIXED" : "");
+                         mode == 1   ? ", FIXED"
+                         : mode == 2 ? ", scrunched"
+                                     : "");
         for (uint32_t j = 0; j < sizes[l]; j++)
             w += snprintf(what + w, sizeof what - (size_t)w, "%s%d", j ? "," : " ",
                           lists[l][j]);
@@ -298,8 +308,11 @@ static int test_gpu(void)
         return 77;
     }
     test_plan();
-    for (uint64_t seed = 1; seed <= 5; seed++)
-        one_case(seed, ngpu, seed == 3 ? 13 : 16384, seed == 4, seed == 5);
+    for (uint64_t seed = 1; seed <= 6; seed++)
+        one_case(seed, ngpu, seed == 3 ? 13 : 16384, seed == 4,
+                 seed == 5   ? 1
+                 : seed == 6 ? 2
+                             : 0);
     return tu_finish("test_frb_devices --gpu");
 }
 

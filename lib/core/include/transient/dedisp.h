@@ -25,7 +25,8 @@
  *   K_DM = 4.148808e3 MHz^2 pc^-1 cm^3 s, f_c = fch1 + c * foff the channel
  *   centre, f_ref the highest channel centre (so delays are >= 0), computed
  *   in double, round half up. The latency L is the largest delay of the plan
- *   (lowest channel, largest DM), masked channels included.
+ *   (lowest channel, largest DM), masked channels included (with scrunching
+ *   see below).
  *
  * Output (what every variant computes)
  *   Input spectra x[k * nchan + c] at absolute positions k = 0, 1, ...
@@ -46,11 +47,12 @@
  *   tr_dedisp_process consumes n spectra and writes n output positions,
  *   output k of the call being position position_in + k - L (position_in =
  *   tr_dedisp_position before the call); positions < 0 are written as 0. The
- *   object keeps the last L spectra, so the output does not depend on how the
- *   stream is split into calls (chunk size 1 included). tr_dedisp_flush ends
- *   the stream: it writes the last L positions as if L spectra of zeros
- *   followed (a position near the end sums only the channels whose sample
- *   lies inside the data); then only reset or destroy are allowed.
+ *   object keeps the last L spectra (L + smax - 1 when scrunched), so the
+ *   output does not depend on how the stream is split into calls (chunk size
+ *   1 included). tr_dedisp_flush ends the stream: it writes the last L
+ *   positions as if L spectra of zeros followed (a position near the end
+ *   sums only the channels whose sample lies inside the data); then only
+ *   reset or destroy are allowed.
  *
  * Layout
  *   Host output is sample-major y[k * ndm + d] (what tr_boxcar_process takes
@@ -58,8 +60,39 @@
  *   SAMPLE_MAJOR as the host, or DM_MAJOR y[d * n + k] (trial d's n outputs of
  *   the call one after the other; tr_boxcar's CHANNEL_MAJOR).
  *
- * Time scrunching at high DM (as dedisp's adaptive dt) is not done: every
- * trial is computed at the full time resolution.
+ * Time scrunching at high DM (plan.scrunch = 1; default 0, when every trial
+ * is computed at the full rate and nothing below applies)
+ *   dedisp's adaptive dt (dedisp_enable_adaptive_dt, generate_scrunch_list,
+ *   which Heimdall enables): trial d is computed at the time step s_d tsamp,
+ *   s_d a power of two. s_0 = scrunch_first (default 1); for d >= 1, with
+ *   smear(t) = sqrt(t^2 + W^2 + t_DM^2 + t_dDM^2) where W = pulse_width us in s,
+ *   BW = nchan |foff|, f_c = fch1 - BW / 2, t_DM = 8.3 BW DM_d / f_c^3,
+ *   t_dDM = 8.3 / 4 BW nchan (DM_d - DM_{d-1}) / f_c^3 (dedisp's units, MHz and
+ *   s, kept as they are), s_d = 2 s_{d-1} when
+ *   smear(2 s_{d-1} tsamp) / smear(s_{d-1} tsamp) < scrunch_tol, else s_{d-1}:
+ *   the factor doubles once the trial's own smearing makes a sample twice as
+ *   long cost less than the tolerance. Everything is evaluated in dedisp's
+ *   float32 arithmetic (tsamp, fch1, foff, pulse_width, scrunch_tol and the
+ *   DMs rounded to float32, the constants' products in double rounded to
+ *   float32), so the factors are dedisp's, trial for trial
+ *   (tr_dedisp_scrunch_factors). The factors never decrease along the list.
+ *   Coarse spectra: X_1 = x' (after zero-DM), and
+ *     X_2s[q][c] = (X_s[2q][c] + X_s[2q+1][c]) * 0.5f
+ *   in float32: the mean of the s-sample block q (positions q s .. q s + s - 1,
+ *   aligned to absolute positions) as a pairwise tree, so that a trial's SUM
+ *   or MEAN keeps the scale of an unscrunched one. The coarse delay is
+ *   delay_c^s(DM) = round(K_DM DM (f_c^-2 - f_ref^-2) / (s tsamp)) coarse
+ *   samples (round half up), and
+ *     Y[p][d] = sum over unmasked c, in increasing c, of X_s[q + delay_c^s(d)][c],
+ *   q = floor(p / s): every full-rate position of block q carries the block's
+ *   value, so the output keeps one value per spectrum and trial (same layout,
+ *   same positions). Zero padding before position 0 and after the end (flush)
+ *   enters the block means as zeros. The latency of trial d is
+ *   L_d = (D_d + 1) s_d - 1, D_d its largest coarse delay (the lowest channel,
+ *   masked or not): the last spectrum that block q needs is q s + L_d, so the
+ *   plan's latency L = max_d L_d exceeds the unscrunched one by less than 1.5
+ *   times the largest factor. Same bits in every variant (the tree and the
+ *   channel order are fixed).
  */
 #ifndef TRANSIENT_DEDISP_H
 #define TRANSIENT_DEDISP_H
@@ -99,9 +132,14 @@ typedef struct {
     double tolerance;   /* dedisp's dm_tol: smearing growth allowed between trials,
                            > 1 (default 1.25) */
     double pulse_width; /* dedisp's intrinsic pulse width ti in us, >= 0 (default 40) */
-    const double *dm_list; /* explicit trials (each >= 0, finite) instead of the
-                              generated list; NULL (default) = generate */
-    uint32_t ndm_list;     /* entries of dm_list */
+    const double *dm_list;  /* explicit trials (each >= 0, finite) instead of the
+                               generated list; NULL (default) = generate */
+    uint32_t ndm_list;      /* entries of dm_list */
+    int scrunch;            /* 0: every trial at full rate (default); 1: dedisp's
+                               adaptive dt (Time scrunching above) */
+    double scrunch_tol;     /* dedisp's scrunch tolerance, > 1 (default 1.15) */
+    uint32_t scrunch_first; /* factor of the first trial, a power of two (default 1;
+                               a part of a split plan starts at its trial's factor) */
 } tr_dedisp_plan_config;
 
 tr_dedisp_plan_config tr_dedisp_plan_config_default(void);
@@ -116,6 +154,15 @@ size_t tr_dedisp_dm_list(const tr_dedisp_plan_config *cfg, double *dms, size_t c
 
 /* delay_c(dm) in samples (see Delays above) for a validated plan config. */
 uint32_t tr_dedisp_delay(const tr_dedisp_plan_config *cfg, double dm, uint32_t c);
+
+/*
+ * The time-scrunch factor of every trial of cfg's list (generated or given;
+ * all 1 when cfg->scrunch = 0): writes min(cap, count) factors into factors
+ * (may be NULL) and returns count; 0 with err filled when the config is
+ * invalid or a factor would exceed TR_DEDISP_MAX_DELAY.
+ */
+size_t tr_dedisp_scrunch_factors(const tr_dedisp_plan_config *cfg, uint32_t *factors,
+                                 size_t cap, tr_error *err);
 
 typedef struct {
     tr_dedisp_plan_config plan; /* channels, frequencies, sampling and DM trials */
@@ -195,9 +242,17 @@ void tr_dedisp_host_free(const tr_dedisp *q, void *p);
 uint32_t tr_dedisp_ndm(const tr_dedisp *q);
 /* The trials in pc cm^-3 (ndm entries, valid for the object's lifetime). */
 const double *tr_dedisp_dms(const tr_dedisp *q);
-/* delay of channel c for trial d in samples (0 when out of range). */
+/* delay of channel c for trial d in the trial's samples (coarse samples of
+ * s_d tsamp when scrunched; 0 when out of range). */
 uint32_t tr_dedisp_channel_delay(const tr_dedisp *q, uint32_t d, uint32_t c);
-uint32_t tr_dedisp_latency(const tr_dedisp *q); /* L, the largest delay */
+/* s_d, trial d's time-scrunch factor (1 unscrunched; 0 when out of range). */
+uint32_t tr_dedisp_factor(const tr_dedisp *q, uint32_t d);
+/* L_d: the last spectrum that position p of trial d needs is at most p + L_d. */
+uint32_t tr_dedisp_trial_latency(const tr_dedisp *q, uint32_t d);
+/* sum over the trials of 1 / s_d: the work in full-rate trials (ndm unscrunched). */
+double tr_dedisp_full_rate_trials(const tr_dedisp *q);
+/* L = max_d L_d (the largest delay unscrunched). */
+uint32_t tr_dedisp_latency(const tr_dedisp *q);
 uint32_t tr_dedisp_nchan(const tr_dedisp *q);
 uint32_t tr_dedisp_nused(const tr_dedisp *q);    /* unmasked channels */
 uint64_t tr_dedisp_position(const tr_dedisp *q); /* spectra consumed */

@@ -13,9 +13,13 @@
  * The chain
  *   spectra x[k * nchan + c] (file channel order; float32, or packed as in the
  *   file) -> tr_dedisp (channel mask, zero-DM subtraction, DM trials
- *   y[k * ndm + d]) -> tr_boxcar (normalisation of every DM trial, search up
- *   to search.max_width) -> tr_candidates (friends of friends across time,
- *   width and neighbouring DM trials) -> tr_frb_candidate.
+ *   y[k * ndm + d]; with dedisp.plan.scrunch, dedisp's time scrunching of
+ *   the high-DM trials, still one value per spectrum, held over each block
+ *   of s_d samples: the search must then measure its noise per width,
+ *   search.norm.mode = LEVELS, as create checks) -> tr_boxcar
+ *   (normalisation of every DM trial, search up to search.max_width) ->
+ *   tr_candidates (friends of friends across time, width and neighbouring DM
+ *   trials) -> tr_frb_candidate.
  *   CPU backend: every stage on the host. CUDA backend: dedispersion and
  *   search run on the GPU; tr_frb_device_resident says whether the DM-time
  *   plane stays on the device between them (otherwise it crosses PCIe to
@@ -31,14 +35,16 @@
  *   The first normalisation window of every trial (search.norm.window
  *   samples; none in FIXED mode) only measures the noise: it is not searched
  *   (tr_frb_warmup). At the end of the data, a position whose dedispersed sum
- *   would need spectra after the last one (k + largest delay of the trial
- *   >= spectra given) is incomplete: it enters the search as a non-finite
+ *   would need spectra after the last one (k + the trial's latency
+ *   tr_dedisp_trial_latency, its largest delay without scrunching, >= spectra
+ *   given) is incomplete: it enters the search as a non-finite
  *   sample (replaced by the mean of its trial, tr_boxcar's rule), and no
  *   candidate is made of a boxcar that reaches one.
  *
  * Several devices (cfg.ndevices > 1)
  *   The DM trials are split into ndevices contiguous ranges of equal size
- *   (within one trial; more devices than trials is an error), range j on
+ *   (within one trial; more devices than trials is an error; a scrunched
+ *   plan keeps the whole plan's factors in every range), range j on
  *   devices[j] with its own dedispersion, search and peak selection, each
  *   device fed the same spectra by a host thread of its own. The peaks of
  *   every range are merged in stream order (sample, then DM trial) into one
