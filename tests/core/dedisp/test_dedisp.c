@@ -222,7 +222,7 @@ static float *run_stream(tr_dedisp *q, const float *x, const unsigned char *raw,
 static void test_variants(void)
 {
     tu_rng r = {2026};
-    int scrunched = 0; /* runs whose factors grow along the list */
+    int scrunched = 0; /* cases whose factors grow along the list */
     for (int it = 0; it < 60; ++it) {
         test_case t;
         random_case(&r, &t);
@@ -250,7 +250,7 @@ static void test_variants(void)
                 CHECK(tr_dedisp_factor(q, d) == f[d],
                       "case %d trial %u: factor %u, not %u", it, d,
                       tr_dedisp_factor(q, d), f[d]);
-            scrunched += f[c->plan.ndm_list - 1] > f[0];
+            if (v == 0) scrunched += f[c->plan.ndm_list - 1] > f[0];
             float *want = oracle(c, x, n, L, &ndm);
             char what[160];
             snprintf(
@@ -276,7 +276,7 @@ static void test_variants(void)
         free(x);
         free(raw);
     }
-    CHECK(scrunched >= 10, "only %d runs with growing scrunch factors", scrunched);
+    CHECK(scrunched >= 5, "only %d cases with growing scrunch factors", scrunched);
 }
 
 /* Real-valued input with NaN and Inf: outputs that contain them (and, with

@@ -424,11 +424,9 @@ static void test_real_file(const char *path)
 /* The CUDA backend (device-resident or not, as `resident` says) finds the
  * events of the CPU backend: same positions, trials and widths, S/N within
  * the FAST tolerance of the search. */
-static void gpu_against_cpu(tr_frb_config cfg, int resident, const char *what)
+static void gpu_compare(tr_frb_config cfg, const float *x, size_t n, long want,
+                        int resident, const char *what)
 {
-    frb_burst b[2] = {{200.0, 1500, 4, 20.0}, {450.0, 3500, 12, 15.0}};
-    const size_t n = 6000;
-    float *x = frb_make_filterbank(&cfg.dedisp.plan, n, 5.0, 1.0, b, 2, 21);
     tr_frb_candidate *c0 = malloc(NCAND_MAX * sizeof *c0);
     tr_frb_candidate *c1 = malloc(NCAND_MAX * sizeof *c1);
     if (x && c0 && c1) {
@@ -440,7 +438,8 @@ static void gpu_against_cpu(tr_frb_config cfg, int resident, const char *what)
         CHECK(q && tr_frb_backend(q) == TR_BACKEND_CUDA, "%s: backend", what);
         CHECK(q && tr_frb_device_resident(q) == resident, "%s: device-resident %d", what,
               q ? tr_frb_device_resident(q) : -1);
-        CHECK(n0 == 2 && n1 == n0, "%s: CUDA %ld candidates, CPU %ld", what, n1, n0);
+        CHECK(n0 == want && n1 == n0, "%s: CUDA %ld candidates, CPU %ld (want %ld)", what,
+              n1, n0, want);
         const double tol = TR_BOXCAR_FAST_TOL(cfg.search.max_width);
         for (long i = 0; i < n0 && i < n1; i++)
             CHECK(c0[i].sample == c1[i].sample && c0[i].dm_index == c1[i].dm_index &&
@@ -452,9 +451,19 @@ static void gpu_against_cpu(tr_frb_config cfg, int resident, const char *what)
                   c0[i].snr);
         tr_frb_destroy(q);
     }
-    free(x);
     free(c0);
     free(c1);
+}
+
+/* gpu_compare on two bursts (DM 200 and 450) in 6000 spectra. */
+static void gpu_against_cpu(tr_frb_config cfg, int resident, const char *what)
+{
+    frb_burst b[2] = {{200.0, 1500, 4, 20.0}, {450.0, 3500, 12, 15.0}};
+    const size_t n = 6000;
+    float *x = frb_make_filterbank(&cfg.dedisp.plan, n, 5.0, 1.0, b, 2, 21);
+    CHECK(x != NULL, "out of memory");
+    if (x) gpu_compare(cfg, x, n, 2, resident, what);
+    free(x);
 }
 
 /* keep_plane on the device-resident chain: the plane comes down with the
@@ -507,6 +516,35 @@ done:
     tr_frb_destroy(q[1]);
 }
 
+/* Scrunching on 64 channels at 25 us, DM 0 to 1000 (factors up to 8): the
+ * configurations without (cfg) and with (sc) scrunching, a burst of width 32
+ * at a factor-8 trial (b) in n spectra of noise, returned. */
+static float *scrunch_case(tr_frb_config *cfg, tr_frb_config *sc, frb_burst *b, size_t *n)
+{
+    *cfg = frb_small_band(1000.0);
+    cfg->dedisp.zero_dm = 0;
+    cfg->backend = TR_BACKEND_CPU;
+    cfg->dedisp.plan.tsamp = 2.5e-5;
+    cfg->search.norm.mode = TR_BOXCAR_NORM_LEVELS;
+    *sc = *cfg;
+    sc->dedisp.plan.scrunch = 1;
+    tr_error err;
+    tr_frb *probe = tr_frb_create(sc, &err);
+    CHECK(probe != NULL, "create: %s", err.message);
+    if (!probe) return NULL;
+    const uint32_t ndm = tr_frb_ndm(probe), di = ndm - 5;
+    uint32_t *f = malloc(ndm * sizeof *f);
+    CHECK(f && tr_dedisp_scrunch_factors(&sc->dedisp.plan, f, ndm, &err) == ndm, "%s",
+          err.message);
+    CHECK(f && f[0] == 1 && f[di] == 8, "factors %u .. %u", f ? f[0] : 0, f ? f[di] : 0);
+    const frb_burst burst = {tr_frb_dms(probe)[di], 6000, 32, 30.0};
+    *b = burst;
+    *n = 6000 + tr_frb_max_delay(probe) + 4000;
+    tr_frb_destroy(probe);
+    free(f);
+    return frb_make_filterbank(&cfg->dedisp.plan, *n, 20.0, 2.0, b, 1, 11);
+}
+
 /* The CUDA backend finds the candidates of the CPU backend: device-resident
  * (the tile of a search up to width 64 divides the window of 1024), and
  * through the host (a window the device normalisation cannot take). */
@@ -524,10 +562,14 @@ static int test_gpu(void)
     c = small_config();
     c.search.norm.mode = TR_BOXCAR_NORM_LEVELS;
     gpu_against_cpu(c, 1, "device-resident, LEVELS");
-    c.dedisp.plan.scrunch = 1; /* 50 us to DM 1000: factors up to 4 */
-    c.dedisp.plan.tsamp = 5e-5;
-    c.dedisp.plan.dm_max = 1000.0;
-    gpu_against_cpu(c, 1, "device-resident, LEVELS, scrunched");
+    {
+        tr_frb_config cfg, sc;
+        frb_burst b;
+        size_t n = 0;
+        float *x = scrunch_case(&cfg, &sc, &b, &n);
+        if (x) gpu_compare(sc, x, n, 1, 1, "device-resident, LEVELS, scrunched");
+        free(x);
+    }
     gpu_plane();
     return tu_finish("test_frb --gpu");
 }
@@ -539,27 +581,11 @@ static int test_gpu(void)
  * refused. */
 static void test_scrunched(void)
 {
-    tr_frb_config cfg = frb_small_band(1000.0);
-    cfg.dedisp.zero_dm = 0;
-    cfg.backend = TR_BACKEND_CPU;
-    cfg.dedisp.plan.tsamp = 2.5e-5;
-    cfg.search.norm.mode = TR_BOXCAR_NORM_LEVELS;
-    tr_frb_config sc = cfg;
-    sc.dedisp.plan.scrunch = 1;
+    tr_frb_config cfg, sc;
+    frb_burst b;
+    size_t n = 0;
     tr_error err;
-    tr_frb *probe = tr_frb_create(&sc, &err);
-    CHECK(probe != NULL, "create: %s", err.message);
-    if (!probe) return;
-    const uint32_t ndm = tr_frb_ndm(probe), di = ndm - 5;
-    uint32_t *f = malloc(ndm * sizeof *f);
-    CHECK(f && tr_dedisp_scrunch_factors(&sc.dedisp.plan, f, ndm, &err) == ndm, "%s",
-          err.message);
-    CHECK(f && f[0] == 1 && f[di] == 8, "factors %u .. %u", f ? f[0] : 0, f ? f[di] : 0);
-    const frb_burst b = {tr_frb_dms(probe)[di], 6000, 32, 30.0};
-    const size_t n = 6000 + tr_frb_max_delay(probe) + 4000;
-    tr_frb_destroy(probe);
-    free(f);
-    float *x = frb_make_filterbank(&cfg.dedisp.plan, n, 20.0, 2.0, &b, 1, 11);
+    float *x = scrunch_case(&cfg, &sc, &b, &n);
     tr_frb_candidate *full = malloc(NCAND_MAX * sizeof *full);
     tr_frb_candidate *c = malloc(NCAND_MAX * sizeof *c);
     tr_frb_candidate *c2 = malloc(NCAND_MAX * sizeof *c2);
