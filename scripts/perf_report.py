@@ -238,6 +238,19 @@ SOURCES = [
       labels=["WHITE", "FIXED"]),
     S("2026-11-27-h200-blocks-spiir-mr", "flowgraph_spiir.jsonl", REPEAT,
       "spiir_bank_fc CUDA in the flow graph benchmark (commit c4b711b, H200)"),
+    S("2026-11-27-h200x2-frb-scrunch", "flowgraph_spiir.jsonl", FINAL,
+      "spiir_bank_fc CUDA in the flow graph benchmark with the SNR output and as a sink "
+      "(triggers searched on the GPU, and on the host for comparison), detects as dicts "
+      "(commit 2a6ae97, H200)"),
+    S("2026-11-27-h200x2-frb-scrunch", "flowgraph_spiir_vectors.jsonl", FINAL,
+      "the same sink with detects as vectors (`--spiir-output none --spiir-msg vectors`)"),
+    S("2026-11-27-h200x2-frb-scrunch", "flowgraph_boxcar_white.jsonl", FINAL,
+      "boxcar_search_ff CUDA without outputs, WHITE statistics, 1 and 64 channels (commit "
+      "2a6ae97, H200)"),
+    S("2026-11-27-h200x2-frb-scrunch", "bench_dedisp.jsonl", REPEAT,
+      "the CUDA dedispersion on an H200 without and with time scrunching (commit 2a6ae97): "
+      "random spectra, then the synthetic file",
+      labels=["full rate", "scrunched", "file, full rate", "file, scrunched"]),
     # Kalman
     S("2026-11-22-h100-kalman-fast", "kalman_gpu_bench.jsonl", FINAL,
       "second (final) run of the faster CUDA FAST, bench/tuning/kalman_gpu_bench.c, 2^20-sample "
