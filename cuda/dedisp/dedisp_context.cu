@@ -27,6 +27,7 @@
 #include "dedisp/dedisp_kernels.cuh"
 
 #include <algorithm>
+#include <cstdlib>
 #include <new>
 #include <vector>
 
@@ -41,10 +42,60 @@ constexpr int SUM_THREADS = 256, SUM_ITEMS = 4, SUM_TRIALS = 16, SUM_CHANS = 4,
               SUM_SPREAD = 1536;
 /* Transposition tile of the fill. */
 constexpr int FILL_TILE = 32, FILL_ROWS = 8;
-/* Most spectra per batch: keeps the sum's grid.y (output tiles) below 65536. */
+/* Most spectra per batch: keeps the sum's grid.y (output tiles of 512 or
+ * more) below 65536. */
 constexpr size_t MAX_BATCH = (size_t)1 << 24;
 
 } // namespace
+
+/* What one launch of the sum kernel takes (tr_dedisp_sum_kernel's arguments). */
+struct sum_args {
+    const float *hist;
+    size_t cap;
+    unsigned nused, ndm;
+    const uint32_t *dl;
+    size_t m, filled;
+    int mean;
+    unsigned long long pos0, zero_below;
+    float *out;
+    size_t sk, sd;
+};
+
+template <int THREADS, int ITEMS, int TRIALS, int CHANS, int SPREAD>
+static void sum_shape(cudaStream_t s, const sum_args &a)
+{
+    constexpr size_t TILE = (size_t)THREADS * ITEMS;
+    const dim3 grid((a.ndm + TRIALS - 1) / TRIALS, (unsigned)((a.m + TILE - 1) / TILE));
+    TR_DEDISP_LAUNCH((tr_dedisp_sum_kernel<THREADS, ITEMS, TRIALS, CHANS, SPREAD>), grid,
+                     THREADS, s, a.hist, a.cap, a.nused, a.ndm, a.dl, a.m, a.filled,
+                     a.mean, a.pos0, a.zero_below, a.out, a.sk, a.sd);
+}
+
+/* The sum with the context's shape: 0 (the default, above) or, as a benchmark
+ * hook read at creation (TR_DEDISP_CUDA_SHAPE=k), one of the alternatives
+ * (threads, outputs per thread, trials, channels staged at a time). */
+static void launch_sum(int shape, cudaStream_t s, const sum_args &a)
+{
+    switch (shape) {
+    case 1:
+        sum_shape<256, 4, 32, 2, SUM_SPREAD>(s, a);
+        break;
+    case 2:
+        sum_shape<128, 8, 16, 4, SUM_SPREAD>(s, a);
+        break;
+    case 3:
+        sum_shape<256, 8, 16, 2, SUM_SPREAD>(s, a);
+        break;
+    case 4:
+        sum_shape<256, 4, 8, 4, SUM_SPREAD>(s, a);
+        break;
+    case 5:
+        sum_shape<256, 2, 16, 4, SUM_SPREAD>(s, a);
+        break;
+    default:
+        sum_shape<SUM_THREADS, SUM_ITEMS, SUM_TRIALS, SUM_CHANS, SUM_SPREAD>(s, a);
+    }
+}
 
 /* Trials d0 .. d0 + nd - 1, all of factor s; their delays channel-major at
  * offset dl of the context's table: [dl + j * nd + d]. */
@@ -85,6 +136,7 @@ struct tr_cuda_dedisp {
     tr_device_buffer<float> lev[2]; /* block means of scrunched trials */
     tr_device_buffer<float> coarse; /* a group's coarse outputs */
     int cur = 0;
+    int shape = 0;                       /* the sum kernel's shape (launch_sum) */
     tr_device_buffer<float> in;          /* host float input staged */
     tr_device_buffer<unsigned char> raw; /* host packed input staged */
     tr_device_buffer<float> out;         /* host output staged, sample-major */
@@ -124,6 +176,7 @@ extern "C" tr_status tr_cuda_dedisp_create(int device, const tr_cuda_dedisp_plan
     c->zero_dm = p->zero_dm;
     c->mean = p->mean;
     c->batch = std::min(p->batch, MAX_BATCH);
+    if (const char *e = std::getenv("TR_DEDISP_CUDA_SHAPE")) c->shape = std::atoi(e);
     std::vector<uint32_t> dl((size_t)p->nused * p->ndm);
     for (unsigned d0 = 0; d0 < p->ndm;) {
         const unsigned s = p->factors ? p->factors[d0] : 1u;
@@ -191,16 +244,12 @@ static tr_status scrunched_sum(tr_cuda_dedisp *c, const dedisp_group &g,
                                const dedisp_level &lev, long long p0, size_t m,
                                float *out, size_t sk, size_t sd, tr_error *err)
 {
-    constexpr size_t TILE = (size_t)SUM_THREADS * SUM_ITEMS;
     const long long qa = floor_div(p0, g.s), qb = floor_div(p0 + (long long)m - 1, g.s);
     const size_t nq = (size_t)(qb - qa + 1), skip = (size_t)(qa - lev.first);
-    const dim3 grid((g.nd + SUM_TRIALS - 1) / SUM_TRIALS,
-                    (unsigned)((nq + TILE - 1) / TILE));
-    TR_DEDISP_LAUNCH(
-        (tr_dedisp_sum_kernel<SUM_THREADS, SUM_ITEMS, SUM_TRIALS, SUM_CHANS, SUM_SPREAD>),
-        grid, SUM_THREADS, c->stream, lev.buf + skip, lev.cap, c->nused, g.nd,
-        c->delays.get() + g.dl, nq, lev.cols - skip, c->mean, 0ull, 0ull, c->coarse.get(),
-        (size_t)g.nd, (size_t)1);
+    launch_sum(c->shape, c->stream,
+               {lev.buf + skip, lev.cap, c->nused, g.nd, c->delays.get() + g.dl, nq,
+                lev.cols - skip, c->mean, 0ull, 0ull, c->coarse.get(), (size_t)g.nd,
+                (size_t)1});
     TR_CUDA_CHECK(cudaGetLastError(), err, "dedisp: sum kernel launch (scrunched)");
     TR_DEDISP_LAUNCH(tr_dedisp_expand_kernel, grid_for(m * g.nd), 256, c->stream,
                      c->coarse.get(), g.nd, qa, g.s, p0, m, out + (size_t)g.d0 * sd, sk,
@@ -214,7 +263,6 @@ static tr_status scrunched_sum(tr_cuda_dedisp *c, const dedisp_group &g,
 static tr_status sums(tr_cuda_dedisp *c, float *h, size_t m, float *out, size_t sk,
                       size_t sd, tr_error *err)
 {
-    constexpr size_t TILE = (size_t)SUM_THREADS * SUM_ITEMS;
     const long long p0 = (long long)c->position - (long long)c->latency;
     dedisp_level lev = {h, c->cap, p0 + (long long)c->latency - (long long)c->keep,
                         c->keep + m};
@@ -222,14 +270,10 @@ static tr_status sums(tr_cuda_dedisp *c, float *h, size_t m, float *out, size_t 
     int which = 0;
     for (const dedisp_group &g : c->groups) {
         if (g.s == 1) {
-            const dim3 grid((g.nd + SUM_TRIALS - 1) / SUM_TRIALS,
-                            (unsigned)((m + TILE - 1) / TILE));
-            TR_DEDISP_LAUNCH((tr_dedisp_sum_kernel<SUM_THREADS, SUM_ITEMS, SUM_TRIALS,
-                                                   SUM_CHANS, SUM_SPREAD>),
-                             grid, SUM_THREADS, c->stream, h + (c->keep - c->latency),
-                             c->cap, c->nused, g.nd, c->delays.get() + g.dl, m,
-                             m + c->latency, c->mean, c->position,
-                             (unsigned long long)c->latency, out, sk, sd);
+            launch_sum(c->shape, c->stream,
+                       {h + (c->keep - c->latency), c->cap, c->nused, g.nd,
+                        c->delays.get() + g.dl, m, m + c->latency, c->mean, c->position,
+                        (unsigned long long)c->latency, out, sk, sd});
             TR_CUDA_CHECK(cudaGetLastError(), err, "dedisp: sum kernel launch");
             continue;
         }
