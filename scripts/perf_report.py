@@ -251,6 +251,10 @@ SOURCES = [
       "the CUDA dedispersion on an H200 without and with time scrunching (commit 2a6ae97): "
       "random spectra, then the synthetic file",
       labels=["full rate", "scrunched", "file, full rate", "file, scrunched"]),
+    S("2026-11-27-h100-frb-dedisp-shapes", "bench_dedisp_shapes.jsonl", PROBE,
+      "the CUDA dedispersion's sum-kernel shapes 0-5 of commit 0b41fbe on an H100 "
+      "(`TR_DEDISP_CUDA_SHAPE`); shape 5 became the default",
+      labels=["shape 0", "shape 1", "shape 2", "shape 3", "shape 4", "shape 5"]),
     # Kalman
     S("2026-11-22-h100-kalman-fast", "kalman_gpu_bench.jsonl", FINAL,
       "second (final) run of the faster CUDA FAST, bench/tuning/kalman_gpu_bench.c, 2^20-sample "

@@ -34,11 +34,14 @@
 namespace
 {
 
-/* Tile of the sum: 256 threads x 4 outputs, 16 trials (each staged channel
- * window serves 16 trials x 1024 outputs, so the history is read from memory
+/* Tile of the sum: 256 threads x 2 outputs, 16 trials (each staged channel
+ * window serves 16 trials x 512 outputs, so the history is read from memory
  * about ndm / 16 times); 4 channels staged at a time, each while its trials'
- * delays span at most 1536 samples (40 KiB of shared memory). */
-constexpr int SUM_THREADS = 256, SUM_ITEMS = 4, SUM_TRIALS = 16, SUM_CHANS = 4,
+ * delays span at most 1536 samples (32 KiB of shared memory). The tile of
+ * 1024 outputs before it needed more shared memory and registers per block;
+ * the shapes were timed against each other with TR_DEDISP_CUDA_SHAPE
+ * (docs/dedisp.md). */
+constexpr int SUM_THREADS = 256, SUM_ITEMS = 2, SUM_TRIALS = 16, SUM_CHANS = 4,
               SUM_SPREAD = 1536;
 /* Transposition tile of the fill. */
 constexpr int FILL_TILE = 32, FILL_ROWS = 8;
@@ -90,7 +93,7 @@ static void launch_sum(int shape, cudaStream_t s, const sum_args &a)
         sum_shape<256, 4, 8, 4, SUM_SPREAD>(s, a);
         break;
     case 5:
-        sum_shape<256, 2, 16, 4, SUM_SPREAD>(s, a);
+        sum_shape<256, 4, 16, 4, SUM_SPREAD>(s, a);
         break;
     default:
         sum_shape<SUM_THREADS, SUM_ITEMS, SUM_TRIALS, SUM_CHANS, SUM_SPREAD>(s, a);
