@@ -106,7 +106,7 @@ SOURCES = [
       "before: the CUDA spiir lines of the full flow graph run of main (commit aa06413), "
       "copied unchanged"),
     # frb_search_f in a flow graph beside tr_frb (transient-flowgraph-bench --detector frb)
-    S("2026-11-26-h100-frb-flowgraph", "frb_flowgraph.jsonl", FINAL,
+    S("2026-11-26-h100-frb-flowgraph", "frb_flowgraph.jsonl", EARLIER,
       "frb_search_f (a sink) in the C++ flow graph benchmark beside tr_frb on the same "
       "spectra: 1024 channels, 64 us, DM 0-1000, CUDA (GNU Radio buffers page-locked and "
       "not) and CPU backends; the README's table"),
@@ -255,6 +255,9 @@ SOURCES = [
       "the CUDA dedispersion's sum-kernel shapes 0-5 of commit 0b41fbe on an H100 "
       "(`TR_DEDISP_CUDA_SHAPE`); shape 5 became the default",
       labels=["shape 0", "shape 1", "shape 2", "shape 3", "shape 4", "shape 5"]),
+    S("2026-11-27-h100-final", "flowgraph_frb.jsonl", FINAL,
+      "frb_search_f (a sink) in the C++ flow graph benchmark beside tr_frb, CUDA (GNU "
+      "Radio buffers page-locked) and CPU, the final tree (commit 714c0d4, H100)"),
     # Kalman
     S("2026-11-22-h100-kalman-fast", "kalman_gpu_bench.jsonl", FINAL,
       "second (final) run of the faster CUDA FAST, bench/tuning/kalman_gpu_bench.c, 2^20-sample "
