@@ -13,7 +13,8 @@ int main()
     void *h = nullptr;
     cudaError_t e3 = cudaMallocHost(&h, 64 << 20);
     auto t3 = std::chrono::steady_clock::now();
-    std::printf("{\"context_s\":%.4f,\"malloc_256MiB_s\":%.4f,\"mallochost_64MiB_s\":%.4f,\"ok\":%d}\n",
+    std::printf("{\"context_s\":%.4f,\"malloc_256MiB_s\":%.4f,\"mallochost_64MiB_s\":%."
+                "4f,\"ok\":%d}\n",
                 std::chrono::duration<double>(t1 - t0).count(),
                 std::chrono::duration<double>(t2 - t1).count(),
                 std::chrono::duration<double>(t3 - t2).count(),
