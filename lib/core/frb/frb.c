@@ -240,9 +240,13 @@ tr_status tr_frb_parts_status(const tr_frb *q, tr_error *err)
 {
     for (uint32_t j = 0; j < q->npart; j++) {
         const frb_part *pt = &q->part[j];
-        if (pt->st != TR_OK)
-            return tr_fail(err, pt->st, "%s (device %d, DM trials %u..%u)",
-                           pt->err.message, pt->device, pt->d0, pt->d0 + pt->ndm - 1);
+        if (pt->st == TR_OK) continue;
+        if (q->npart == 1) { /* the one part's message as it is */
+            if (err) *err = pt->err;
+            return pt->st;
+        }
+        return tr_fail(err, pt->st, "%s (device %d, DM trials %u..%u)", pt->err.message,
+                       pt->device, pt->d0, pt->d0 + pt->ndm - 1);
     }
     return TR_OK;
 }

@@ -74,10 +74,6 @@ tr_status tr_frb_device_setup(tr_frb *q, tr_error *err)
     if (ok) {
         /* the devices' buffers and probes side by side */
         tr_pool_run(q->pool, part_setup_task, q, q->npart);
-        if (q->npart == 1 && q->part[0].st != TR_OK) {
-            if (err) *err = q->part[0].err;
-            return q->part[0].st;
-        }
         const tr_status st = tr_frb_parts_status(q, err);
         if (st != TR_OK) return st;
         for (uint32_t j = 0; j < q->npart; j++)
@@ -281,10 +277,6 @@ static void run_part(void *arg, size_t j)
 static tr_status each_part(tr_frb *q, const part_task *t)
 {
     tr_pool_run(q->pool, run_part, (void *)t, q->npart);
-    if (q->npart == 1 && q->part[0].st != TR_OK) {
-        q->err = q->part[0].err;
-        return q->part[0].st;
-    }
     const tr_status pst = tr_frb_parts_status(q, &q->err);
     if (pst != TR_OK) return pst;
     const double t0 = tr_frb_now();

@@ -89,7 +89,8 @@ tr_status tr_frb_search_done(frb_part *pt, tr_status st, double t0, uint64_t bpo
                              size_t m, size_t *skip, uint64_t *first);
 
 /* The first failed part's status after a task on every part (its message with
- * the part's device and trials into err); TR_OK when all succeeded. */
+ * the part's device and trials into err; one part: its message as it is);
+ * TR_OK when all succeeded. */
 tr_status tr_frb_parts_status(const tr_frb *q, tr_error *err);
 
 #ifdef TR_HAVE_CUDA
