@@ -170,7 +170,7 @@ __device__ __forceinline__ void load_block(xblock<F, C> &x, const float *line,
 {
 #pragma unroll
     for (int f = 0; f < F; f++)
-        load8<C>(line + off[f] + k0 * C, x.r[f], x.i[f]);
+        load8<C>(line + k0 * C + off[f], x.r[f], x.i[f]);
 }
 
 /* Samples of filter f for the block at k0: loaded now (kInline) or taken from
@@ -181,11 +181,32 @@ __device__ __forceinline__ void block_samples(const float *line, const int32_t (
                                               float (&xr)[kT], float (&xi)[kT])
 {
     if constexpr (kInline) {
-        load8<C>(line + off[f] + k0 * C, xr, xi);
+        load8<C>(line + k0 * C + off[f], xr, xi);
     } else {
 #pragma unroll
         for (int j = 0; j < kT; j++)
             xr[j] = x.r[f][j], xi[j] = x.i[f][j];
+    }
+}
+
+/*
+ * One level of the reduce-scatter of a time block's 2 H values per lane: the
+ * lane whose bit log2(8 / H) is set keeps the upper H values plus its
+ * partner's upper H, the other lane the lower ones. H is a template argument
+ * so that every index is a constant: with a run-time level the compiler kept
+ * the level's loop and indexed v[] through predicated moves and a divergent
+ * branch.
+ */
+template <int H>
+__device__ __forceinline__ void scatter_level(float (&v)[2 * kT], int lane)
+{
+    constexpr int kMask = 8 / H;
+    const bool up = lane & kMask;
+#pragma unroll
+    for (int i = 0; i < H; i++) {
+        const float lo = v[i], hi = v[i + H];
+        const float keep = up ? hi : lo, send = up ? lo : hi;
+        v[i] = keep + __shfl_xor_sync(kFull, send, kMask);
     }
 }
 
@@ -243,20 +264,11 @@ fast_block(const fast_args &a, const xblock<F, C> &x, const int32_t (&off)[F],
         }
     }
 
-    /* Reduce-scatter across the template's lanes: at level l the lane with bit l
-     * set keeps the upper half of its values plus the partner's upper half; the
-     * other lane does the same with the lower halves. */
-#pragma unroll
-    for (int l = 0; l < kLevels; l++) {
-        const int h = 8 >> l;
-        const bool up = (lane >> l) & 1;
-#pragma unroll
-        for (int i = 0; i < h; i++) {
-            const float keep = up ? v[i + h] : v[i];
-            const float send = up ? v[i] : v[i + h];
-            v[i] = keep + __shfl_xor_sync(kFull, send, 1 << l);
-        }
-    }
+    /* Reduce-scatter across the template's lanes (scatter_level). */
+    if constexpr (kLevels > 0) scatter_level<8>(v, lane);
+    if constexpr (kLevels > 1) scatter_level<4>(v, lane);
+    if constexpr (kLevels > 2) scatter_level<2>(v, lane);
+    if constexpr (kLevels > 3) scatter_level<1>(v, lane);
     if constexpr (kQ == 32) v[0] += __shfl_xor_sync(kFull, v[0], 16);
 
     /* Rounds > 1 (very large templates): unscaled partial sums accumulate in
