@@ -4,18 +4,27 @@
  * searches using Maxwell-microarchitecture GPUs").
  *
  * The stream is processed in steps of at most `batch` full-rate samples. Per
- * step, on the context's main stream: the input is cleaned into x_0 (non-
- * finite values zero, counted), then each level is decimated from the one
- * above (one thread per output sample, the half-band's symmetric pairs in the
- * CPU variant's order). Each level's filters then run in a single-rate
- * context of their own (cuda/spiir/spiir_cuda.cu, FAST or PAPER kernels), all
- * levels concurrently on their own streams, each writing its own sums S_L.
- * Back on the main stream, from the lowest level up, a kernel with one thread
- * per (sample, template) adds the interpolated S_{L+1} to S_L (the CPU
- * variant's order again), the last one into the output. The last XHIST
- * samples of every x_L and SHIST rows of every S_L are copied to the front of
- * the other of two buffers for the next step, so that any chunking gives the
- * same bits (every sum has a fixed order; FAST levels are deterministic).
+ * step, on the input stream `xs`: the input is cleaned into x_0 (non-finite
+ * values zero, counted), then each level is decimated from the one above (one
+ * thread per output sample, the half-band's symmetric pairs in the CPU
+ * variant's order). Each level's filters then run in a single-rate context of
+ * their own (cuda/spiir/spiir_cuda.cu, FAST or PAPER kernels), all levels
+ * concurrently on their own streams, each writing its own sums S_L. On the
+ * main stream `ms`, from the lowest level up, a kernel with one thread per
+ * (sample, template) adds the interpolated S_{L+1} to S_L (the CPU variant's
+ * order again), the last one into the output. The last XHIST samples of every
+ * x_L and SHIST rows of every S_L are copied to the front of the other of two
+ * buffers for the next step, so that any chunking gives the same bits (every
+ * sum has a fixed order; FAST levels are deterministic).
+ *
+ * The steps overlap: the small sequential kernels of a step (cleaning,
+ * decimation, interpolation, history copies) would otherwise leave the
+ * levels idle. Step k uses buffer set k % 2, and events order only what
+ * shares a buffer: the input stream prepares step k + 1 while the levels run
+ * step k (it waits for the levels of step k - 1 before it copies histories
+ * into the buffers they read), and a level starts step k once the main stream
+ * is done with the sums of step k - 2 (evm), so the interpolation of one step
+ * runs beside the levels of the next.
  */
 #include "common/cuda_check.h"
 #include "spiir/spiir_mr_cuda.h"
@@ -158,8 +167,11 @@ struct tr_cuda_spiir_mr {
     uint64_t pos;
     dec_taps g;
     int_taps w;
-    cudaStream_t ms;
-    cudaEvent_t evx, evl[kMaxLev];
+    cudaStream_t ms, xs;      /* main (interpolation, output) and input streams */
+    cudaEvent_t evx;          /* xs: this step's x_L ready */
+    cudaEvent_t evl[kMaxLev]; /* level L done with its step */
+    cudaEvent_t evm[2];       /* ms: done with the level sums of buffer set i */
+    cudaEvent_t evs;          /* ordering between ms and xs at call ends */
     unsigned long long *d_bad, *h_bad;
     float *d_in, *d_out; /* host path */
 };
@@ -173,6 +185,7 @@ void mr_free(tr_cuda_spiir_mr *c)
     if (c->device >= 0) {
         cudaSetDevice(c->device);
         if (c->ms) cudaStreamSynchronize(c->ms);
+        if (c->xs) cudaStreamSynchronize(c->xs);
     }
     for (int l = 0; l < kMaxLev; l++) {
         if (c->lev[l]) tr_cuda_spiir_destroy(c->lev[l]);
@@ -183,11 +196,15 @@ void mr_free(tr_cuda_spiir_mr *c)
         if (c->evl[l]) cudaEventDestroy(c->evl[l]);
     }
     if (c->evx) cudaEventDestroy(c->evx);
+    if (c->evs) cudaEventDestroy(c->evs);
+    for (int i = 0; i < 2; i++)
+        if (c->evm[i]) cudaEventDestroy(c->evm[i]);
     cudaFree(c->d_bad);
     cudaFreeHost(c->h_bad);
     cudaFree(c->d_in);
     cudaFree(c->d_out);
     if (c->ms) cudaStreamDestroy(c->ms);
+    if (c->xs) cudaStreamDestroy(c->xs);
     cudaGetLastError();
     free(c);
 }
@@ -231,8 +248,15 @@ extern "C" tr_status tr_cuda_spiir_mr_create(int device,
     c->device = device;
     TR_CUDA_TRY(cudaStreamCreateWithFlags(&c->ms, cudaStreamNonBlocking), err,
                 "spiir/cuda multirate: create stream", fail);
+    TR_CUDA_TRY(cudaStreamCreateWithFlags(&c->xs, cudaStreamNonBlocking), err,
+                "spiir/cuda multirate: create stream", fail);
     TR_CUDA_TRY(cudaEventCreateWithFlags(&c->evx, cudaEventDisableTiming), err,
                 "spiir/cuda multirate: create event", fail);
+    TR_CUDA_TRY(cudaEventCreateWithFlags(&c->evs, cudaEventDisableTiming), err,
+                "spiir/cuda multirate: create event", fail);
+    for (int i = 0; i < 2; i++)
+        TR_CUDA_TRY(cudaEventCreateWithFlags(&c->evm[i], cudaEventDisableTiming), err,
+                    "spiir/cuda multirate: create event", fail);
     for (int l = 0; l < c->nlev; l++) {
         c->cap[l] = (c->batch >> l) + 1;
         TR_CUDA_TRY(cudaEventCreateWithFlags(&c->evl[l], cudaEventDisableTiming), err,
@@ -281,6 +305,7 @@ extern "C" tr_status tr_cuda_spiir_mr_reset(tr_cuda_spiir_mr *c, tr_error *err)
 {
     TR_CUDA_TRY(cudaSetDevice(c->device), err, "spiir/cuda multirate: select device",
                 fail);
+    TR_CUDA_TRY(cudaStreamSynchronize(c->xs), err, "spiir/cuda multirate: reset", fail);
     for (int l = 0; l < c->nlev; l++) {
         if (c->lev[l]) {
             const tr_status s = tr_cuda_spiir_reset(c->lev[l], err);
@@ -308,7 +333,8 @@ fail:
 namespace
 {
 
-/* One step: n <= batch full-rate samples d_x into d_snr (n rows). */
+/* One step: n <= batch full-rate samples d_x into d_snr (n rows); see the top
+ * of this file for what each stream does and waits for. */
 tr_status mr_step(tr_cuda_spiir_mr *c, const float *d_x, int64_t n, float2 *d_snr,
                   tr_error *err)
 {
@@ -318,7 +344,7 @@ tr_status mr_step(tr_cuda_spiir_mr *c, const float *d_x, int64_t n, float2 *d_sn
         s[l] = (int64_t)tr_spiir_mr_count(c->pos, l);
         m[l] = (int64_t)tr_spiir_mr_count(c->pos + (uint64_t)n, l) - s[l];
     }
-    clean_kernel<<<blocks_for(n * C, 256), 256, 0, c->ms>>>(
+    clean_kernel<<<blocks_for(n * C, 256), 256, 0, c->xs>>>(
         d_x, c->d_x[0][cu] + (size_t)kXH * C, n * C, c->d_bad);
     TR_CUDA_TRY(cudaGetLastError(), err, "spiir/cuda multirate: launch clean kernel",
                 fail);
@@ -327,15 +353,27 @@ tr_status mr_step(tr_cuda_spiir_mr *c, const float *d_x, int64_t n, float2 *d_sn
         const float *src = c->d_x[l][cu];
         float *dst = c->d_x[l + 1][cu] + (size_t)kXH * C;
         if (C == 1)
-            decimate_kernel<1><<<blocks_for(m[l + 1], 128), 128, 0, c->ms>>>(
+            decimate_kernel<1><<<blocks_for(m[l + 1], 128), 128, 0, c->xs>>>(
                 src, dst, s[l], s[l + 1], m[l + 1], c->g);
         else
-            decimate_kernel<2><<<blocks_for(m[l + 1], 128), 128, 0, c->ms>>>(
+            decimate_kernel<2><<<blocks_for(m[l + 1], 128), 128, 0, c->xs>>>(
                 src, dst, s[l], s[l + 1], m[l + 1], c->g);
         TR_CUDA_TRY(cudaGetLastError(), err, "spiir/cuda multirate: launch decimator",
                     fail);
     }
-    TR_CUDA_TRY(cudaEventRecord(c->evx, c->ms), err, "spiir/cuda multirate: event", fail);
+    TR_CUDA_TRY(cudaEventRecord(c->evx, c->xs), err, "spiir/cuda multirate: event", fail);
+    /* Input histories into the other buffers, once the levels of the previous
+     * step (the last records of evl) no longer read them. */
+    for (int l = 0; l < c->nlev; l++) {
+        if (c->lev[l])
+            TR_CUDA_TRY(cudaStreamWaitEvent(c->xs, c->evl[l], 0), err,
+                        "spiir/cuda multirate: order input", fail);
+    }
+    for (int l = 0; l < c->nlev; l++)
+        TR_CUDA_TRY(cudaMemcpyAsync(c->d_x[l][nx], c->d_x[l][cu] + (size_t)m[l] * C,
+                                    (size_t)kXH * C * sizeof(float),
+                                    cudaMemcpyDeviceToDevice, c->xs),
+                    err, "spiir/cuda multirate: keep history", fail);
     /* Each level's own sums, concurrently. */
     for (int l = 0; l < c->nlev; l++) {
         float2 *o = l == 0 ? d_snr : c->d_S[l][cu] + (size_t)kSH * c->nt;
@@ -348,6 +386,8 @@ tr_status mr_step(tr_cuda_spiir_mr *c, const float *d_x, int64_t n, float2 *d_sn
         }
         cudaStream_t ls = (cudaStream_t)tr_cuda_spiir_stream(c->lev[l]);
         TR_CUDA_TRY(cudaStreamWaitEvent(ls, c->evx, 0), err,
+                    "spiir/cuda multirate: order levels", fail);
+        TR_CUDA_TRY(cudaStreamWaitEvent(ls, c->evm[cu], 0), err,
                     "spiir/cuda multirate: order levels", fail);
         const tr_status st =
             tr_cuda_spiir_enqueue(c->lev[l], c->d_x[l][cu] + (size_t)kXH * C,
@@ -373,19 +413,13 @@ tr_status mr_step(tr_cuda_spiir_mr *c, const float *d_x, int64_t n, float2 *d_sn
         TR_CUDA_TRY(cudaGetLastError(), err, "spiir/cuda multirate: launch interpolator",
                     fail);
     }
-    /* Histories into the other buffers. */
-    for (int l = 0; l < c->nlev; l++) {
-        TR_CUDA_TRY(cudaMemcpyAsync(c->d_x[l][nx], c->d_x[l][cu] + (size_t)m[l] * C,
-                                    (size_t)kXH * C * sizeof(float),
+    for (int l = 1; l < c->nlev; l++)
+        TR_CUDA_TRY(cudaMemcpyAsync(c->d_S[l][nx], c->d_S[l][cu] + (size_t)m[l] * c->nt,
+                                    (size_t)kSH * c->nt * sizeof(float2),
                                     cudaMemcpyDeviceToDevice, c->ms),
                     err, "spiir/cuda multirate: keep history", fail);
-        if (l > 0)
-            TR_CUDA_TRY(cudaMemcpyAsync(c->d_S[l][nx],
-                                        c->d_S[l][cu] + (size_t)m[l] * c->nt,
-                                        (size_t)kSH * c->nt * sizeof(float2),
-                                        cudaMemcpyDeviceToDevice, c->ms),
-                        err, "spiir/cuda multirate: keep history", fail);
-    }
+    TR_CUDA_TRY(cudaEventRecord(c->evm[cu], c->ms), err, "spiir/cuda multirate: event",
+                fail);
     c->cur = nx;
     c->pos += (uint64_t)n;
     return TR_OK;
@@ -395,6 +429,9 @@ fail:
 
 tr_status mr_finish(tr_cuda_spiir_mr *c, uint64_t *nonfinite, tr_error *err)
 {
+    TR_CUDA_TRY(cudaEventRecord(c->evs, c->xs), err, "spiir/cuda multirate: event", fail);
+    TR_CUDA_TRY(cudaStreamWaitEvent(c->ms, c->evs, 0), err,
+                "spiir/cuda multirate: join input stream", fail);
     TR_CUDA_TRY(cudaMemcpyAsync(c->h_bad, c->d_bad, sizeof *c->h_bad,
                                 cudaMemcpyDeviceToHost, c->ms),
                 err, "spiir/cuda multirate: download non-finite count", fail);
@@ -416,7 +453,12 @@ extern "C" tr_status tr_cuda_spiir_mr_run_device(tr_cuda_spiir_mr *c, const floa
                 fail);
     TR_CUDA_TRY(tr_cuda_caller_ready(), err,
                 "spiir/cuda multirate: wait for the caller's stream", fail);
-    TR_CUDA_TRY(cudaMemsetAsync(c->d_bad, 0, sizeof *c->d_bad, c->ms), err,
+    /* The input stream starts after the main stream's work (the host path's
+     * upload of d_x). */
+    TR_CUDA_TRY(cudaEventRecord(c->evs, c->ms), err, "spiir/cuda multirate: event", fail);
+    TR_CUDA_TRY(cudaStreamWaitEvent(c->xs, c->evs, 0), err,
+                "spiir/cuda multirate: order input stream", fail);
+    TR_CUDA_TRY(cudaMemsetAsync(c->d_bad, 0, sizeof *c->d_bad, c->xs), err,
                 "spiir/cuda multirate: clear counter", fail);
     for (size_t off = 0; off < n; off += c->batch) {
         const size_t len = std::min(c->batch, n - off);
