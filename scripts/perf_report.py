@@ -219,6 +219,32 @@ SOURCES = [
       labels=["step 4096", "step 65536"]),
     S("2026-11-22-h100-spiir-multirate", "bench_spiir_single.jsonl", REPEAT,
       "single rate after the multirate shape change, to check it left single rate unchanged"),
+    S("2026-11-27-h100-spiir-kernel", "single_B_1.jsonl", FINAL,
+      "single rate, FAST and PAPER, after the reduce-scatter change (commit 40623a2, H100), "
+      "built and run beside the tree before it and gstlal-spiir's harness in one call"),
+    S("2026-11-27-h100-spiir-kernel", "single_B_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h100-spiir-kernel", "single_A_1.jsonl", EARLIER,
+      "single rate before the change (commit 6ed9c31), same call"),
+    S("2026-11-27-h100-spiir-kernel", "single_A_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h100-spiir-kernel", "mr_B_4096_1.jsonl", FINAL,
+      "multirate at the default step of 4096 samples with the steps overlapped across "
+      "streams (commit 40623a2, H100)"),
+    S("2026-11-27-h100-spiir-kernel", "mr_B_4096_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h100-spiir-kernel", "mr_B_131072_1.jsonl", FINAL, "multirate at step 131072 (commit 40623a2, H100)"),
+    S("2026-11-27-h100-spiir-kernel", "mr_B_131072_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h100-spiir-kernel", "mr_A_4096_1.jsonl", EARLIER, "multirate at step 4096 before (commit 6ed9c31), "
+      "same call"),
+    S("2026-11-27-h100-spiir-kernel", "mr_A_4096_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h100-spiir-kernel", "mr_A_131072_1.jsonl", EARLIER, "multirate at step 131072 before (commit "
+      "6ed9c31), same call"),
+    S("2026-11-27-h100-spiir-kernel", "mr_A_131072_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h100-spiir-kernel", "sharedb0_off.jsonl", PROBE,
+      "another call: single rate at commit 0de940f (the reduce-scatter change alone)"),
+    S("2026-11-27-h100-spiir-kernel", "sharedb0_on.jsonl", PROBE,
+      "the same call: b0 in shared memory at 4 warps per scheduler, tried and withdrawn "
+      "(slower: the kernel is bound by L1 wavefronts)"),
+    S("2026-11-27-h100-spiir-kernel", "spiir_peer.jsonl", REPEAT, "gstlal-spiir's harness in the call of the "
+      "single_* and mr_* files"),
     S("2026-11-27-h200x2-frb-devices", "bench_spiir.jsonl", REPEAT,
       "single rate again on an H200 (commit 19f2757), data on the device"),
     S("2026-11-27-h200x2-frb-devices", "bench_spiir_triggers.jsonl", FINAL,
