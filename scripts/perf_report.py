@@ -243,6 +243,12 @@ SOURCES = [
     S("2026-11-27-h100-spiir-kernel", "sharedb0_on.jsonl", PROBE,
       "the same call: b0 in shared memory at 4 warps per scheduler, tried and withdrawn "
       "(slower: the kernel is bound by L1 wavefronts)"),
+    S("2026-11-27-h100-spiir-kernel", "texture/single_tex0_1.jsonl", PROBE,
+      "another call: single rate, load/store path (a build of commit 0145fe0)"),
+    S("2026-11-27-h100-spiir-kernel", "texture/single_tex0_2.jsonl", PROBE, "the same, second run"),
+    S("2026-11-27-h100-spiir-kernel", "texture/single_tex1_1.jsonl", PROBE,
+      "the same call: half of the samples through the texture path, tried and withdrawn"),
+    S("2026-11-27-h100-spiir-kernel", "texture/single_tex1_2.jsonl", PROBE, "the same, second run"),
     S("2026-11-27-h100-spiir-kernel", "spiir_peer.jsonl", REPEAT, "gstlal-spiir's harness in the call of the "
       "single_* and mr_* files"),
     S("2026-11-27-h200x2-frb-devices", "bench_spiir.jsonl", REPEAT,
