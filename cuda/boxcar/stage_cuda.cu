@@ -1,14 +1,41 @@
 /*
  * Device buffers of stage_cuda.h: one allocation per buffer, a stream for
- * the copy in (page-locked host memory is copied by the GPU directly, other
- * memory through the driver's staging).
+ * the copies (page-locked host memory is copied by the GPU directly, other
+ * memory through the driver's staging) and the placement of held outputs.
  */
 #include "boxcar/stage_cuda.h"
 
+#include "boxcar/boxcar_target.cuh"
 #include "common/cuda_check.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
+
+namespace
+{
+
+/* Outputs of ld positions per channel: z0 .. off - 1 zero, off .. off + m - 1
+ * from src (m positions per channel). */
+template <typename T>
+__global__ void place(const T *src, int cm, uint32_t nchan, int64_t z0, int64_t off,
+                      int64_t m, int64_t ld, T *dst)
+{
+    const int64_t span = off + m - z0, nv = span * (int64_t)nchan;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nv;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = z0 + (cm ? i % span : i / nchan), c = cm ? i / span : i % nchan;
+        const T v = k < off ? T(0) : src[cm ? c * m + (k - off) : (k - off) * nchan + c];
+        dst[cm ? c * ld + k : k * nchan + c] = v;
+    }
+}
+
+unsigned blocks_for(int64_t n)
+{
+    return (unsigned)std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 4096));
+}
+
+} // namespace
 
 struct tr_cuda_stage {
     int device = -1;
@@ -87,4 +114,66 @@ extern "C" float *tr_cuda_stage_snr(const tr_cuda_stage *st)
 extern "C" int32_t *tr_cuda_stage_width(const tr_cuda_stage *st)
 {
     return st ? st->width : nullptr;
+}
+
+extern "C" tr_status tr_cuda_stage_reserve(tr_cuda_stage *st, size_t values,
+                                           tr_error *err)
+{
+    if (!st) return tr_fail(err, TR_ERR_INVALID, "stage/cuda: NULL stage");
+    if (values <= st->values) return TR_OK;
+    TR_CUDA_CHECK(cudaSetDevice(st->device), err, "stage/cuda: select device");
+    cudaFree(st->x);
+    cudaFree(st->snr);
+    cudaFree(st->width);
+    st->x = st->snr = nullptr;
+    st->width = nullptr;
+    st->values = 0;
+    TR_CUDA_CHECK(cudaMalloc((void **)&st->x, values * 4), err,
+                  "stage/cuda: allocate samples");
+    TR_CUDA_CHECK(cudaMalloc((void **)&st->snr, values * 4), err,
+                  "stage/cuda: allocate S/N");
+    TR_CUDA_CHECK(cudaMalloc((void **)&st->width, values * 4), err,
+                  "stage/cuda: allocate widths");
+    st->values = values;
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_stage_place(tr_cuda_stage *st, tr_boxcar_layout layout,
+                                         uint32_t nchan, size_t z0, size_t off, size_t m,
+                                         size_t ld, float *d_snr, int32_t *d_width,
+                                         tr_error *err)
+{
+    if (!st || !d_snr || z0 > off || off + m > ld || m * nchan > st->values)
+        return tr_fail(err, TR_ERR_INVALID, "stage/cuda: placement out of range");
+    TR_CUDA_CHECK(cudaSetDevice(st->device), err, "stage/cuda: select device");
+    const int cm = layout == TR_BOXCAR_CHANNEL_MAJOR;
+    const int64_t nv = (int64_t)(off + m - z0) * nchan;
+    if (nv == 0) return TR_OK;
+    TR_LAUNCH(place<float>, blocks_for(nv), 256, 0, st->stream, st->snr, cm, nchan,
+              (int64_t)z0, (int64_t)off, (int64_t)m, (int64_t)ld, d_snr);
+    TR_CUDA_CHECK(cudaGetLastError(), err, "stage/cuda: place S/N");
+    if (d_width) {
+        TR_LAUNCH(place<int32_t>, blocks_for(nv), 256, 0, st->stream, st->width, cm,
+                  nchan, (int64_t)z0, (int64_t)off, (int64_t)m, (int64_t)ld, d_width);
+        TR_CUDA_CHECK(cudaGetLastError(), err, "stage/cuda: place widths");
+    }
+    TR_CUDA_CHECK(cudaStreamSynchronize(st->stream), err, "stage/cuda: place");
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_stage_download(tr_cuda_stage *st, size_t n, float *snr,
+                                            int32_t *width, tr_error *err)
+{
+    if (!st || (n && !snr) || n > st->values)
+        return tr_fail(err, TR_ERR_INVALID, "stage/cuda: download of %zu values", n);
+    TR_CUDA_CHECK(cudaSetDevice(st->device), err, "stage/cuda: select device");
+    TR_CUDA_CHECK(cudaMemcpyAsync(snr, st->snr, n * sizeof(float), cudaMemcpyDeviceToHost,
+                                  st->stream),
+                  err, "stage/cuda: copy S/N out");
+    if (width)
+        TR_CUDA_CHECK(cudaMemcpyAsync(width, st->width, n * sizeof(int32_t),
+                                      cudaMemcpyDeviceToHost, st->stream),
+                      err, "stage/cuda: copy widths out");
+    TR_CUDA_CHECK(cudaStreamSynchronize(st->stream), err, "stage/cuda: copy out");
+    return TR_OK;
 }
