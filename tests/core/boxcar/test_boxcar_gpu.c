@@ -305,6 +305,22 @@ static void test_variants(void)
 
 /* ---- 2. device buffers --------------------------------------------------- */
 
+/* m positions of device outputs dy, dw (channel-major when cm) into y, w
+ * (time-major) through the host scratch buf, wbuf; 0 on failure. */
+static int fetch_outputs(const void *dy, const void *dw, size_t m, uint32_t C, int cm,
+                         float *buf, int32_t *wbuf, float *y, int32_t *w)
+{
+    if (tr_bench_dev_download(buf, dy, m * C * 4) != TR_OK ||
+        tr_bench_dev_download(wbuf, dw, m * C * 4) != TR_OK)
+        return 0;
+    for (size_t j = 0; j < m; j++)
+        for (uint32_t c = 0; c < C; c++) {
+            y[j * C + c] = buf[cm ? c * m + j : j * C + c];
+            w[j * C + c] = wbuf[cm ? c * m + j : j * C + c];
+        }
+    return 1;
+}
+
 static void test_device(void)
 {
     tu_rng r = {4242};
@@ -365,13 +381,8 @@ static void test_device(void)
                     CHECK(s == TR_OK, "%s: process_device: %s", what,
                           tr_boxcar_last_error(q));
                     ok = ok && s == TR_OK &&
-                         tr_bench_dev_download(buf, dy, m * C * 4) == TR_OK &&
-                         tr_bench_dev_download(wbuf, dw, m * C * 4) == TR_OK;
-                    for (size_t j = 0; ok && j < m; j++)
-                        for (uint32_t ch = 0; ch < C; ch++) {
-                            yd[(a + j) * C + ch] = buf[layout ? ch * m + j : j * C + ch];
-                            wd[(a + j) * C + ch] = wbuf[layout ? ch * m + j : j * C + ch];
-                        }
+                         fetch_outputs(dy, dw, m, C, layout, buf, wbuf, yd + a * C,
+                                       wd + a * C);
                 }
                 /* the FAST variant flushes into device memory, the other to the host */
                 if (ok && vars[v] == TR_VARIANT_FAST) {
@@ -379,13 +390,9 @@ static void test_device(void)
                     int32_t *fw = malloc(L * C * sizeof(int32_t));
                     CHECK(tr_boxcar_flush_device(q, dy, dw) == TR_OK,
                           "%s: flush_device: %s", what, tr_boxcar_last_error(q));
-                    ok = fy && fw && tr_bench_dev_download(fy, dy, L * C * 4) == TR_OK &&
-                         tr_bench_dev_download(fw, dw, L * C * 4) == TR_OK;
-                    for (size_t j = 0; ok && j < L; j++)
-                        for (uint32_t ch = 0; ch < C; ch++) {
-                            yd[(n + j) * C + ch] = fy[layout ? ch * L + j : j * C + ch];
-                            wd[(n + j) * C + ch] = fw[layout ? ch * L + j : j * C + ch];
-                        }
+                    ok = fy && fw &&
+                         fetch_outputs(dy, dw, L, C, layout, fy, fw, yd + n * C,
+                                       wd + n * C);
                     free(fy);
                     free(fw);
                 } else if (ok) {
@@ -695,13 +702,8 @@ static int run_device(tr_boxcar *q, const float *x, size_t n, size_t max_piece,
         ok = tr_bench_dev_upload(dx, buf, m * C * 4) == TR_OK;
         const tr_status s = tr_boxcar_process_device(q, dx, m, dy, dw);
         CHECK(s == TR_OK, "process_device: %s", tr_boxcar_last_error(q));
-        ok = ok && s == TR_OK && tr_bench_dev_download(buf, dy, m * C * 4) == TR_OK &&
-             tr_bench_dev_download(wbuf, dw, m * C * 4) == TR_OK;
-        for (size_t j = 0; ok && j < m; j++)
-            for (uint32_t c = 0; c < C; c++) {
-                y[(done + j) * C + c] = buf[cm ? c * m + j : j * C + c];
-                w[(done + j) * C + c] = wbuf[cm ? c * m + j : j * C + c];
-            }
+        ok = ok && s == TR_OK &&
+             fetch_outputs(dy, dw, m, C, cm, buf, wbuf, y + done * C, w + done * C);
         done += m;
     }
     if (ok && host_flush) {
@@ -710,13 +712,8 @@ static int run_device(tr_boxcar *q, const float *x, size_t n, size_t max_piece,
     } else if (ok) {
         const tr_status s = tr_boxcar_flush_device(q, dy, dw);
         CHECK(s == TR_OK, "flush_device: %s", tr_boxcar_last_error(q));
-        ok = s == TR_OK && tr_bench_dev_download(buf, dy, (size_t)L * C * 4) == TR_OK &&
-             tr_bench_dev_download(wbuf, dw, (size_t)L * C * 4) == TR_OK;
-        for (size_t j = 0; ok && j < L; j++)
-            for (uint32_t c = 0; c < C; c++) {
-                y[(n + j) * C + c] = buf[cm ? c * L + j : j * C + c];
-                w[(n + j) * C + c] = wbuf[cm ? c * L + j : j * C + c];
-            }
+        ok = s == TR_OK &&
+             fetch_outputs(dy, dw, L, C, cm, buf, wbuf, y + n * C, w + n * C);
     }
     tr_bench_dev_free(dx);
     tr_bench_dev_free(dy);
