@@ -5,8 +5,7 @@
  */
 #include "boxcar/stage_cuda.h"
 
-#include "boxcar/boxcar_target.cuh"
-#include "common/cuda_check.h"
+#include "boxcar/boxcar_target.cuh" /* common/cuda_check.h on CUDA */
 
 #include <algorithm>
 #include <cstdlib>
@@ -30,7 +29,7 @@ __global__ void place(const T *src, int cm, uint32_t nchan, int64_t z0, int64_t 
     }
 }
 
-unsigned blocks_for(int64_t n)
+unsigned place_blocks(int64_t n)
 {
     return (unsigned)std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 4096));
 }
@@ -149,11 +148,11 @@ extern "C" tr_status tr_cuda_stage_place(tr_cuda_stage *st, tr_boxcar_layout lay
     const int cm = layout == TR_BOXCAR_CHANNEL_MAJOR;
     const int64_t nv = (int64_t)(off + m - z0) * nchan;
     if (nv == 0) return TR_OK;
-    TR_LAUNCH(place<float>, blocks_for(nv), 256, 0, st->stream, st->snr, cm, nchan,
+    TR_LAUNCH(place<float>, place_blocks(nv), 256, 0, st->stream, st->snr, cm, nchan,
               (int64_t)z0, (int64_t)off, (int64_t)m, (int64_t)ld, d_snr);
     TR_CUDA_CHECK(cudaGetLastError(), err, "stage/cuda: place S/N");
     if (d_width) {
-        TR_LAUNCH(place<int32_t>, blocks_for(nv), 256, 0, st->stream, st->width, cm,
+        TR_LAUNCH(place<int32_t>, place_blocks(nv), 256, 0, st->stream, st->width, cm,
                   nchan, (int64_t)z0, (int64_t)off, (int64_t)m, (int64_t)ld, d_width);
         TR_CUDA_CHECK(cudaGetLastError(), err, "stage/cuda: place widths");
     }

@@ -14,7 +14,10 @@
  * behind, window 0's NaN replaced by window 0's own mean (as
  * lib/core/boxcar/boxcar.c releases them), NaN/Inf in window 0 and later,
  * 1 to 70 channels, and the end of the stream (tr_cuda_norm_finish: the held
- * rest, window 0's own values of a stream shorter than W).
+ * rest, window 0's own values of a stream shorter than W). The placement of
+ * held outputs (cuda/boxcar/stage_cuda.cu: zeros, then the stage's values, in
+ * both layouts; only the positions asked for written; download; a placement
+ * out of range refused).
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
@@ -24,6 +27,7 @@
 #include "common/core_util.h" /* tr_fail, tr_clear (common/cuda_check.h on CUDA) */
 
 #include "boxcar/norm_cuda.cu"
+#include "boxcar/stage_cuda.cu"
 
 #include <transient/boxcar_norm.h>
 
@@ -271,6 +275,73 @@ void run_case(size_t ci, const ncase &t)
     tr_boxcar_norm_destroy(host);
 }
 
+/* tr_cuda_stage_place: outputs of ld positions of which z0 .. off - 1 become
+ * 0 and off .. off + m - 1 the stage's m positions; the rest untouched. */
+void test_place()
+{
+    struct pcase {
+        uint32_t nchan;
+        size_t z0, off, m, ld;
+    };
+    const pcase cases[] = {{1, 0, 3, 5, 10}, {3, 0, 4, 6, 10}, {5, 2, 2, 7, 12},
+                           {4, 1, 9, 0, 9},  {70, 0, 0, 8, 8}, {2, 6, 6, 3, 11}};
+    tr_error err;
+    tr_cuda_stage *st = nullptr;
+    if (tr_cuda_stage_create(0, 1, &st, &err) != TR_OK) {
+        std::printf("FAIL place: create: %s\n", err.message);
+        g_fail++;
+        return;
+    }
+    for (const pcase &p : cases)
+        for (int cm = 0; cm < 2; cm++) {
+            const uint32_t C = p.nchan;
+            if (tr_cuda_stage_reserve(st, p.m * C, &err) != TR_OK) {
+                std::printf("FAIL place: reserve: %s\n", err.message);
+                g_fail++;
+                continue;
+            }
+            float *ss = tr_cuda_stage_snr(st); /* host memory in the emulation */
+            int32_t *sw = tr_cuda_stage_width(st);
+            for (size_t i = 0; i < p.m * C; i++) {
+                ss[i] = 0.5f + (float)i;
+                sw[i] = 7 + (int32_t)i;
+            }
+            std::vector<float> y(p.ld * C, -3.0f);
+            std::vector<int32_t> w(p.ld * C, -3);
+            const tr_boxcar_layout lay =
+                cm ? TR_BOXCAR_CHANNEL_MAJOR : TR_BOXCAR_TIME_MAJOR;
+            check(tr_cuda_stage_place(st, lay, C, p.z0, p.off, p.m, p.ld, y.data(),
+                                      w.data(), &err) == TR_OK,
+                  0, "place", 0, 0);
+            for (uint32_t c = 0; c < C; c++)
+                for (size_t k = 0; k < p.ld; k++) {
+                    const size_t o = cm ? c * p.ld + k : k * C + c;
+                    float want = -3.0f;
+                    int32_t wantw = -3;
+                    if (k >= p.z0 && k < p.off) want = 0.0f, wantw = 0;
+                    if (k >= p.off && k < p.off + p.m) {
+                        const size_t si =
+                            cm ? c * p.m + (k - p.off) : (k - p.off) * C + c;
+                        want = ss[si];
+                        wantw = sw[si];
+                    }
+                    check(y[o] == want && w[o] == wantw, 0, "placed output", want, y[o]);
+                }
+            std::vector<float> hs(p.m * C);
+            std::vector<int32_t> hw(p.m * C);
+            check(tr_cuda_stage_download(st, p.m * C, hs.data(), hw.data(), &err) ==
+                          TR_OK &&
+                      std::equal(hs.begin(), hs.end(), ss) &&
+                      std::equal(hw.begin(), hw.end(), sw),
+                  0, "download", 0, 0);
+        }
+    std::vector<float> y(4);
+    check(tr_cuda_stage_place(st, TR_BOXCAR_TIME_MAJOR, 1, 0, 3, 2, 4, y.data(), nullptr,
+                              &err) == TR_ERR_INVALID,
+          0, "placement past the outputs refused", 0, 0);
+    tr_cuda_stage_destroy(st);
+}
+
 } // namespace
 
 int main()
@@ -278,6 +349,7 @@ int main()
     const size_t nc = sizeof kCases / sizeof kCases[0];
     for (size_t i = 0; i < nc; i++)
         run_case(i, kCases[i]);
+    test_place();
     std::printf("test_boxcar_norm_cuda_host: %zu cases, %d checks, %d failures\n", nc,
                 g_checks, g_fail);
     return g_fail ? 1 : 0;
