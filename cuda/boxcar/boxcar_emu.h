@@ -463,14 +463,6 @@ inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t)
     return cudaSuccess;
 }
 
-#define TR_CUDA_CHECK(call, err, what)                                                   \
-    do {                                                                                 \
-        const cudaError_t tr_e_ = (call);                                                \
-        if (tr_e_ != cudaSuccess)                                                        \
-            return tr_fail((err), TR_ERR_CUDA, "%s: %s (%s)", (what),                    \
-                           cudaGetErrorString(tr_e_), cudaGetErrorName(tr_e_));          \
-    } while (0)
-
 #define TR_CUDA_TRY(call, err, what, label)                                              \
     do {                                                                                 \
         cudaError_t tr_e_ = (call);                                                      \

@@ -5,11 +5,21 @@
  */
 #include "boxcar/stage_cuda.h"
 
-#include "boxcar/boxcar_target.cuh" /* common/cuda_check.h on CUDA */
+#include "boxcar/boxcar_target.cuh"
 
 #include <algorithm>
 #include <cstdlib>
 #include <new>
+
+/* A checked CUDA call (the same on CUDA and in the host emulation). */
+#define STAGE_TRY(call, err, what)                                                       \
+    do {                                                                                 \
+        const cudaError_t e_ = (call);                                                   \
+        if (e_ != cudaSuccess)                                                           \
+            return tr_fail(err,                                                          \
+                           e_ == cudaErrorMemoryAllocation ? TR_ERR_NOMEM : TR_ERR_CUDA, \
+                           "%s: %s", (what), cudaGetErrorString(e_));                    \
+    } while (0)
 
 namespace
 {
@@ -58,15 +68,15 @@ extern "C" void tr_cuda_stage_destroy(tr_cuda_stage *st)
 
 static tr_status stage_setup(tr_cuda_stage *st, int device, size_t values, tr_error *err)
 {
-    TR_CUDA_CHECK(cudaSetDevice(device), err, "stage/cuda: select device");
+    STAGE_TRY(cudaSetDevice(device), err, "stage/cuda: select device");
     st->device = device;
     st->values = values;
-    TR_CUDA_CHECK(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), err,
-                  "stage/cuda: create stream");
+    STAGE_TRY(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), err,
+              "stage/cuda: create stream");
     const size_t b = (values ? values : 1) * 4;
-    TR_CUDA_CHECK(cudaMalloc((void **)&st->x, b), err, "stage/cuda: allocate samples");
-    TR_CUDA_CHECK(cudaMalloc((void **)&st->snr, b), err, "stage/cuda: allocate S/N");
-    TR_CUDA_CHECK(cudaMalloc((void **)&st->width, b), err, "stage/cuda: allocate widths");
+    STAGE_TRY(cudaMalloc((void **)&st->x, b), err, "stage/cuda: allocate samples");
+    STAGE_TRY(cudaMalloc((void **)&st->snr, b), err, "stage/cuda: allocate S/N");
+    STAGE_TRY(cudaMalloc((void **)&st->width, b), err, "stage/cuda: allocate widths");
     return TR_OK;
 }
 
@@ -94,11 +104,11 @@ extern "C" tr_status tr_cuda_stage_upload(tr_cuda_stage *st, const float *x, siz
 {
     if (!st || (n && !x) || n > st->values)
         return tr_fail(err, TR_ERR_INVALID, "stage/cuda: upload of %zu values", n);
-    TR_CUDA_CHECK(cudaSetDevice(st->device), err, "stage/cuda: select device");
-    TR_CUDA_CHECK(
+    STAGE_TRY(cudaSetDevice(st->device), err, "stage/cuda: select device");
+    STAGE_TRY(
         cudaMemcpyAsync(st->x, x, n * sizeof(float), cudaMemcpyHostToDevice, st->stream),
         err, "stage/cuda: copy samples in");
-    TR_CUDA_CHECK(cudaStreamSynchronize(st->stream), err, "stage/cuda: copy samples in");
+    STAGE_TRY(cudaStreamSynchronize(st->stream), err, "stage/cuda: copy samples in");
     return TR_OK;
 }
 
@@ -120,19 +130,18 @@ extern "C" tr_status tr_cuda_stage_reserve(tr_cuda_stage *st, size_t values,
 {
     if (!st) return tr_fail(err, TR_ERR_INVALID, "stage/cuda: NULL stage");
     if (values <= st->values) return TR_OK;
-    TR_CUDA_CHECK(cudaSetDevice(st->device), err, "stage/cuda: select device");
+    STAGE_TRY(cudaSetDevice(st->device), err, "stage/cuda: select device");
     cudaFree(st->x);
     cudaFree(st->snr);
     cudaFree(st->width);
     st->x = st->snr = nullptr;
     st->width = nullptr;
     st->values = 0;
-    TR_CUDA_CHECK(cudaMalloc((void **)&st->x, values * 4), err,
-                  "stage/cuda: allocate samples");
-    TR_CUDA_CHECK(cudaMalloc((void **)&st->snr, values * 4), err,
-                  "stage/cuda: allocate S/N");
-    TR_CUDA_CHECK(cudaMalloc((void **)&st->width, values * 4), err,
-                  "stage/cuda: allocate widths");
+    STAGE_TRY(cudaMalloc((void **)&st->x, values * 4), err,
+              "stage/cuda: allocate samples");
+    STAGE_TRY(cudaMalloc((void **)&st->snr, values * 4), err, "stage/cuda: allocate S/N");
+    STAGE_TRY(cudaMalloc((void **)&st->width, values * 4), err,
+              "stage/cuda: allocate widths");
     st->values = values;
     return TR_OK;
 }
@@ -144,19 +153,19 @@ extern "C" tr_status tr_cuda_stage_place(tr_cuda_stage *st, tr_boxcar_layout lay
 {
     if (!st || !d_snr || z0 > off || off + m > ld || m * nchan > st->values)
         return tr_fail(err, TR_ERR_INVALID, "stage/cuda: placement out of range");
-    TR_CUDA_CHECK(cudaSetDevice(st->device), err, "stage/cuda: select device");
+    STAGE_TRY(cudaSetDevice(st->device), err, "stage/cuda: select device");
     const int cm = layout == TR_BOXCAR_CHANNEL_MAJOR;
     const int64_t nv = (int64_t)(off + m - z0) * nchan;
     if (nv == 0) return TR_OK;
     TR_LAUNCH(place<float>, place_blocks(nv), 256, 0, st->stream, st->snr, cm, nchan,
               (int64_t)z0, (int64_t)off, (int64_t)m, (int64_t)ld, d_snr);
-    TR_CUDA_CHECK(cudaGetLastError(), err, "stage/cuda: place S/N");
+    STAGE_TRY(cudaGetLastError(), err, "stage/cuda: place S/N");
     if (d_width) {
         TR_LAUNCH(place<int32_t>, place_blocks(nv), 256, 0, st->stream, st->width, cm,
                   nchan, (int64_t)z0, (int64_t)off, (int64_t)m, (int64_t)ld, d_width);
-        TR_CUDA_CHECK(cudaGetLastError(), err, "stage/cuda: place widths");
+        STAGE_TRY(cudaGetLastError(), err, "stage/cuda: place widths");
     }
-    TR_CUDA_CHECK(cudaStreamSynchronize(st->stream), err, "stage/cuda: place");
+    STAGE_TRY(cudaStreamSynchronize(st->stream), err, "stage/cuda: place");
     return TR_OK;
 }
 
@@ -165,14 +174,14 @@ extern "C" tr_status tr_cuda_stage_download(tr_cuda_stage *st, size_t n, float *
 {
     if (!st || (n && !snr) || n > st->values)
         return tr_fail(err, TR_ERR_INVALID, "stage/cuda: download of %zu values", n);
-    TR_CUDA_CHECK(cudaSetDevice(st->device), err, "stage/cuda: select device");
-    TR_CUDA_CHECK(cudaMemcpyAsync(snr, st->snr, n * sizeof(float), cudaMemcpyDeviceToHost,
-                                  st->stream),
-                  err, "stage/cuda: copy S/N out");
+    STAGE_TRY(cudaSetDevice(st->device), err, "stage/cuda: select device");
+    STAGE_TRY(cudaMemcpyAsync(snr, st->snr, n * sizeof(float), cudaMemcpyDeviceToHost,
+                              st->stream),
+              err, "stage/cuda: copy S/N out");
     if (width)
-        TR_CUDA_CHECK(cudaMemcpyAsync(width, st->width, n * sizeof(int32_t),
-                                      cudaMemcpyDeviceToHost, st->stream),
-                      err, "stage/cuda: copy widths out");
-    TR_CUDA_CHECK(cudaStreamSynchronize(st->stream), err, "stage/cuda: copy out");
+        STAGE_TRY(cudaMemcpyAsync(width, st->width, n * sizeof(int32_t),
+                                  cudaMemcpyDeviceToHost, st->stream),
+                  err, "stage/cuda: copy widths out");
+    STAGE_TRY(cudaStreamSynchronize(st->stream), err, "stage/cuda: copy out");
     return TR_OK;
 }
