@@ -174,6 +174,7 @@ extern "C" tr_status tr_cuda_stage_download(tr_cuda_stage *st, size_t n, float *
 {
     if (!st || (n && !snr) || n > st->values)
         return tr_fail(err, TR_ERR_INVALID, "stage/cuda: download of %zu values", n);
+    if (n == 0) return TR_OK;
     STAGE_TRY(cudaSetDevice(st->device), err, "stage/cuda: select device");
     STAGE_TRY(cudaMemcpyAsync(snr, st->snr, n * sizeof(float), cudaMemcpyDeviceToHost,
                               st->stream),
