@@ -31,14 +31,7 @@
 
 using namespace norm_cuda;
 
-#define NORM_TRY(call, what)                                                             \
-    do {                                                                                 \
-        const cudaError_t e_ = (call);                                                   \
-        if (e_ != cudaSuccess)                                                           \
-            return tr_fail(err,                                                          \
-                           e_ == cudaErrorMemoryAllocation ? TR_ERR_NOMEM : TR_ERR_CUDA, \
-                           "boxcar_norm/cuda: %s: %s", (what), cudaGetErrorString(e_));  \
-    } while (0)
+#define NORM_TRY(call, what) TR_BOXCAR_TRY(call, err, "boxcar_norm/cuda", what)
 
 struct tr_cuda_norm {
     int device = -1;

@@ -11,15 +11,7 @@
 #include <cstdlib>
 #include <new>
 
-/* A checked CUDA call (the same on CUDA and in the host emulation). */
-#define STAGE_TRY(call, err, what)                                                       \
-    do {                                                                                 \
-        const cudaError_t e_ = (call);                                                   \
-        if (e_ != cudaSuccess)                                                           \
-            return tr_fail(err,                                                          \
-                           e_ == cudaErrorMemoryAllocation ? TR_ERR_NOMEM : TR_ERR_CUDA, \
-                           "%s: %s", (what), cudaGetErrorString(e_));                    \
-    } while (0)
+#define STAGE_TRY(call, what) TR_BOXCAR_TRY(call, err, "stage/cuda", what)
 
 namespace
 {
@@ -68,15 +60,15 @@ extern "C" void tr_cuda_stage_destroy(tr_cuda_stage *st)
 
 static tr_status stage_setup(tr_cuda_stage *st, int device, size_t values, tr_error *err)
 {
-    STAGE_TRY(cudaSetDevice(device), err, "stage/cuda: select device");
+    STAGE_TRY(cudaSetDevice(device), "select device");
     st->device = device;
     st->values = values;
-    STAGE_TRY(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), err,
-              "stage/cuda: create stream");
+    STAGE_TRY(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking),
+              "create stream");
     const size_t b = (values ? values : 1) * 4;
-    STAGE_TRY(cudaMalloc((void **)&st->x, b), err, "stage/cuda: allocate samples");
-    STAGE_TRY(cudaMalloc((void **)&st->snr, b), err, "stage/cuda: allocate S/N");
-    STAGE_TRY(cudaMalloc((void **)&st->width, b), err, "stage/cuda: allocate widths");
+    STAGE_TRY(cudaMalloc((void **)&st->x, b), "allocate samples");
+    STAGE_TRY(cudaMalloc((void **)&st->snr, b), "allocate S/N");
+    STAGE_TRY(cudaMalloc((void **)&st->width, b), "allocate widths");
     return TR_OK;
 }
 
@@ -104,11 +96,11 @@ extern "C" tr_status tr_cuda_stage_upload(tr_cuda_stage *st, const float *x, siz
 {
     if (!st || (n && !x) || n > st->values)
         return tr_fail(err, TR_ERR_INVALID, "stage/cuda: upload of %zu values", n);
-    STAGE_TRY(cudaSetDevice(st->device), err, "stage/cuda: select device");
+    STAGE_TRY(cudaSetDevice(st->device), "select device");
     STAGE_TRY(
         cudaMemcpyAsync(st->x, x, n * sizeof(float), cudaMemcpyHostToDevice, st->stream),
-        err, "stage/cuda: copy samples in");
-    STAGE_TRY(cudaStreamSynchronize(st->stream), err, "stage/cuda: copy samples in");
+        "copy samples in");
+    STAGE_TRY(cudaStreamSynchronize(st->stream), "copy samples in");
     return TR_OK;
 }
 
@@ -130,18 +122,16 @@ extern "C" tr_status tr_cuda_stage_reserve(tr_cuda_stage *st, size_t values,
 {
     if (!st) return tr_fail(err, TR_ERR_INVALID, "stage/cuda: NULL stage");
     if (values <= st->values) return TR_OK;
-    STAGE_TRY(cudaSetDevice(st->device), err, "stage/cuda: select device");
+    STAGE_TRY(cudaSetDevice(st->device), "select device");
     cudaFree(st->x);
     cudaFree(st->snr);
     cudaFree(st->width);
     st->x = st->snr = nullptr;
     st->width = nullptr;
     st->values = 0;
-    STAGE_TRY(cudaMalloc((void **)&st->x, values * 4), err,
-              "stage/cuda: allocate samples");
-    STAGE_TRY(cudaMalloc((void **)&st->snr, values * 4), err, "stage/cuda: allocate S/N");
-    STAGE_TRY(cudaMalloc((void **)&st->width, values * 4), err,
-              "stage/cuda: allocate widths");
+    STAGE_TRY(cudaMalloc((void **)&st->x, values * 4), "allocate samples");
+    STAGE_TRY(cudaMalloc((void **)&st->snr, values * 4), "allocate S/N");
+    STAGE_TRY(cudaMalloc((void **)&st->width, values * 4), "allocate widths");
     st->values = values;
     return TR_OK;
 }
@@ -153,19 +143,19 @@ extern "C" tr_status tr_cuda_stage_place(tr_cuda_stage *st, tr_boxcar_layout lay
 {
     if (!st || !d_snr || z0 > off || off + m > ld || m * nchan > st->values)
         return tr_fail(err, TR_ERR_INVALID, "stage/cuda: placement out of range");
-    STAGE_TRY(cudaSetDevice(st->device), err, "stage/cuda: select device");
+    STAGE_TRY(cudaSetDevice(st->device), "select device");
     const int cm = layout == TR_BOXCAR_CHANNEL_MAJOR;
     const int64_t nv = (int64_t)(off + m - z0) * nchan;
     if (nv == 0) return TR_OK;
     TR_LAUNCH(place<float>, place_blocks(nv), 256, 0, st->stream, st->snr, cm, nchan,
               (int64_t)z0, (int64_t)off, (int64_t)m, (int64_t)ld, d_snr);
-    STAGE_TRY(cudaGetLastError(), err, "stage/cuda: place S/N");
+    STAGE_TRY(cudaGetLastError(), "place S/N");
     if (d_width) {
         TR_LAUNCH(place<int32_t>, place_blocks(nv), 256, 0, st->stream, st->width, cm,
                   nchan, (int64_t)z0, (int64_t)off, (int64_t)m, (int64_t)ld, d_width);
-        STAGE_TRY(cudaGetLastError(), err, "stage/cuda: place widths");
+        STAGE_TRY(cudaGetLastError(), "place widths");
     }
-    STAGE_TRY(cudaStreamSynchronize(st->stream), err, "stage/cuda: place");
+    STAGE_TRY(cudaStreamSynchronize(st->stream), "place");
     return TR_OK;
 }
 
@@ -175,14 +165,14 @@ extern "C" tr_status tr_cuda_stage_download(tr_cuda_stage *st, size_t n, float *
     if (!st || (n && !snr) || n > st->values)
         return tr_fail(err, TR_ERR_INVALID, "stage/cuda: download of %zu values", n);
     if (n == 0) return TR_OK;
-    STAGE_TRY(cudaSetDevice(st->device), err, "stage/cuda: select device");
+    STAGE_TRY(cudaSetDevice(st->device), "select device");
     STAGE_TRY(cudaMemcpyAsync(snr, st->snr, n * sizeof(float), cudaMemcpyDeviceToHost,
                               st->stream),
-              err, "stage/cuda: copy S/N out");
+              "copy S/N out");
     if (width)
         STAGE_TRY(cudaMemcpyAsync(width, st->width, n * sizeof(int32_t),
                                   cudaMemcpyDeviceToHost, st->stream),
-                  err, "stage/cuda: copy widths out");
-    STAGE_TRY(cudaStreamSynchronize(st->stream), err, "stage/cuda: copy out");
+                  "copy widths out");
+    STAGE_TRY(cudaStreamSynchronize(st->stream), "copy out");
     return TR_OK;
 }
