@@ -456,7 +456,6 @@ static void bx_device_chain(const bx_options *o, const bx_config *bc,
     for (int white = 0; white < 2; white++) {
         bx_config c = *bc;
         c.cfg.norm.mode = white ? TR_BOXCAR_NORM_WHITE : TR_BOXCAR_NORM_FIXED;
-        c.cfg.norm.first_own = 0; /* measured on the device: no hold of window 0 */
         tr_boxcar *q = bx_open(&c, o->nchan, TR_BACKEND_CUDA, TR_VARIANT_FAST, o);
         tr_candidates_config cc = tr_candidates_config_default();
         cc.nchan = o->nchan;
@@ -731,7 +730,6 @@ static void bx_host_candidates(const bx_options *o, const bx_config *bc, int whi
     c.device = o->device;
     c.batch = o->batch ? o->batch : o->samples;
     c.norm.mode = white ? TR_BOXCAR_NORM_WHITE : TR_BOXCAR_NORM_FIXED;
-    c.norm.first_own = 0; /* measured on the device: no hold of window 0 */
     tr_candidates_config cc = tr_candidates_config_default();
     cc.nchan = o->nchan;
     cc.threshold = 7.0f;

@@ -344,11 +344,9 @@ template <class T> bool boxcar_search_impl<T>::start()
     reset_stream();
     // Without outputs on the CUDA backend (host input) the S/N and widths stay
     // on the device and are clustered there: only events come back. Measured
-    // statistics on the device need no baseline and no hold of window 0
-    // (first_own); otherwise the statistics stay on the host.
-    const tr_boxcar_norm_config &nc = d_cfg.norm;
-    const bool dev_norm = nc.baseline == TR_BOXCAR_BASELINE_NONE &&
-                          (nc.mode == TR_BOXCAR_NORM_FIXED || !nc.first_own);
+    // statistics on the device need no baseline (window 0 is held there as on
+    // the host); with a baseline the statistics stay on the host.
+    const bool dev_norm = d_cfg.norm.baseline == TR_BOXCAR_BASELINE_NONE;
     const bool dev =
         !has_output() && d_backend == TR_BACKEND_CUDA && !d_input_on_device && dev_norm;
     if (dev != d_device_cands) {

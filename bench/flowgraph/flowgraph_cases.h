@@ -347,13 +347,11 @@ class core_runner
                 // What the block does without outputs: the clustering too, on
                 // the device with the CUDA backend (only events come back) when
                 // the statistics can be measured there (as the block decides:
-                // no baseline, no hold of window 0)
+                // no baseline)
                 tr_candidates_config cc = tr_candidates_config_default();
                 cc.nchan = c.nchan;
                 cc.threshold = k_boxcar_threshold;
-                const bool dev_norm =
-                    cfg.norm.baseline == TR_BOXCAR_BASELINE_NONE &&
-                    (cfg.norm.mode == TR_BOXCAR_NORM_FIXED || !cfg.norm.first_own);
+                const bool dev_norm = cfg.norm.baseline == TR_BOXCAR_BASELINE_NONE;
                 cc.backend = dev_norm ? tr_boxcar_backend(d_boxcar) : TR_BACKEND_CPU;
                 d_cands = tr_candidates_create(&cc, &err);
                 if (!d_cands) fail(err.message);

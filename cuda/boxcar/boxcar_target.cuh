@@ -54,4 +54,16 @@ template <int NT> struct block_ops {
     kern<<<(grid), (block), (smem), (stream)>>>(__VA_ARGS__)
 #endif
 
+/* A checked CUDA runtime call of the boxcar contexts: on failure `err` gets
+ * "<who>: <what>: <CUDA's text>" (TR_ERR_NOMEM for allocations, else
+ * TR_ERR_CUDA) and the calling function returns that status. */
+#define TR_BOXCAR_TRY(call, err, who, what)                                              \
+    do {                                                                                 \
+        const cudaError_t e_ = (call);                                                   \
+        if (e_ != cudaSuccess)                                                           \
+            return tr_fail((err),                                                        \
+                           e_ == cudaErrorMemoryAllocation ? TR_ERR_NOMEM : TR_ERR_CUDA, \
+                           "%s: %s: %s", (who), (what), cudaGetErrorString(e_));         \
+    } while (0)
+
 #endif /* TRANSIENT_CUDA_BOXCAR_TARGET_CUH */

@@ -27,14 +27,7 @@ constexpr int64_t kTile = (int64_t)kNT * kIT; /* values per selection tile */
 /* A selection kernel instance as one macro argument of TR_LAUNCH. */
 #define CAND_SELECT(kernel) kernel<kNT, kIT>
 
-#define CAND_TRY(call, what)                                                             \
-    do {                                                                                 \
-        const cudaError_t e_ = (call);                                                   \
-        if (e_ != cudaSuccess)                                                           \
-            return tr_fail(err,                                                          \
-                           e_ == cudaErrorMemoryAllocation ? TR_ERR_NOMEM : TR_ERR_CUDA, \
-                           "candidates/cuda: %s: %s", (what), cudaGetErrorString(e_));   \
-    } while (0)
+#define CAND_TRY(call, what) TR_BOXCAR_TRY(call, err, "candidates/cuda", what)
 } // namespace cand_cuda
 
 using namespace cand_cuda;

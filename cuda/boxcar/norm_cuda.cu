@@ -14,6 +14,12 @@
  * completes window j is followed by the summaries of j and the values in
  * effect for j + 1, all in order on one stream (the values of window j + 1
  * depend only on data before (j + 1) W, so the next piece may use them).
+ *
+ * first_own: the cleaned samples pass through a delay line of W positions
+ * (`ring`, as lib/core/boxcar/boxcar.c holds them on the host), so that
+ * window 0 is searched after its own values were fixed at its end. Until
+ * then the fill value of window 0 is NaN, so its non-finite samples stay
+ * marked in the line and are replaced by window 0's own mean on the way out.
  */
 #include "boxcar/norm_cuda.h"
 #include "boxcar/norm_kernels.cuh"
@@ -25,14 +31,7 @@
 
 using namespace norm_cuda;
 
-#define NORM_TRY(call, what)                                                             \
-    do {                                                                                 \
-        const cudaError_t e_ = (call);                                                   \
-        if (e_ != cudaSuccess)                                                           \
-            return tr_fail(err,                                                          \
-                           e_ == cudaErrorMemoryAllocation ? TR_ERR_NOMEM : TR_ERR_CUDA, \
-                           "boxcar_norm/cuda: %s: %s", (what), cudaGetErrorString(e_));  \
-    } while (0)
+#define NORM_TRY(call, what) TR_BOXCAR_TRY(call, err, "boxcar_norm/cuda", what)
 
 struct tr_cuda_norm {
     int device = -1;
@@ -52,6 +51,10 @@ struct tr_cuda_norm {
     float *tmu = nullptr, *tsig = nullptr;
     size_t tcap = 0;
     std::vector<uint8_t> hready; /* host copy of the ready ring */
+    int first_own = 0;           /* window 0 by its own values: the delay line */
+    float *ring = nullptr;       /* W * nchan held cleaned samples, time-major */
+    float *held = nullptr;       /* a call's samples out of the line */
+    size_t heldcap = 0;
 };
 
 namespace
@@ -79,15 +82,48 @@ unsigned blocks_for(int64_t n)
     return (unsigned)std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 4096));
 }
 
-tr_status window_done(tr_cuda_norm *q, uint64_t j, tr_error *err)
+/* Summaries of the first n samples of window j (n = W but at the end of a
+ * short stream), then the values in effect that they fix: window 0's own
+ * (first_own, j = 0) and those of window j + 1. */
+tr_status window_done(tr_cuda_norm *q, uint64_t j, uint32_t n, tr_error *err)
 {
     const nparams &P = q->P;
     acc *s = q->sum + (size_t)(j % P.H) * P.nchan * P.nlev;
-    TR_LAUNCH(summarise<256>, dim3(P.nchan, P.nlev), 256, 0, q->stream, q->win, P, s);
+    TR_LAUNCH(summarise<256>, dim3(P.nchan, P.nlev), 256, 0, q->stream, q->win, P, n, s);
     NORM_TRY(cudaGetLastError(), "summary launch");
-    TR_LAUNCH(effect, (P.nchan + 127) / 128, 128, 0, q->stream, q->sum, P, j + 1, q->eff,
+    const unsigned nb = (P.nchan + 127) / 128;
+    if (j == 0 && q->first_own) {
+        TR_LAUNCH(effect, nb, 128, 0, q->stream, q->sum, P, (uint64_t)0, (uint64_t)1, 1u,
+                  q->eff, q->ready, q->fill);
+        NORM_TRY(cudaGetLastError(), "effect launch");
+    }
+    const uint32_t nh = (uint32_t)std::min<uint64_t>(P.H, j + 1);
+    TR_LAUNCH(effect, nb, 128, 0, q->stream, q->sum, P, j + 1, j + 1, nh, q->eff,
               q->ready, q->fill);
     NORM_TRY(cudaGetLastError(), "effect launch");
+    return TR_OK;
+}
+
+/* Positions p0 .. p0 + m - 1 out of the delay line into q->held (see
+ * hold_out), the last min(n, W) of the call's n cleaned samples (clean, the
+ * first at position pos; none at the end) into it. */
+tr_status hold_pass(tr_cuda_norm *q, const float *clean, int cm, size_t n, uint64_t pos,
+                    uint64_t p0, size_t m, tr_error *err)
+{
+    const nparams &P = q->P;
+    NORM_TRY(reserve(&q->held, &q->heldcap, m * P.nchan), "allocate the held samples");
+    if (m > 0) {
+        TR_LAUNCH(hold_out, blocks_for((int64_t)(m * P.nchan)), 256, 0, q->stream, clean,
+                  cm, (int64_t)n, pos, q->ring, P.W, P.nchan, p0, (int64_t)m, q->fill,
+                  q->held);
+        NORM_TRY(cudaGetLastError(), "hold launch");
+    }
+    const size_t keep = std::min<size_t>(n, P.W);
+    if (keep > 0) {
+        TR_LAUNCH(hold_in, blocks_for((int64_t)(keep * P.nchan)), 256, 0, q->stream,
+                  clean, cm, (int64_t)n, pos, (int64_t)keep, P.W, P.nchan, q->ring);
+        NORM_TRY(cudaGetLastError(), "hold launch");
+    }
     return TR_OK;
 }
 
@@ -157,6 +193,7 @@ extern "C" tr_status tr_cuda_norm_create(int device, const tr_cuda_norm_setup *s
     P.W = s->window;
     P.H = s->history;
     P.nlev = s->nlev;
+    q->first_own = s->first_own;
     P.E = (uint32_t)((s->latency + 65536) / s->window + 3);
     P.total = s->total;
     P.k = s->reject_sigma;
@@ -180,6 +217,7 @@ extern "C" tr_status tr_cuda_norm_create(int device, const tr_cuda_norm_setup *s
         NORM_TRY(alloc(&q->fill, (size_t)P.E * C), "allocate the fill values");
         NORM_TRY(alloc(&q->widths, P.total), "allocate the widths");
         NORM_TRY(alloc(&q->count, 1), "allocate the counter");
+        if (q->first_own) NORM_TRY(alloc(&q->ring, C * P.W), "allocate the delay line");
         NORM_TRY(cudaMemcpy(q->widths, s->widths, P.total * sizeof(uint32_t),
                             cudaMemcpyHostToDevice),
                  "copy the widths");
@@ -200,8 +238,8 @@ extern "C" void tr_cuda_norm_destroy(tr_cuda_norm *q)
 {
     if (!q) return;
     if (q->device >= 0) cudaSetDevice(q->device);
-    void *ptrs[] = {q->win,    q->sum,   q->eff,   q->ready, q->fill,
-                    q->widths, q->count, q->clean, q->tmu,   q->tsig};
+    void *ptrs[] = {q->win,   q->sum,   q->eff, q->ready, q->fill, q->widths,
+                    q->count, q->clean, q->tmu, q->tsig,  q->ring, q->held};
     for (void *p : ptrs)
         if (p) cudaFree(p);
     if (q->stream) cudaStreamDestroy(q->stream);
@@ -215,10 +253,14 @@ extern "C" tr_status tr_cuda_norm_reset(tr_cuda_norm *q, tr_error *err)
     NORM_TRY(cudaSetDevice(q->device), "select device");
     q->pos = 0;
     const nparams &P = q->P;
-    /* window 0: warm-up values (no summaries before it) */
+    /* window 0: warm-up values (no summaries before it); with first_own its
+     * fill value is NaN until its own values are fixed (see the top) */
     TR_LAUNCH(effect, (P.nchan + 127) / 128, 128, 0, q->stream, q->sum, P, (uint64_t)0,
-              q->eff, q->ready, q->fill);
+              (uint64_t)0, 0u, q->eff, q->ready, q->fill);
     NORM_TRY(cudaGetLastError(), "effect launch");
+    if (q->first_own)
+        NORM_TRY(cudaMemsetAsync(q->fill, 0xff, P.nchan * sizeof(float), q->stream),
+                 "mark window 0");
     NORM_TRY(cudaMemcpyAsync(q->hready.data(), q->ready, q->hready.size(),
                              cudaMemcpyDeviceToHost, q->stream),
              "copy the flags");
@@ -259,9 +301,18 @@ extern "C" tr_status tr_cuda_norm_process(tr_cuda_norm *q, const float *x, size_
         q->pos += m;
         done += m;
         if (q->pos % P.W == 0) {
-            const tr_status s = window_done(q, j, err);
+            const tr_status s = window_done(q, j, P.W, err);
             if (s != TR_OK) return s;
         }
+    }
+    const float *out = q->clean;
+    if (q->first_own) {
+        /* positions >= 0 of the delay line's output */
+        const uint64_t pos = q->pos - n, first = std::max<uint64_t>(pos, P.W);
+        const size_t m = (size_t)(q->pos - std::min<uint64_t>(first, q->pos));
+        const tr_status s = hold_pass(q, q->clean, cm, n, pos, first - P.W, m, err);
+        if (s != TR_OK) return s;
+        out = q->held;
     }
     unsigned long long cnt = 0;
     NORM_TRY(
@@ -272,7 +323,36 @@ extern "C" tr_status tr_cuda_norm_process(tr_cuda_norm *q, const float *x, size_
              "copy the flags");
     NORM_TRY(cudaStreamSynchronize(q->stream), "normalisation");
     if (nonfinite) *nonfinite += cnt;
-    *clean = q->clean;
+    *clean = out;
+    tr_clear(err);
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_norm_finish(tr_cuda_norm *q, tr_boxcar_layout layout,
+                                         const float **held, size_t *m, tr_error *err)
+{
+    if (!q || !held || !m)
+        return tr_fail(err, TR_ERR_INVALID, "boxcar_norm/cuda: finish needs held and m");
+    *held = nullptr;
+    *m = 0;
+    if (!q->first_own) return TR_OK;
+    NORM_TRY(cudaSetDevice(q->device), "select device");
+    const nparams &P = q->P;
+    if (q->pos > 0 && q->pos < P.W) {
+        /* window 0 incomplete: its own values from the samples it has */
+        const tr_status s = window_done(q, 0, (uint32_t)q->pos, err);
+        if (s != TR_OK) return s;
+    }
+    const size_t have = (size_t)std::min<uint64_t>(q->pos, P.W);
+    const tr_status s = hold_pass(q, nullptr, layout == TR_BOXCAR_CHANNEL_MAJOR, 0,
+                                  q->pos, q->pos - have, have, err);
+    if (s != TR_OK) return s;
+    NORM_TRY(cudaMemcpyAsync(q->hready.data(), q->ready, q->hready.size(),
+                             cudaMemcpyDeviceToHost, q->stream),
+             "copy the flags");
+    NORM_TRY(cudaStreamSynchronize(q->stream), "finish");
+    *held = q->held;
+    *m = have;
     tr_clear(err);
     return TR_OK;
 }

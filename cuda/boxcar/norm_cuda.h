@@ -9,6 +9,11 @@
  * definitions of <transient/boxcar_norm.h> (WHITE and LEVELS without
  * baseline removal). Only the ready flags (one byte per channel and window,
  * for the warm-up masking of the candidates) come back to the host.
+ * With first_own (window 0 normalised by its own values) the cleaned samples
+ * go through a delay line of W positions on the device, as
+ * lib/core/boxcar/boxcar.c holds window 0 on the host: a call gives the
+ * samples W positions behind its own, window 0's non-finite ones replaced by
+ * window 0's own mean; tr_cuda_norm_finish gives the held rest at the end.
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
@@ -36,7 +41,8 @@ typedef struct {
     const uint32_t *widths; /* the plan's widths in plan order (copied) */
     uint32_t total;         /* how many */
     uint64_t latency;       /* of the search: tables are asked for positions up to
-                               latency behind the samples taken */
+                               latency behind the samples taken (the hold included) */
+    int first_own;          /* 1: window 0 by its own values, the delay line */
 } tr_cuda_norm_setup;
 
 tr_status tr_cuda_norm_create(int device, const tr_cuda_norm_setup *s, tr_cuda_norm **ctx,
@@ -52,10 +58,24 @@ tr_status tr_cuda_norm_reset(tr_cuda_norm *ctx, tr_error *err);
  * of the cleaned samples in the same layout (valid until the next call).
  * *nonfinite is increased by the non-finite samples. The values of every
  * window from that of position - n - latency on stay kept.
+ * first_own: *clean holds the positions p >= 0 of p = position - W + k,
+ * k < n, that is the last n - min(n, max(0, W - position)) of them (with
+ * that many positions per channel for CHANNEL_MAJOR; position before the
+ * call).
  */
 tr_status tr_cuda_norm_process(tr_cuda_norm *ctx, const float *x, size_t n,
                                tr_boxcar_layout layout, const float **clean,
                                uint64_t *nonfinite, tr_error *err);
+
+/*
+ * End of the stream (first_own; otherwise *m = 0): when window 0 is not
+ * complete, its own values from the samples it has; *held receives the
+ * last min(position, W) cleaned samples from the delay line (*m of them per
+ * channel, layout as given, valid until the next call). Then only tables,
+ * ready flags and reset.
+ */
+tr_status tr_cuda_norm_finish(tr_cuda_norm *ctx, tr_boxcar_layout layout,
+                              const float **held, size_t *m, tr_error *err);
 
 /* Device tables of windows first .. first + nwin - 1 (kept ones, see
  * process), as tr_cuda_boxcar_set_norm_windows takes them; valid until the

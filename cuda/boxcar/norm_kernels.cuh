@@ -90,14 +90,16 @@ template <int NT> struct bcast {
 };
 
 /* Robust summary (robust.c tr_norm_robust) of the level blockIdx.y values of
- * channel blockIdx.x of the complete window in win, into sum[c * nlev + k]. */
+ * channel blockIdx.x of the first ns samples of the window in win (ns = W, or
+ * fewer for the part of window 0 a short stream has), into sum[c * nlev + k]. */
 template <int NT>
-__global__ void __launch_bounds__(NT) summarise(const float *win, nparams P, acc *sum)
+__global__ void __launch_bounds__(NT)
+    summarise(const float *win, nparams P, uint32_t ns, acc *sum)
 {
     __shared__ bcast<NT> b;
     const uint32_t c = blockIdx.x, k = blockIdx.y;
     const uint32_t w = 1u << k, g = w >= 16 ? w / 8 : 1;
-    const uint32_t nval = P.W >= w ? (P.W - w) / g + 1 : 0;
+    const uint32_t nval = ns >= w ? (ns - w) / g + 1 : 0;
     const float *x = win + (size_t)c * P.W;
     auto value = [&](uint32_t i) {
         double s = 0.0;
@@ -153,11 +155,13 @@ __global__ void __launch_bounds__(NT) summarise(const float *win, nparams P, acc
     if (threadIdx.x == 0) sum[(size_t)c * P.nlev + k] = out;
 }
 
-/* The values in effect for window j (windows.c tr_norm_compute_effect):
- * merge of the summaries of windows j-H .. j-1 per channel and level, into
- * ring slot j % E with the ready flag and the fill value (mean per sample). */
-__global__ void effect(const acc *sum, nparams P, uint64_t j, lev *eff, uint8_t *ready,
-                       float *fill)
+/* The values in effect for window j (windows.c effect_from): merge of the
+ * summaries of windows j1-1 down to j1-nh per channel and level (j1 = j,
+ * nh = min(H, j): the last H windows; j = 0, j1 = nh = 1: window 0's own),
+ * into ring slot j % E with the ready flag and the fill value (mean per
+ * sample). */
+__global__ void effect(const acc *sum, nparams P, uint64_t j, uint64_t j1, uint32_t nh,
+                       lev *eff, uint8_t *ready, float *fill)
 {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= P.nchan) return;
@@ -166,8 +170,8 @@ __global__ void effect(const acc *sum, nparams P, uint64_t j, lev *eff, uint8_t 
     bool ok = false;
     for (uint32_t k = 0; k < P.nlev; k++) {
         acc a{0.0, 0.0, 0.0};
-        for (uint32_t h = 1; h <= P.H && h <= j; h++) {
-            const acc &b = sum[((size_t)((j - h) % P.H) * P.nchan + c) * P.nlev + k];
+        for (uint32_t h = 1; h <= nh; h++) {
+            const acc &b = sum[((size_t)((j1 - h) % P.H) * P.nchan + c) * P.nlev + k];
             if (b.n <= 0.0) continue;
             if (a.n <= 0.0) {
                 a = b;
@@ -221,6 +225,60 @@ __global__ void tables(const lev *eff, nparams P, uint64_t first, uint32_t nwin,
         }
         mu[i] = (float)((double)L * m);
         sigma[i] = (float)sqrt((double)L * v);
+    }
+}
+
+/* Element i of m positions per channel in a call of ld positions: its
+ * position k and channel c, and its index in the layout. */
+__device__ __forceinline__ void layout_at(int64_t i, int cm, int64_t m, int64_t ld,
+                                          uint32_t nchan, int64_t *k, int64_t *c,
+                                          int64_t *idx)
+{
+    *k = cm ? i % m : i / nchan;
+    *c = cm ? i / m : i % nchan;
+    *idx = cm ? *c * ld + *k : *k * nchan + *c;
+}
+
+/* The delay line of window 0 (first_own), out of it: the positions p0 .. p0 +
+ * m - 1 (p0 >= 0) of a call whose cleaned samples clean (ld positions) start
+ * at position pos, W positions behind, into out (m positions): from the ring
+ * (time-major, position p at (p % W) * nchan) when p < pos, else from clean.
+ * Window 0's NaN (its non-finite samples) become fill0[c], window 0's own
+ * mean (boxcar.c release_first). */
+__global__ void hold_out(const float *clean, int cm, int64_t ld, uint64_t pos,
+                         const float *ring, uint32_t W, uint32_t nchan, uint64_t p0,
+                         int64_t m, const float *fill0, float *out)
+{
+    const int64_t nv = m * (int64_t)nchan;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nv;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t k, c, o;
+        layout_at(i, cm, m, m, nchan, &k, &c, &o);
+        const uint64_t p = p0 + (uint64_t)k;
+        float v;
+        if (p < pos) {
+            v = ring[(size_t)(p % W) * nchan + c];
+        } else {
+            const int64_t kk = (int64_t)(p - pos);
+            v = clean[cm ? c * ld + kk : kk * nchan + c];
+        }
+        if (p < W && v != v) v = fill0[c];
+        out[o] = v;
+    }
+}
+
+/* Into the delay line: the last m positions of a call's cleaned samples clean
+ * (ld positions, the first at position pos). */
+__global__ void hold_in(const float *clean, int cm, int64_t ld, uint64_t pos, int64_t m,
+                        uint32_t W, uint32_t nchan, float *ring)
+{
+    const int64_t nv = m * (int64_t)nchan, k0 = ld - m;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nv;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int64_t k, c, idx;
+        layout_at(i, cm, m, ld, nchan, &k, &c, &idx);
+        idx += cm ? k0 : k0 * nchan;
+        ring[(size_t)((pos + (uint64_t)(k0 + k)) % W) * nchan + c] = clean[idx];
     }
 }
 

@@ -1,14 +1,42 @@
 /*
  * Device buffers of stage_cuda.h: one allocation per buffer, a stream for
- * the copy in (page-locked host memory is copied by the GPU directly, other
- * memory through the driver's staging).
+ * the copies (page-locked host memory is copied by the GPU directly, other
+ * memory through the driver's staging) and the placement of held outputs.
  */
 #include "boxcar/stage_cuda.h"
 
-#include "common/cuda_check.h"
+#include "boxcar/boxcar_target.cuh"
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
+
+#define STAGE_TRY(call, what) TR_BOXCAR_TRY(call, err, "stage/cuda", what)
+
+namespace
+{
+
+/* Outputs of ld positions per channel: z0 .. off - 1 zero, off .. off + m - 1
+ * from src (m positions per channel). */
+template <typename T>
+__global__ void place(const T *src, int cm, uint32_t nchan, int64_t z0, int64_t off,
+                      int64_t m, int64_t ld, T *dst)
+{
+    const int64_t span = off + m - z0, nv = span * (int64_t)nchan;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nv;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = z0 + (cm ? i % span : i / nchan), c = cm ? i / span : i % nchan;
+        const T v = k < off ? T(0) : src[cm ? c * m + (k - off) : (k - off) * nchan + c];
+        dst[cm ? c * ld + k : k * nchan + c] = v;
+    }
+}
+
+unsigned place_blocks(int64_t n)
+{
+    return (unsigned)std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 4096));
+}
+
+} // namespace
 
 struct tr_cuda_stage {
     int device = -1;
@@ -32,15 +60,15 @@ extern "C" void tr_cuda_stage_destroy(tr_cuda_stage *st)
 
 static tr_status stage_setup(tr_cuda_stage *st, int device, size_t values, tr_error *err)
 {
-    TR_CUDA_CHECK(cudaSetDevice(device), err, "stage/cuda: select device");
+    STAGE_TRY(cudaSetDevice(device), "select device");
     st->device = device;
     st->values = values;
-    TR_CUDA_CHECK(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking), err,
-                  "stage/cuda: create stream");
+    STAGE_TRY(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking),
+              "create stream");
     const size_t b = (values ? values : 1) * 4;
-    TR_CUDA_CHECK(cudaMalloc((void **)&st->x, b), err, "stage/cuda: allocate samples");
-    TR_CUDA_CHECK(cudaMalloc((void **)&st->snr, b), err, "stage/cuda: allocate S/N");
-    TR_CUDA_CHECK(cudaMalloc((void **)&st->width, b), err, "stage/cuda: allocate widths");
+    STAGE_TRY(cudaMalloc((void **)&st->x, b), "allocate samples");
+    STAGE_TRY(cudaMalloc((void **)&st->snr, b), "allocate S/N");
+    STAGE_TRY(cudaMalloc((void **)&st->width, b), "allocate widths");
     return TR_OK;
 }
 
@@ -68,11 +96,11 @@ extern "C" tr_status tr_cuda_stage_upload(tr_cuda_stage *st, const float *x, siz
 {
     if (!st || (n && !x) || n > st->values)
         return tr_fail(err, TR_ERR_INVALID, "stage/cuda: upload of %zu values", n);
-    TR_CUDA_CHECK(cudaSetDevice(st->device), err, "stage/cuda: select device");
-    TR_CUDA_CHECK(
+    STAGE_TRY(cudaSetDevice(st->device), "select device");
+    STAGE_TRY(
         cudaMemcpyAsync(st->x, x, n * sizeof(float), cudaMemcpyHostToDevice, st->stream),
-        err, "stage/cuda: copy samples in");
-    TR_CUDA_CHECK(cudaStreamSynchronize(st->stream), err, "stage/cuda: copy samples in");
+        "copy samples in");
+    STAGE_TRY(cudaStreamSynchronize(st->stream), "copy samples in");
     return TR_OK;
 }
 
@@ -87,4 +115,64 @@ extern "C" float *tr_cuda_stage_snr(const tr_cuda_stage *st)
 extern "C" int32_t *tr_cuda_stage_width(const tr_cuda_stage *st)
 {
     return st ? st->width : nullptr;
+}
+
+extern "C" tr_status tr_cuda_stage_reserve(tr_cuda_stage *st, size_t values,
+                                           tr_error *err)
+{
+    if (!st) return tr_fail(err, TR_ERR_INVALID, "stage/cuda: NULL stage");
+    if (values <= st->values) return TR_OK;
+    STAGE_TRY(cudaSetDevice(st->device), "select device");
+    cudaFree(st->x);
+    cudaFree(st->snr);
+    cudaFree(st->width);
+    st->x = st->snr = nullptr;
+    st->width = nullptr;
+    st->values = 0;
+    STAGE_TRY(cudaMalloc((void **)&st->x, values * 4), "allocate samples");
+    STAGE_TRY(cudaMalloc((void **)&st->snr, values * 4), "allocate S/N");
+    STAGE_TRY(cudaMalloc((void **)&st->width, values * 4), "allocate widths");
+    st->values = values;
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_stage_place(tr_cuda_stage *st, tr_boxcar_layout layout,
+                                         uint32_t nchan, size_t z0, size_t off, size_t m,
+                                         size_t ld, float *d_snr, int32_t *d_width,
+                                         tr_error *err)
+{
+    if (!st || !d_snr || z0 > off || off + m > ld || m * nchan > st->values)
+        return tr_fail(err, TR_ERR_INVALID, "stage/cuda: placement out of range");
+    STAGE_TRY(cudaSetDevice(st->device), "select device");
+    const int cm = layout == TR_BOXCAR_CHANNEL_MAJOR;
+    const int64_t nv = (int64_t)(off + m - z0) * nchan;
+    if (nv == 0) return TR_OK;
+    TR_LAUNCH(place<float>, place_blocks(nv), 256, 0, st->stream, st->snr, cm, nchan,
+              (int64_t)z0, (int64_t)off, (int64_t)m, (int64_t)ld, d_snr);
+    STAGE_TRY(cudaGetLastError(), "place S/N");
+    if (d_width) {
+        TR_LAUNCH(place<int32_t>, place_blocks(nv), 256, 0, st->stream, st->width, cm,
+                  nchan, (int64_t)z0, (int64_t)off, (int64_t)m, (int64_t)ld, d_width);
+        STAGE_TRY(cudaGetLastError(), "place widths");
+    }
+    STAGE_TRY(cudaStreamSynchronize(st->stream), "place");
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_stage_download(tr_cuda_stage *st, size_t n, float *snr,
+                                            int32_t *width, tr_error *err)
+{
+    if (!st || (n && !snr) || n > st->values)
+        return tr_fail(err, TR_ERR_INVALID, "stage/cuda: download of %zu values", n);
+    if (n == 0) return TR_OK;
+    STAGE_TRY(cudaSetDevice(st->device), "select device");
+    STAGE_TRY(cudaMemcpyAsync(snr, st->snr, n * sizeof(float), cudaMemcpyDeviceToHost,
+                              st->stream),
+              "copy S/N out");
+    if (width)
+        STAGE_TRY(cudaMemcpyAsync(width, st->width, n * sizeof(int32_t),
+                                  cudaMemcpyDeviceToHost, st->stream),
+                  "copy widths out");
+    STAGE_TRY(cudaStreamSynchronize(st->stream), "copy out");
+    return TR_OK;
 }

@@ -1,13 +1,15 @@
 /*
  * Device buffers for host samples that are searched and clustered on the
  * device (tr_boxcar_search_candidates): the samples of a call copied in, and
- * the S/N and widths that stay on the device. Plain C interface for
- * lib/core/boxcar/boxcar.c.
+ * the S/N and widths that stay on the device. Also the scratch of a held
+ * device stream (measured statistics with first_own): the search's outputs
+ * placed into the caller's buffers behind the positions held or flushed
+ * before them. Plain C interface for lib/core/boxcar/boxcar.c.
  */
 #ifndef TRANSIENT_CUDA_STAGE_CUDA_H
 #define TRANSIENT_CUDA_STAGE_CUDA_H
 
-#include <transient/common.h>
+#include <transient/boxcar.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,6 +25,24 @@ void tr_cuda_stage_destroy(tr_cuda_stage *st);
 /* Copy n <= values host floats into the device x buffer; returns when done. */
 tr_status tr_cuda_stage_upload(tr_cuda_stage *st, const float *x, size_t n,
                                tr_error *err);
+
+/* Buffers of at least `values` each (grown, contents dropped). */
+tr_status tr_cuda_stage_reserve(tr_cuda_stage *st, size_t values, tr_error *err);
+
+/*
+ * Device outputs of ld positions per channel (layout, nchan channels):
+ * positions z0 .. off - 1 set to 0, positions off .. off + m - 1 from the
+ * stage's S/N and widths (m positions per channel in the same layout).
+ * d_width may be NULL. Returns when done.
+ */
+tr_status tr_cuda_stage_place(tr_cuda_stage *st, tr_boxcar_layout layout, uint32_t nchan,
+                              size_t z0, size_t off, size_t m, size_t ld, float *d_snr,
+                              int32_t *d_width, tr_error *err);
+
+/* The stage's first n S/N values and widths into host buffers (width may be
+ * NULL); returns when done. */
+tr_status tr_cuda_stage_download(tr_cuda_stage *st, size_t n, float *snr, int32_t *width,
+                                 tr_error *err);
 
 float *tr_cuda_stage_x(const tr_cuda_stage *st);
 float *tr_cuda_stage_snr(const tr_cuda_stage *st);

@@ -25,7 +25,8 @@
  * CPU flow graphs alone (checks that the signals give detections).
  *
  * Boxcar also runs without its S/N and width outputs (the block as a sink,
- * the candidates on "detects" only; with CUDA clustered on the device): every
+ * the candidates on "detects" only; with CUDA the WHITE statistics, window 0
+ * held by its own statistics, measured and clustered on the device): every
  * sample consumed, the candidates match the pulse tags of the run with the
  * outputs on the same backend.
  *

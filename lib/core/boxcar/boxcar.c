@@ -35,9 +35,13 @@
  * search takes its per-window tables from there; such a stream stays on the
  * device until reset (host calls are TR_ERR_STATE), flush included.
  * Baseline removal runs on the host only (TR_ERR_UNSUPPORTED here).
- * The device statistics follow the warm-up definition (first_own = 0): holding
- * window 0 on the device is not implemented, so measured statistics with
- * first_own there are TR_ERR_UNSUPPORTED.
+ * With first_own the device normalisation holds window 0 in its own delay
+ * line of W positions (norm_cuda.h), as `ring` does on the host: a call's
+ * positions before the end of window 0 come out as zeros (positions < 0),
+ * the rest is searched; the search's outputs of a call that ends the hold,
+ * and those of the flush (the held rest, then the search's latency), are
+ * placed into the caller's buffers through a device scratch (`hstage`).
+ * The same latency, warnings and outputs as the host path.
  */
 #include <transient/boxcar.h>
 #include <transient/candidates.h>
@@ -88,6 +92,7 @@ struct tr_boxcar {
     int have_wins;
     void *dnorm;      /* tr_cuda_norm: statistics of device samples, or NULL */
     void *stage;      /* tr_cuda_stage: device buffers of tr_boxcar_search_candidates */
+    void *hstage;     /* tr_cuda_stage: outputs of a held device stream, placed */
     int dnorm_active; /* this stream's statistics are measured on the device */
     /* hold of the first window (see the top of this file) */
     uint32_t hold; /* W with measured statistics and first_own, else 0 */
@@ -257,6 +262,7 @@ void tr_boxcar_destroy(tr_boxcar *q)
     if (q->cuda) tr_cuda_boxcar_destroy((tr_cuda_boxcar *)q->cuda);
     if (q->dnorm) tr_cuda_norm_destroy((tr_cuda_norm *)q->dnorm);
     tr_cuda_stage_destroy((tr_cuda_stage *)q->stage);
+    tr_cuda_stage_destroy((tr_cuda_stage *)q->hstage);
 #endif
     tr_boxcar_ref_destroy(q->ref);
     tr_boxcar_cpu_destroy(q->fast);
@@ -434,7 +440,8 @@ static tr_status dnorm_start(tr_boxcar *q)
     su.init_sigma = nc->init_sigma;
     su.widths = q->widths;
     su.total = tr_boxcar_plan_total_widths(&q->plan);
-    su.latency = tr_boxcar_plan_latency(&q->plan);
+    su.latency = tr_boxcar_plan_latency(&q->plan) + q->hold;
+    su.first_own = q->hold != 0;
     tr_cuda_norm *ctx = NULL;
     const tr_status s = tr_cuda_norm_create(q->cfg.device, &su, &ctx, &q->err);
     if (s == TR_OK) q->dnorm = ctx;
@@ -512,24 +519,13 @@ static void warn(tr_boxcar *q, unsigned w, const char *text)
     snprintf(q->warn_msg + len, sizeof q->warn_msg - len, "%s%s", len ? "; " : "", text);
 }
 
-/*
- * Window 0's values are fixed (its end, or the flush of a shorter stream):
- * the n0 held samples of window 0 get their non-finite ones (NaN) replaced by
- * window 0's own mean, and channels left unmeasured are reported.
- */
-static void release_first(tr_boxcar *q, uint64_t n0)
+/* Window 0's values are fixed: the channels without statistics in it. */
+static void warn_unmeasured(tr_boxcar *q)
 {
     const uint32_t C = q->cfg.nchan;
     int unmeasured = 0;
-    for (uint32_t c = 0; c < C; c++) {
-        double mu = 0.0;
-        tr_boxcar_norm_stats(q->norm, 0, c, 1, &mu, NULL);
-        for (uint64_t p = 0; p < n0; p++) {
-            float *v = q->ring + p * C + c;
-            if (isnan(*v)) *v = (float)mu;
-        }
-        if (!tr_boxcar_norm_ready(q->norm, 0, c)) unmeasured++;
-    }
+    for (uint32_t c = 0; c < C; c++)
+        if (!tr_boxcar_ready(q, 0, c)) unmeasured++;
     if (unmeasured) {
         char t[160];
         snprintf(t, sizeof t,
@@ -538,6 +534,37 @@ static void release_first(tr_boxcar *q, uint64_t n0)
                  unmeasured, C);
         warn(q, TR_BOXCAR_WARN_UNMEASURED, t);
     }
+}
+
+/* The flush of a stream of N samples, 0 < N < W, held in window 0. */
+static void warn_short(tr_boxcar *q, uint64_t N)
+{
+    char t[200];
+    snprintf(t, sizeof t,
+             "the stream ended after %llu samples, before the first statistics "
+             "window (%u) was complete: its statistics were measured on those "
+             "%llu samples",
+             (unsigned long long)N, q->hold, (unsigned long long)N);
+    warn(q, TR_BOXCAR_WARN_SHORT_STREAM, t);
+}
+
+/*
+ * Window 0's values are fixed (its end, or the flush of a shorter stream):
+ * the n0 held samples of window 0 get their non-finite ones (NaN) replaced by
+ * window 0's own mean, and channels left unmeasured are reported.
+ */
+static void release_first(tr_boxcar *q, uint64_t n0)
+{
+    const uint32_t C = q->cfg.nchan;
+    for (uint32_t c = 0; c < C; c++) {
+        double mu = 0.0;
+        tr_boxcar_norm_stats(q->norm, 0, c, 1, &mu, NULL);
+        for (uint64_t p = 0; p < n0; p++) {
+            float *v = q->ring + p * C + c;
+            if (isnan(*v)) *v = (float)mu;
+        }
+    }
+    warn_unmeasured(q);
 }
 
 /* The m cleaned samples in q->clean (positions position .. position + m - 1)
@@ -657,13 +684,7 @@ static tr_status flush_held(tr_boxcar *q, float *snr, int32_t *width)
         tr_boxcar_norm_finish(q->norm);
         if (N > 0) {
             release_first(q, N);
-            char t[200];
-            snprintf(t, sizeof t,
-                     "the stream ended after %llu samples, before the first statistics "
-                     "window (%u) was complete: its statistics were measured on those "
-                     "%llu samples",
-                     (unsigned long long)N, q->hold, (unsigned long long)N);
-            warn(q, TR_BOXCAR_WARN_SHORT_STREAM, t);
+            warn_short(q, N);
         }
     }
     const size_t have = (size_t)(N < q->hold ? N : q->hold);
@@ -685,6 +706,67 @@ static tr_status flush_held(tr_boxcar *q, float *snr, int32_t *width)
     return TR_OK;
 }
 
+#ifdef TR_HAVE_CUDA
+/* The device scratch of held outputs (hstage) with room for n positions. */
+static tr_status hstage_reserve(tr_boxcar *q, size_t n)
+{
+    const size_t v = n * q->cfg.nchan;
+    if (q->hstage) return tr_cuda_stage_reserve((tr_cuda_stage *)q->hstage, v, &q->err);
+    tr_cuda_stage *st = NULL;
+    const tr_status s = tr_cuda_stage_create(q->cfg.device, v, &st, &q->err);
+    if (s == TR_OK) q->hstage = st;
+    return s;
+}
+
+/* The search on m held device samples y (layout) of variant positions vpos ..
+ * vpos + m - 1, its outputs into hstage. */
+static tr_status held_search(tr_boxcar *q, const float *y, size_t m, uint64_t vpos,
+                             tr_boxcar_layout layout, int with_width)
+{
+    tr_status s = hstage_reserve(q, m);
+    if (s != TR_OK || m == 0) return s;
+    const int64_t first = (int64_t)vpos - (int64_t)tr_boxcar_plan_latency(&q->plan);
+    if ((s = dnorm_tables(q, first, first + (int64_t)m - 1)) != TR_OK) return s;
+    tr_cuda_stage *st = (tr_cuda_stage *)q->hstage;
+    return tr_cuda_boxcar_run((tr_cuda_boxcar *)q->cuda, y, m, layout, 1,
+                              tr_cuda_stage_snr(st),
+                              with_width ? tr_cuda_stage_width(st) : NULL, NULL, &q->err);
+}
+
+/*
+ * Flush of a held device stream: window 0's values fixed if the stream ended
+ * inside it, the held rest searched and written as the first `hold` positions
+ * of the flush: device outputs of ld positions per channel in `layout`, or
+ * host outputs (on_device 0, time-major).
+ */
+static tr_status dev_flush_held(tr_boxcar *q, tr_boxcar_layout layout, int on_device,
+                                size_t ld, float *snr, int32_t *width)
+{
+    const uint32_t C = q->cfg.nchan;
+    const uint64_t N = q->position;
+    const float *held = NULL;
+    size_t have = 0;
+    tr_status s =
+        tr_cuda_norm_finish((tr_cuda_norm *)q->dnorm, layout, &held, &have, &q->err);
+    if (s != TR_OK) return s;
+    if (N > 0 && N < q->hold) {
+        warn_unmeasured(q);
+        warn_short(q, N);
+    }
+    if ((s = held_search(q, held, have, N - have, layout, width != NULL)) != TR_OK)
+        return s;
+    tr_cuda_stage *st = (tr_cuda_stage *)q->hstage;
+    const size_t zeros = q->hold - have;
+    if (on_device)
+        return tr_cuda_stage_place(st, layout, C, 0, zeros, have, ld, snr, width,
+                                   &q->err);
+    memset(snr, 0, zeros * C * sizeof *snr);
+    if (width) memset(width, 0, zeros * C * sizeof *width);
+    return tr_cuda_stage_download(st, have * C, snr + zeros * C,
+                                  width ? width + zeros * C : NULL, &q->err);
+}
+#endif
+
 tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width)
 {
     if (!q) return TR_ERR_INVALID;
@@ -697,7 +779,13 @@ tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width)
     q->flushed = 1;
     warn_if_narrow(q);
     if (q->hold) {
-        if ((s = flush_held(q, snr, width)) != TR_OK) return s;
+#ifdef TR_HAVE_CUDA
+        if (q->dnorm_active)
+            s = dev_flush_held(q, TR_BOXCAR_TIME_MAJOR, 0, 0, snr, width);
+        else
+#endif
+            s = flush_held(q, snr, width);
+        if (s != TR_OK) return s;
         snr += (size_t)q->hold * q->cfg.nchan;
         if (width) width += (size_t)q->hold * q->cfg.nchan;
     }
@@ -768,10 +856,6 @@ static tr_status device_check(tr_boxcar *q)
         return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
                        "boxcar: device samples need norm.baseline NONE (baseline removal "
                        "runs on the host)");
-    if (q->hold)
-        return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
-                       "boxcar: device samples with measured statistics need "
-                       "norm.first_own = 0 (window 0 is held on the host only)");
     if (q->cfg.norm.mode != TR_BOXCAR_NORM_FIXED && tr_boxcar_norm_position(q->norm) != 0)
         return tr_fail(&q->err, TR_ERR_STATE,
                        "boxcar: this stream's statistics are measured on the host "
@@ -794,17 +878,29 @@ static tr_status device_run(tr_boxcar *q, const float *d_x, size_t n,
         s = tr_cuda_boxcar_run(ctx, d_x, n, layout, 1, d_snr, d_width, &q->dev_nonfinite,
                                &q->err);
     } else {
-        /* measured on the device: cleaned samples and per-window tables */
+        /* measured on the device: cleaned samples (with first_own the held
+         * ones, W positions behind) and per-window tables */
         const float *clean = NULL;
+        const uint64_t pos = q->position;
         if ((s = dnorm_start(q)) != TR_OK) return s;
         s = tr_cuda_norm_process((tr_cuda_norm *)q->dnorm, d_x, n, layout, &clean,
                                  &q->dev_nonfinite, &q->err);
         if (s != TR_OK) return s;
         q->dnorm_active = 1;
-        const int64_t first =
-            (int64_t)q->position - (int64_t)tr_boxcar_plan_latency(&q->plan);
-        if ((s = dnorm_tables(q, first, first + (int64_t)n - 1)) != TR_OK) return s;
-        s = tr_cuda_boxcar_run(ctx, clean, n, layout, 1, d_snr, d_width, NULL, &q->err);
+        if (pos >= q->hold) {
+            const int64_t first = (int64_t)pos - (int64_t)tr_boxcar_latency(q);
+            if ((s = dnorm_tables(q, first, first + (int64_t)n - 1)) != TR_OK) return s;
+            s = tr_cuda_boxcar_run(ctx, clean, n, layout, 1, d_snr, d_width, NULL,
+                                   &q->err);
+        } else {
+            /* window 0 held: the first z outputs are positions < 0 */
+            const size_t z = n < q->hold - pos ? n : (size_t)(q->hold - pos);
+            s = held_search(q, clean, n - z, 0, layout, d_width != NULL);
+            if (s == TR_OK)
+                s = tr_cuda_stage_place((tr_cuda_stage *)q->hstage, layout, q->cfg.nchan,
+                                        0, z, n - z, n, d_snr, d_width, &q->err);
+            if (s == TR_OK && pos + n >= q->hold) warn_unmeasured(q);
+        }
     }
     if (s == TR_OK) q->position += n;
     return s;
@@ -831,7 +927,7 @@ tr_status tr_boxcar_flush_device(tr_boxcar *q, float *d_snr, int32_t *d_width)
     if (s != TR_OK) return s;
     if ((s = device_check(q)) != TR_OK) return s;
     const uint32_t L = tr_boxcar_plan_latency(&q->plan);
-    if (L > 0 && !d_snr)
+    if (L + q->hold > 0 && !d_snr)
         return tr_fail(&q->err, TR_ERR_INVALID, "boxcar: NULL S/N output for the flush");
     const int fixed = q->cfg.norm.mode == TR_BOXCAR_NORM_FIXED;
     if (!fixed && !q->dnorm_active && q->position > 0)
@@ -840,14 +936,30 @@ tr_status tr_boxcar_flush_device(tr_boxcar *q, float *d_snr, int32_t *d_width)
                        "on the host: tr_boxcar_flush)");
     q->flushed = 1;
     warn_if_narrow(q);
-    if (L == 0) return TR_OK;
 #ifdef TR_HAVE_CUDA
+    const tr_boxcar_layout lay = q->cfg.device_layout;
     const int64_t first = (int64_t)q->position - (int64_t)L;
     if (!fixed && !q->dnorm_active && (s = dnorm_start(q)) != TR_OK) return s;
+    if (q->hold) {
+        /* the held rest, then the search's latency placed behind it */
+        const size_t F = (size_t)q->hold + L;
+        if ((s = dev_flush_held(q, lay, 1, F, d_snr, d_width)) != TR_OK) return s;
+        if (L == 0) return TR_OK;
+        tr_cuda_stage *st = (tr_cuda_stage *)q->hstage;
+        if ((s = hstage_reserve(q, L)) != TR_OK ||
+            (s = dnorm_tables(q, first, first + (int64_t)L - 1)) != TR_OK ||
+            (s = tr_cuda_boxcar_flush(
+                 (tr_cuda_boxcar *)q->cuda, lay, 1, tr_cuda_stage_snr(st),
+                 d_width ? tr_cuda_stage_width(st) : NULL, &q->err)) != TR_OK)
+            return s;
+        return tr_cuda_stage_place(st, lay, q->cfg.nchan, q->hold, q->hold, L, F, d_snr,
+                                   d_width, &q->err);
+    }
+    if (L == 0) return TR_OK;
     s = fixed ? cuda_tables(q, 0, 1) : dnorm_tables(q, first, first + (int64_t)L - 1);
     if (s != TR_OK) return s;
-    return tr_cuda_boxcar_flush((tr_cuda_boxcar *)q->cuda, q->cfg.device_layout, 1, d_snr,
-                                d_width, &q->err);
+    return tr_cuda_boxcar_flush((tr_cuda_boxcar *)q->cuda, lay, 1, d_snr, d_width,
+                                &q->err);
 #else
     (void)d_width;
     return TR_ERR_UNSUPPORTED;
@@ -877,7 +989,7 @@ tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const floa
     tr_cuda_stage *st = (tr_cuda_stage *)q->stage;
     float *d_y = tr_cuda_stage_snr(st);
     int32_t *d_w = tr_cuda_stage_width(st);
-    const uint64_t lat = tr_boxcar_plan_latency(&q->plan);
+    const uint64_t lat = tr_boxcar_latency(q);
     for (size_t done = 0; done < n;) {
         const size_t m = n - done < q->piece ? n - done : q->piece;
         const uint64_t pos = q->position;

@@ -28,6 +28,15 @@
  *     count; the same bits for one call, random chunkings (chunk size 1
  *     included), page-locked buffers (tr_boxcar_host_alloc) and the former
  *     path of one search per window (TR_BOXCAR_CUDA_PERWINDOW=1).
+ *  5. Device buffers with statistics measured on the device and window 0
+ *     held (WHITE and LEVELS, norm.first_own = 1, the default): against the
+ *     host path of the same settings (statistics measured on the host) in
+ *     both layouts, 1, 3 and 70 channels, NaN/Inf in window 0 and later,
+ *     streams shorter than the window (held until the flush), random pieces
+ *     (size 1 at the start): positions < 0 exactly 0, S/N within
+ *     TR_BOXCAR_FAST_TOL(L_end), widths equal but for at most 1 in 1000, the
+ *     same non-finite counts and warnings; after reset the same bits for other pieces,
+ * with the flush into device or host buffers.
  */
 #define _DEFAULT_SOURCE /* setenv */
 #include <transient/boxcar.h>
@@ -296,6 +305,22 @@ static void test_variants(void)
 
 /* ---- 2. device buffers --------------------------------------------------- */
 
+/* m positions of device outputs dy, dw (channel-major when cm) into y, w
+ * (time-major) through the host scratch buf, wbuf; 0 on failure. */
+static int fetch_outputs(const void *dy, const void *dw, size_t m, uint32_t C, int cm,
+                         float *buf, int32_t *wbuf, float *y, int32_t *w)
+{
+    if (tr_bench_dev_download(buf, dy, m * C * 4) != TR_OK ||
+        tr_bench_dev_download(wbuf, dw, m * C * 4) != TR_OK)
+        return 0;
+    for (size_t j = 0; j < m; j++)
+        for (uint32_t c = 0; c < C; c++) {
+            y[j * C + c] = buf[cm ? c * m + j : j * C + c];
+            w[j * C + c] = wbuf[cm ? c * m + j : j * C + c];
+        }
+    return 1;
+}
+
 static void test_device(void)
 {
     tu_rng r = {4242};
@@ -356,13 +381,8 @@ static void test_device(void)
                     CHECK(s == TR_OK, "%s: process_device: %s", what,
                           tr_boxcar_last_error(q));
                     ok = ok && s == TR_OK &&
-                         tr_bench_dev_download(buf, dy, m * C * 4) == TR_OK &&
-                         tr_bench_dev_download(wbuf, dw, m * C * 4) == TR_OK;
-                    for (size_t j = 0; ok && j < m; j++)
-                        for (uint32_t ch = 0; ch < C; ch++) {
-                            yd[(a + j) * C + ch] = buf[layout ? ch * m + j : j * C + ch];
-                            wd[(a + j) * C + ch] = wbuf[layout ? ch * m + j : j * C + ch];
-                        }
+                         fetch_outputs(dy, dw, m, C, layout, buf, wbuf, yd + a * C,
+                                       wd + a * C);
                 }
                 /* the FAST variant flushes into device memory, the other to the host */
                 if (ok && vars[v] == TR_VARIANT_FAST) {
@@ -370,13 +390,9 @@ static void test_device(void)
                     int32_t *fw = malloc(L * C * sizeof(int32_t));
                     CHECK(tr_boxcar_flush_device(q, dy, dw) == TR_OK,
                           "%s: flush_device: %s", what, tr_boxcar_last_error(q));
-                    ok = fy && fw && tr_bench_dev_download(fy, dy, L * C * 4) == TR_OK &&
-                         tr_bench_dev_download(fw, dw, L * C * 4) == TR_OK;
-                    for (size_t j = 0; ok && j < L; j++)
-                        for (uint32_t ch = 0; ch < C; ch++) {
-                            yd[(n + j) * C + ch] = fy[layout ? ch * L + j : j * C + ch];
-                            wd[(n + j) * C + ch] = fw[layout ? ch * L + j : j * C + ch];
-                        }
+                    ok = fy && fw &&
+                         fetch_outputs(dy, dw, L, C, layout, fy, fw, yd + n * C,
+                                       wd + n * C);
                     free(fy);
                     free(fw);
                 } else if (ok) {
@@ -655,6 +671,166 @@ static void test_host_path(void)
         }
 }
 
+/* ---- 5. device buffers, measured statistics, window 0 held --------------- */
+
+/*
+ * The stream x (n positions, time-major) through q as device samples in
+ * pieces (size 1 for the first 5, then 1..max_piece) and the flush into
+ * device buffers (host buffers with host_flush): (n + latency) * nchan
+ * outputs into y, w, time-major. 0 on failure.
+ */
+static int run_device(tr_boxcar *q, const float *x, size_t n, size_t max_piece,
+                      int host_flush, tu_rng *r, float *y, int32_t *w)
+{
+    const uint32_t C = tr_boxcar_nchan(q), L = tr_boxcar_latency(q);
+    const int cm = tr_boxcar_device_layout(q) == TR_BOXCAR_CHANNEL_MAJOR;
+    const size_t ny = (n > L ? n : L) * C;
+    float *buf = malloc(ny * sizeof(float));
+    int32_t *wbuf = malloc(ny * sizeof(int32_t));
+    void *dx = NULL, *dy = NULL, *dw = NULL;
+    int ok = buf && wbuf && tr_bench_dev_alloc(0, (n ? n : 1) * C * 4, &dx) == TR_OK &&
+             tr_bench_dev_alloc(0, ny * 4, &dy) == TR_OK &&
+             tr_bench_dev_alloc(0, ny * 4, &dw) == TR_OK;
+    CHECK(ok, "device allocation: %s", tr_bench_last_error());
+    size_t done = 0, calls = 0;
+    while (ok && done < n) {
+        size_t m = calls++ < 5 ? 1 : (size_t)tu_range(r, 1, (long)max_piece);
+        if (m > n - done) m = n - done;
+        for (size_t j = 0; j < m; j++)
+            for (uint32_t c = 0; c < C; c++)
+                buf[cm ? c * m + j : j * C + c] = x[(done + j) * C + c];
+        ok = tr_bench_dev_upload(dx, buf, m * C * 4) == TR_OK;
+        const tr_status s = tr_boxcar_process_device(q, dx, m, dy, dw);
+        CHECK(s == TR_OK, "process_device: %s", tr_boxcar_last_error(q));
+        ok = ok && s == TR_OK &&
+             fetch_outputs(dy, dw, m, C, cm, buf, wbuf, y + done * C, w + done * C);
+        done += m;
+    }
+    if (ok && host_flush) {
+        CHECK(tr_boxcar_flush(q, y + n * C, w + n * C) == TR_OK, "flush: %s",
+              tr_boxcar_last_error(q));
+    } else if (ok) {
+        const tr_status s = tr_boxcar_flush_device(q, dy, dw);
+        CHECK(s == TR_OK, "flush_device: %s", tr_boxcar_last_error(q));
+        ok = s == TR_OK &&
+             fetch_outputs(dy, dw, L, C, cm, buf, wbuf, y + n * C, w + n * C);
+    }
+    tr_bench_dev_free(dx);
+    tr_bench_dev_free(dy);
+    tr_bench_dev_free(dw);
+    free(buf);
+    free(wbuf);
+    return ok;
+}
+
+static void test_device_held(void)
+{
+    tu_rng r = {5151};
+    struct {
+        tr_boxcar_config c;
+        tr_boxcar_norm_mode mode;
+        uint32_t nchan;
+        size_t n;
+        int layout;
+    } cases[] = {
+        {boxdit(16, 200), TR_BOXCAR_NORM_WHITE, 1, 9000, 0},
+        {igrid(2, 0, 256), TR_BOXCAR_NORM_LEVELS, 3, 7000, 1},
+        {boxdit(32, 256), TR_BOXCAR_NORM_WHITE, 70, 5000, 1},
+        {boxdit(16, 200), TR_BOXCAR_NORM_LEVELS, 64, 4500, 0},
+        {boxdit(16, 200), TR_BOXCAR_NORM_WHITE, 2, 1500, 0},  /* shorter than W */
+        {igrid(1, 0, 128), TR_BOXCAR_NORM_LEVELS, 4, 700, 1}, /* shorter than W */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char name[96], what[200];
+        tr_boxcar_config c = cases[k].c;
+        cfg_name(&c, name, sizeof name);
+        snprintf(what, sizeof what, "held device %s %s nchan %u n %zu %s",
+                 cases[k].mode == TR_BOXCAR_NORM_WHITE ? "WHITE" : "LEVELS", name,
+                 cases[k].nchan, cases[k].n,
+                 cases[k].layout ? "channel-major" : "time-major");
+        c.nchan = cases[k].nchan;
+        c.norm.mode = cases[k].mode;
+        c.norm.window = 2048;
+        c.norm.history = 2;
+        c.norm.init_mean = 3.0;
+        c.norm.init_sigma = 2.0;
+        c.backend = TR_BACKEND_CUDA;
+        c.variant = TR_VARIANT_FAST;
+        c.device_layout =
+            cases[k].layout ? TR_BOXCAR_CHANNEL_MAJOR : TR_BOXCAR_TIME_MAJOR;
+        const uint32_t C = c.nchan;
+        const size_t n = cases[k].n;
+        float *x = noise(&r, n * C, 3.0, 2.0);
+        add_pulses(&r, x, n, C, 20, 200, 2.0, 30);
+        add_nonfinite(&r, x, n, C, 7);
+        for (uint32_t ch = 0; ch < C; ch++) { /* window 0 */
+            x[3 * C + ch] = NAN;
+            x[10 * C + ch] = ch % 2 ? INFINITY : -INFINITY;
+        }
+        tr_error err;
+        tr_boxcar *h = tr_boxcar_create(&c, &err), *q = tr_boxcar_create(&c, &err);
+        CHECK(h && q, "%s: create: %s", what, err.message);
+        const uint32_t L = h ? tr_boxcar_latency(h) : 0;
+        CHECK(!q || tr_boxcar_latency(q) == L, "%s: latency", what);
+        const size_t tot = (n + L) * C;
+        float *yh = malloc(tot * sizeof(float)), *yd = malloc(tot * sizeof(float)),
+              *y2 = malloc(tot * sizeof(float));
+        int32_t *wh = malloc(tot * sizeof(int32_t)), *wd = malloc(tot * sizeof(int32_t)),
+                *w2 = malloc(tot * sizeof(int32_t));
+        int ok = h && q && yh && yd && y2 && wh && wd && w2;
+        /* the host path: statistics measured on the host, window 0 held there */
+        ok = ok && tr_boxcar_process(h, x, n, yh, wh) == TR_OK &&
+             tr_boxcar_flush(h, yh + n * C, wh + n * C) == TR_OK;
+        CHECK(ok, "%s: host path: %s", what, h ? tr_boxcar_last_error(h) : "");
+        ok = ok && run_device(q, x, n, 3000, 0, &r, yd, wd);
+        if (ok) {
+            const double tol = TR_BOXCAR_FAST_TOL(tr_boxcar_lend(h));
+            size_t bad = 0, wdiff = 0, neg = 0, compared = 0;
+            for (size_t i = 0; i < tot; i++) {
+                if (i < (size_t)L * C) { /* positions < 0 */
+                    neg += yd[i] != 0.0f || wd[i] != 0;
+                    continue;
+                }
+                compared++;
+                bad += !(fabs(yd[i] - yh[i]) <= tol * (1.0 + fabs(yh[i])));
+                wdiff += wd[i] != wh[i];
+            }
+            /* the statistics are summed in another order on the device: a
+             * width may differ where two boxcars are that close */
+            CHECK(neg == 0 && bad == 0 && wdiff * 1000 <= compared,
+                  "%s: %zu outputs < 0 not zero, %zu S/N off the host path, %zu of %zu "
+                  "widths differ",
+                  what, neg, bad, wdiff, compared);
+            CHECK(tr_boxcar_nonfinite(q) == tr_boxcar_nonfinite(h),
+                  "%s: %llu non-finite, host path %llu", what,
+                  (unsigned long long)tr_boxcar_nonfinite(q),
+                  (unsigned long long)tr_boxcar_nonfinite(h));
+            CHECK(tr_boxcar_warnings(q) == tr_boxcar_warnings(h),
+                  "%s: warnings \"%s\", host path \"%s\"", what, tr_boxcar_warning(q),
+                  tr_boxcar_warning(h));
+            CHECK(n >= 2048 || (tr_boxcar_warnings(q) & TR_BOXCAR_WARN_SHORT_STREAM),
+                  "%s: short stream not reported", what);
+            /* reset and reuse: other pieces, flush to the device and the host */
+            for (int hf = 0; hf < 2; hf++) {
+                CHECK(tr_boxcar_reset(q) == TR_OK, "%s: reset", what);
+                ok = run_device(q, x, n, hf ? 40 : 5000, hf, &r, y2, w2);
+                const size_t d = ok ? bits_differ(yd, wd, y2, w2, tot) : 0;
+                CHECK(ok && d == 0, "%s: after reset (%s flush): %zu outputs differ",
+                      what, hf ? "host" : "device", d);
+            }
+        }
+        tr_boxcar_destroy(h);
+        tr_boxcar_destroy(q);
+        free(x);
+        free(yh);
+        free(yd);
+        free(y2);
+        free(wh);
+        free(wd);
+        free(w2);
+    }
+}
+
 int main(void)
 {
     char why[256];
@@ -666,5 +842,6 @@ int main(void)
     test_variants();
     test_device();
     test_section41();
+    test_device_held();
     return tu_finish("test_boxcar_gpu");
 }

@@ -15,7 +15,8 @@
  *     device pointers (tr_candidates_process_device, both layouts), flush,
  *     reset, a dense stream that makes every device buffer grow.
  *  2. The search on the device (tr_boxcar_process_device; FIXED, and WHITE
- *     and LEVELS measured on the device; both layouts; 1 and 64 channels;
+ *     and LEVELS measured on the device, with window 0 held (first_own, the
+ *     default) and with the warm-up; both layouts; 1 and 64 channels;
  *     NaN/Inf; random pieces) with tr_boxcar_candidates_process_device: S/N
  *     within twice TR_BOXCAR_FAST_TOL of the CPU search of the same samples
  *     (each is within it of the reference), flush included, the same
@@ -192,12 +193,13 @@ static void test_search(void)
     const uint32_t chans[] = {1, 64};
     const tr_boxcar_norm_mode modes[] = {TR_BOXCAR_NORM_FIXED, TR_BOXCAR_NORM_WHITE,
                                          TR_BOXCAR_NORM_LEVELS};
-    for (int mi = 0; mi < 3; mi++)
+    for (int mo = 0; mo < 5; mo++) /* FIXED; WHITE, LEVELS with first_own 1, 0 */
         for (int li = 0; li < 2; li++)
             for (size_t cc = 0; cc < 2; cc++) {
+                const int mi = mo < 3 ? mo : mo - 2;
                 const uint32_t C = chans[cc];
                 const size_t n = 70000;
-                tu_rng r = {500 + cc + 10 * li + 100 * mi};
+                tu_rng r = {500 + cc + 10 * li + 100 * mo};
                 float *x = malloc(n * C * sizeof *x), *buf = malloc(n * C * sizeof *buf);
                 float *ys = malloc(n * C * sizeof *ys), *yc = malloc(n * C * sizeof *yc);
                 int32_t *wc = malloc(n * C * sizeof *wc);
@@ -217,7 +219,7 @@ static void test_search(void)
                 bc.nchan = C;
                 bc.max_width = 256;
                 bc.norm.mode = modes[mi];
-                bc.norm.first_own = 0; /* device statistics: warm-up definition */
+                bc.norm.first_own = mo < 3; /* window 0 held, or the warm-up */
                 bc.device_layout = li ? TR_BOXCAR_CHANNEL_MAJOR : TR_BOXCAR_TIME_MAJOR;
                 tr_error err;
                 bc.backend = TR_BACKEND_CUDA;

@@ -228,7 +228,8 @@ tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width);
  * on the device by the fixed mean of its channel. WHITE and LEVELS: the
  * statistics are measured on the device with the definitions of
  * <transient/boxcar_norm.h> (windows, history, robust rejection, warm-up,
- * non-finite samples replaced by the input mean in effect); the FAST
+ * window 0 by its own statistics with first_own, held on the device as on
+ * the host, non-finite samples replaced by the input mean in effect); the FAST
  * variant and a window that is a multiple of its tile are needed (the
  * default 16384 is), else TR_ERR_UNSUPPORTED. Such a stream stays on the
  * device until reset: tr_boxcar_process then fails with TR_ERR_STATE, and a
