@@ -1,5 +1,6 @@
 /*
- * Device buffers of stage_cuda.h: one allocation per buffer, a stream for
+ * Device buffers of stage_cuda.h: one allocation per buffer (two sample
+ * slots, each with the event of its last copy in), a stream for
  * the copies (page-locked host memory is copied by the GPU directly, other
  * memory through the driver's staging) and the placement of held outputs.
  */
@@ -42,7 +43,8 @@ struct tr_cuda_stage {
     int device = -1;
     size_t values = 0;
     cudaStream_t stream = nullptr;
-    float *x = nullptr, *snr = nullptr;
+    cudaEvent_t copied[2] = {nullptr, nullptr}; /* the last copy into each x slot */
+    float *x[2] = {nullptr, nullptr}, *snr = nullptr;
     int32_t *width = nullptr;
 };
 
@@ -50,7 +52,10 @@ extern "C" void tr_cuda_stage_destroy(tr_cuda_stage *st)
 {
     if (!st) return;
     if (st->device >= 0) cudaSetDevice(st->device);
-    cudaFree(st->x);
+    for (int i = 0; i < 2; i++) {
+        cudaFree(st->x[i]);
+        if (st->copied[i]) cudaEventDestroy(st->copied[i]);
+    }
     cudaFree(st->snr);
     cudaFree(st->width);
     if (st->stream) cudaStreamDestroy(st->stream);
@@ -66,7 +71,11 @@ static tr_status stage_setup(tr_cuda_stage *st, int device, size_t values, tr_er
     STAGE_TRY(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking),
               "create stream");
     const size_t b = (values ? values : 1) * 4;
-    STAGE_TRY(cudaMalloc((void **)&st->x, b), "allocate samples");
+    for (int i = 0; i < 2; i++) {
+        STAGE_TRY(cudaEventCreateWithFlags(&st->copied[i], cudaEventDisableTiming),
+                  "create event");
+        STAGE_TRY(cudaMalloc((void **)&st->x[i], b), "allocate samples");
+    }
     STAGE_TRY(cudaMalloc((void **)&st->snr, b), "allocate S/N");
     STAGE_TRY(cudaMalloc((void **)&st->width, b), "allocate widths");
     return TR_OK;
@@ -91,22 +100,30 @@ extern "C" tr_status tr_cuda_stage_create(int device, size_t values, tr_cuda_sta
     return TR_OK;
 }
 
-extern "C" tr_status tr_cuda_stage_upload(tr_cuda_stage *st, const float *x, size_t n,
-                                          tr_error *err)
+extern "C" tr_status tr_cuda_stage_upload(tr_cuda_stage *st, int slot, const float *x,
+                                          size_t n, tr_error *err)
 {
-    if (!st || (n && !x) || n > st->values)
+    if (!st || (n && !x) || n > st->values || (slot != 0 && slot != 1))
         return tr_fail(err, TR_ERR_INVALID, "stage/cuda: upload of %zu values", n);
     STAGE_TRY(cudaSetDevice(st->device), "select device");
-    STAGE_TRY(
-        cudaMemcpyAsync(st->x, x, n * sizeof(float), cudaMemcpyHostToDevice, st->stream),
-        "copy samples in");
-    STAGE_TRY(cudaStreamSynchronize(st->stream), "copy samples in");
+    STAGE_TRY(cudaMemcpyAsync(st->x[slot], x, n * sizeof(float), cudaMemcpyHostToDevice,
+                              st->stream),
+              "copy samples in");
+    STAGE_TRY(cudaEventRecord(st->copied[slot], st->stream), "copy samples in");
     return TR_OK;
 }
 
-extern "C" float *tr_cuda_stage_x(const tr_cuda_stage *st)
+extern "C" tr_status tr_cuda_stage_wait(tr_cuda_stage *st, int slot, tr_error *err)
 {
-    return st ? st->x : nullptr;
+    if (!st || (slot != 0 && slot != 1))
+        return tr_fail(err, TR_ERR_INVALID, "stage/cuda: no sample slot %d", slot);
+    STAGE_TRY(cudaEventSynchronize(st->copied[slot]), "copy samples in");
+    return TR_OK;
+}
+
+extern "C" float *tr_cuda_stage_x(const tr_cuda_stage *st, int slot)
+{
+    return st && (slot == 0 || slot == 1) ? st->x[slot] : nullptr;
 }
 extern "C" float *tr_cuda_stage_snr(const tr_cuda_stage *st)
 {
@@ -123,13 +140,16 @@ extern "C" tr_status tr_cuda_stage_reserve(tr_cuda_stage *st, size_t values,
     if (!st) return tr_fail(err, TR_ERR_INVALID, "stage/cuda: NULL stage");
     if (values <= st->values) return TR_OK;
     STAGE_TRY(cudaSetDevice(st->device), "select device");
-    cudaFree(st->x);
+    STAGE_TRY(cudaStreamSynchronize(st->stream), "finish the copies in");
+    for (int i = 0; i < 2; i++)
+        cudaFree(st->x[i]);
     cudaFree(st->snr);
     cudaFree(st->width);
-    st->x = st->snr = nullptr;
+    st->x[0] = st->x[1] = st->snr = nullptr;
     st->width = nullptr;
     st->values = 0;
-    STAGE_TRY(cudaMalloc((void **)&st->x, values * 4), "allocate samples");
+    for (int i = 0; i < 2; i++)
+        STAGE_TRY(cudaMalloc((void **)&st->x[i], values * 4), "allocate samples");
     STAGE_TRY(cudaMalloc((void **)&st->snr, values * 4), "allocate S/N");
     STAGE_TRY(cudaMalloc((void **)&st->width, values * 4), "allocate widths");
     st->values = values;

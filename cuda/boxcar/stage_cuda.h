@@ -1,6 +1,7 @@
 /*
  * Device buffers for host samples that are searched and clustered on the
- * device (tr_boxcar_search_candidates): the samples of a call copied in, and
+ * device (tr_boxcar_search_candidates): the samples of a call copied in (two
+ * slots, so that the next piece is copied while this one is searched), and
  * the S/N and widths that stay on the device. Also the scratch of a held
  * device stream (measured statistics with first_own): the search's outputs
  * placed into the caller's buffers behind the positions held or flushed
@@ -22,9 +23,15 @@ tr_status tr_cuda_stage_create(int device, size_t values, tr_cuda_stage **st,
                                tr_error *err);
 void tr_cuda_stage_destroy(tr_cuda_stage *st);
 
-/* Copy n <= values host floats into the device x buffer; returns when done. */
-tr_status tr_cuda_stage_upload(tr_cuda_stage *st, const float *x, size_t n,
+/* Start copying n <= values host floats into sample slot `slot` (0 or 1)
+ * on the stage's own stream: page-locked memory is copied by the GPU while the
+ * caller goes on (other memory is staged by the driver before this returns).
+ * The caller must not refill a slot that a search still reads. */
+tr_status tr_cuda_stage_upload(tr_cuda_stage *st, int slot, const float *x, size_t n,
                                tr_error *err);
+
+/* Wait until the last copy into `slot` is complete. */
+tr_status tr_cuda_stage_wait(tr_cuda_stage *st, int slot, tr_error *err);
 
 /* Buffers of at least `values` each (grown, contents dropped). */
 tr_status tr_cuda_stage_reserve(tr_cuda_stage *st, size_t values, tr_error *err);
@@ -44,7 +51,7 @@ tr_status tr_cuda_stage_place(tr_cuda_stage *st, tr_boxcar_layout layout, uint32
 tr_status tr_cuda_stage_download(tr_cuda_stage *st, size_t n, float *snr, int32_t *width,
                                  tr_error *err);
 
-float *tr_cuda_stage_x(const tr_cuda_stage *st);
+float *tr_cuda_stage_x(const tr_cuda_stage *st, int slot);
 float *tr_cuda_stage_snr(const tr_cuda_stage *st);
 int32_t *tr_cuda_stage_width(const tr_cuda_stage *st);
 

@@ -990,22 +990,36 @@ tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const floa
     float *d_y = tr_cuda_stage_snr(st);
     int32_t *d_w = tr_cuda_stage_width(st);
     const uint64_t lat = tr_boxcar_latency(q);
-    for (size_t done = 0; done < n;) {
-        const size_t m = n - done < q->piece ? n - done : q->piece;
+    /* Pieces alternate between the stage's two sample slots: the next piece
+     * is copied in while this one is searched and clustered (the search of a
+     * piece is complete when its clustering returns, so its slot is free). */
+    int slot = 0;
+    size_t m = n < q->piece ? n : q->piece;
+    if ((s = tr_cuda_stage_upload(st, slot, x, m * C, &q->err)) != TR_OK) return s;
+    for (size_t done = 0; done < n; slot ^= 1) {
         const uint64_t pos = q->position;
-        if ((s = tr_cuda_stage_upload(st, x + done * C, m * C, &q->err)) != TR_OK ||
-            (s = device_run(q, tr_cuda_stage_x(st), m, TR_BOXCAR_TIME_MAJOR, d_y, d_w)) !=
-                TR_OK)
+        const size_t next = done + m;
+        const size_t m2 = n - next < q->piece ? n - next : q->piece;
+        if ((s = tr_cuda_stage_wait(st, slot, &q->err)) != TR_OK) return s;
+        if (m2 > 0 && (s = tr_cuda_stage_upload(st, slot ^ 1, x + next * C, m2 * C,
+                                                &q->err)) != TR_OK)
             return s;
+        s = device_run(q, tr_cuda_stage_x(st, slot), m, TR_BOXCAR_TIME_MAJOR, d_y, d_w);
         /* outputs k are positions pos - lat + k; those below 0 are skipped */
         const size_t neg = pos >= lat ? 0 : (size_t)(lat - pos < m ? lat - pos : m);
-        if (m > neg) {
+        if (s == TR_OK && m > neg) {
             s = tr_boxcar_cluster_device(c, q, pos + neg - lat, d_y, d_w, (int64_t)m,
                                          (int64_t)neg, m - neg, 0);
             if (s != TR_OK)
-                return tr_fail(&q->err, s, "boxcar: %s", tr_candidates_last_error(c));
+                tr_fail(&q->err, s, "boxcar: %s", tr_candidates_last_error(c));
         }
-        done += m;
+        if (s != TR_OK) {
+            /* the caller's samples must not be read after the return */
+            if (m2 > 0) (void)tr_cuda_stage_wait(st, slot ^ 1, NULL);
+            return s;
+        }
+        done = next;
+        m = m2;
     }
     return TR_OK;
 #else

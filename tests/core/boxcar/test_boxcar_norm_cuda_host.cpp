@@ -339,6 +339,20 @@ void test_place()
     check(tr_cuda_stage_place(st, TR_BOXCAR_TIME_MAJOR, 1, 0, 3, 2, 4, y.data(), nullptr,
                               &err) == TR_ERR_INVALID,
           0, "placement past the outputs refused", 0, 0);
+    /* the two sample slots: separate buffers, each holding its last copy */
+    const float a[3] = {1.0f, 2.0f, 3.0f}, b[3] = {-4.0f, -5.0f, -6.0f};
+    check(tr_cuda_stage_upload(st, 0, a, 3, &err) == TR_OK &&
+              tr_cuda_stage_upload(st, 1, b, 3, &err) == TR_OK &&
+              tr_cuda_stage_wait(st, 0, &err) == TR_OK &&
+              tr_cuda_stage_wait(st, 1, &err) == TR_OK,
+          0, "upload into both slots", 0, 0);
+    const float *x0 = tr_cuda_stage_x(st, 0), *x1 = tr_cuda_stage_x(st, 1);
+    check(x0 && x1 && x0 != x1 && std::equal(a, a + 3, x0) && std::equal(b, b + 3, x1), 0,
+          "slot contents", 0, 0);
+    check(tr_cuda_stage_upload(st, 2, a, 3, &err) == TR_ERR_INVALID &&
+              tr_cuda_stage_wait(st, -1, &err) == TR_ERR_INVALID &&
+              !tr_cuda_stage_x(st, 2),
+          0, "a slot other than 0 and 1 refused", 0, 0);
     tr_cuda_stage_destroy(st);
 }
 

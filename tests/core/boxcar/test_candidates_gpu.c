@@ -243,6 +243,9 @@ static void test_search(void)
                 tr_candidates *hc_ref = tr_candidates_create(&cfg, &err);
                 bc.backend = TR_BACKEND_CUDA;
                 bc.device_layout = TR_BOXCAR_TIME_MAJOR;
+                /* pieces of at most 1000 samples: calls of up to 9000 take
+                 * several, copied in while the one before is searched */
+                bc.batch = 1000;
                 tr_boxcar *ga = tr_boxcar_create(&bc, &err);
                 void *dx = NULL, *dy = NULL, *dw = NULL;
                 if (!g || !h || !href || !same || !dev || !hc || !hc_ref || !ga ||
