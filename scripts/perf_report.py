@@ -290,6 +290,33 @@ SOURCES = [
     S("2026-11-27-h100-final", "flowgraph_frb.jsonl", FINAL,
       "frb_search_f (a sink) in the C++ flow graph benchmark beside tr_frb, CUDA (GNU "
       "Radio buffers page-locked) and CPU, the final tree (commit 714c0d4, H100)"),
+    S("2026-11-27-h100-blocks-final", "flowgraph_boxcar_fixed.jsonl", FINAL,
+      "boxcar_search_ff CUDA without outputs (candidates on the device), FIXED, in the "
+      "flow graph benchmark beside its core (commit e6fdcf7, H100)",
+      labels=["1 channel, batch 1048576", "1 channel, batch 8388608",
+              "64 channels, batch 65536", "64 channels, batch 262144"]),
+    S("2026-11-27-h100-blocks-final", "flowgraph_boxcar_white.jsonl", FINAL,
+      "the same with WHITE statistics, measured on the device with window 0 held "
+      "(commit e6fdcf7, H100)",
+      labels=["1 channel, batch 1048576", "1 channel, batch 8388608",
+              "64 channels, batch 65536", "64 channels, batch 262144"]),
+    S("2026-11-27-h100-blocks-final", "flowgraph_spiir_vectors.jsonl", FINAL,
+      "spiir_bank_fc CUDA as a sink, detects as vectors, triggers on the device and on the "
+      "host (commit e6fdcf7, H100), two runs", labels=["run 1", "run 2"]),
+    S("2026-11-27-h100-blocks-final", "flowgraph_spiir_dicts.jsonl", FINAL,
+      "the same with detects as dicts (commit e6fdcf7, H100)"),
+    S("2026-11-27-h100-blocks-final", "host_paths/host_B_64_1.jsonl", FINAL,
+      "the boxcar host paths (`transient-bench --host-path`), 64 channels, after the "
+      "two-slot stage (commit e6fdcf7), beside the tree before it in one call"),
+    S("2026-11-27-h100-blocks-final", "host_paths/host_B_64_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h100-blocks-final", "host_paths/host_B_1_1.jsonl", FINAL, "the same, 1 channel"),
+    S("2026-11-27-h100-blocks-final", "host_paths/host_B_1_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h100-blocks-final", "host_paths/host_A_64_1.jsonl", EARLIER,
+      "64 channels before the two-slot stage (commit 248a92d), same call"),
+    S("2026-11-27-h100-blocks-final", "host_paths/host_A_64_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h100-blocks-final", "host_paths/host_A_1_1.jsonl", EARLIER,
+      "1 channel before the two-slot stage (commit 248a92d), same call"),
+    S("2026-11-27-h100-blocks-final", "host_paths/host_A_1_2.jsonl", REPEAT, "the same, second run"),
     # Kalman
     S("2026-11-22-h100-kalman-fast", "kalman_gpu_bench.jsonl", FINAL,
       "second (final) run of the faster CUDA FAST, bench/tuning/kalman_gpu_bench.c, 2^20-sample "
