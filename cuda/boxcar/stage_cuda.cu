@@ -1,6 +1,7 @@
 /*
  * Device buffers of stage_cuda.h: one allocation per buffer (two sample
- * slots, each with the event of its last copy in), a stream for
+ * slots, allocated at their first copy in, so that a stage used only for
+ * held outputs has none; each with the event of its last copy), a stream for
  * the copies (page-locked host memory is copied by the GPU directly, other
  * memory through the driver's staging) and the placement of held outputs.
  */
@@ -71,11 +72,9 @@ static tr_status stage_setup(tr_cuda_stage *st, int device, size_t values, tr_er
     STAGE_TRY(cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking),
               "create stream");
     const size_t b = (values ? values : 1) * 4;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2; i++)
         STAGE_TRY(cudaEventCreateWithFlags(&st->copied[i], cudaEventDisableTiming),
                   "create event");
-        STAGE_TRY(cudaMalloc((void **)&st->x[i], b), "allocate samples");
-    }
     STAGE_TRY(cudaMalloc((void **)&st->snr, b), "allocate S/N");
     STAGE_TRY(cudaMalloc((void **)&st->width, b), "allocate widths");
     return TR_OK;
@@ -106,6 +105,9 @@ extern "C" tr_status tr_cuda_stage_upload(tr_cuda_stage *st, int slot, const flo
     if (!st || (n && !x) || n > st->values || (slot != 0 && slot != 1))
         return tr_fail(err, TR_ERR_INVALID, "stage/cuda: upload of %zu values", n);
     STAGE_TRY(cudaSetDevice(st->device), "select device");
+    if (!st->x[slot])
+        STAGE_TRY(cudaMalloc((void **)&st->x[slot], (st->values ? st->values : 1) * 4),
+                  "allocate samples");
     STAGE_TRY(cudaMemcpyAsync(st->x[slot], x, n * sizeof(float), cudaMemcpyHostToDevice,
                               st->stream),
               "copy samples in");
@@ -148,8 +150,6 @@ extern "C" tr_status tr_cuda_stage_reserve(tr_cuda_stage *st, size_t values,
     st->x[0] = st->x[1] = st->snr = nullptr;
     st->width = nullptr;
     st->values = 0;
-    for (int i = 0; i < 2; i++)
-        STAGE_TRY(cudaMalloc((void **)&st->x[i], values * 4), "allocate samples");
     STAGE_TRY(cudaMalloc((void **)&st->snr, values * 4), "allocate S/N");
     STAGE_TRY(cudaMalloc((void **)&st->width, values * 4), "allocate widths");
     st->values = values;

@@ -23,7 +23,8 @@ tr_status tr_cuda_stage_create(int device, size_t values, tr_cuda_stage **st,
                                tr_error *err);
 void tr_cuda_stage_destroy(tr_cuda_stage *st);
 
-/* Start copying n <= values host floats into sample slot `slot` (0 or 1)
+/* Start copying n <= values host floats into sample slot `slot` (0 or 1,
+ * allocated at its first copy)
  * on the stage's own stream: page-locked memory is copied by the GPU while the
  * caller goes on (other memory is staged by the driver before this returns).
  * The caller must not refill a slot that a search still reads. */
@@ -33,7 +34,8 @@ tr_status tr_cuda_stage_upload(tr_cuda_stage *st, int slot, const float *x, size
 /* Wait until the last copy into `slot` is complete. */
 tr_status tr_cuda_stage_wait(tr_cuda_stage *st, int slot, tr_error *err);
 
-/* Buffers of at least `values` each (grown, contents dropped). */
+/* Buffers of at least `values` each (grown, contents dropped; the sample
+ * slots are allocated again at their next copy). */
 tr_status tr_cuda_stage_reserve(tr_cuda_stage *st, size_t values, tr_error *err);
 
 /*
