@@ -77,9 +77,6 @@ struct tr_cuda_spiir {
     int32_t *d_off;
     float2 *d_state;
     size_t slots;
-    int sms;          /* multiprocessors of the device */
-    unsigned *d_work; /* time-chunk counters (fast_args), NULL: whole batches */
-    bool chunk_always;
 
     /* PAPER */
     paper_group small, large;
@@ -111,7 +108,6 @@ void ctx_free(tr_cuda_spiir *c)
     cudaFree(c->d_state);
     cudaFree(c->d_A);
     cudaFree(c->d_seg);
-    cudaFree(c->d_work);
     for (paper_group *g : {&c->small, &c->large}) {
         cudaFree(g->d_ids);
         cudaFree(g->d_coef);
@@ -186,14 +182,6 @@ bool seg_disabled()
 {
     const char *e = std::getenv("TR_SPIIR_CUDA_SEGMENT");
     return e && e[0] == '0';
-}
-
-/* Time chunks of whole batches: 0 off, 1 always, unset: when the grid
- * exceeds one wave. */
-int chunk_setting()
-{
-    const char *e = std::getenv("TR_SPIIR_CUDA_CHUNK");
-    return e && (e[0] == '0' || e[0] == '1') ? e[0] - '0' : -1;
 }
 
 float2 pole_lo(const tr_spiir_filter &f)
@@ -319,7 +307,6 @@ extern "C" tr_status tr_cuda_spiir_create(int device, const tr_cuda_spiir_bank *
     c->device = device;
     TR_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), err,
                 "spiir/cuda: query multiprocessors", fail);
-    c->sms = sms;
     TR_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), err,
                 "spiir/cuda: create stream", fail);
 
@@ -393,13 +380,6 @@ extern "C" tr_status tr_cuda_spiir_create(int device, const tr_cuda_spiir_bank *
                     fail);
         TR_CUDA_TRY(cudaMalloc(&c->d_state, c->slots * sizeof(float2)), err,
                     "spiir/cuda: allocate states", fail);
-        c->chunk_always = chunk_setting() == 1;
-        if (!c->seg && chunk_setting() != 0) {
-            const uint32_t per_block = (uint32_t)(c->p > 32 ? 1 : kSmallBlock / c->p);
-            const size_t rows = (c->nt + per_block - 1) / per_block;
-            TR_CUDA_TRY(cudaMalloc(&c->d_work, (rows + 1) * sizeof(unsigned)), err,
-                        "spiir/cuda: allocate chunk counters", fail);
-        }
         TR_CUDA_TRY(cudaStreamSynchronize(c->stream), err, "spiir/cuda: upload bank",
                     fail);
     } else {
@@ -582,11 +562,6 @@ tr_status enqueue_batch(tr_cuda_spiir *c, const float *d_x, int64_t n, float2 *d
         a.kbeg0 = 0;
         a.yseg = c->d_seg;
         a.slots = c->slots;
-        a.chunk = 0;
-        a.rows = 0;
-        a.work = c->d_work;
-        a.sms = c->sms;
-        a.chunk_always = c->chunk_always;
         if (c->seg) {
             /* Anchors: multiples of L in the stream; the first segment starts at
              * the anchor at or before this batch's first sample. */

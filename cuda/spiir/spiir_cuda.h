@@ -33,9 +33,7 @@ typedef struct tr_cuda_spiir tr_cuda_spiir;
  * atomic cross-warp summation otherwise). batch: samples per launch (FAST on
  * small banks, which cuts time into segments, may use smaller launches).
  * Benchmark hooks read at creation (see spiir_cuda.cu): TR_SPIIR_CUDA_SHAPE
- * forces the FAST shape, TR_SPIIR_CUDA_SEGMENT=0 turns segmented time off,
- * TR_SPIIR_CUDA_CHUNK=0 the time chunks of whole batches (1: chunks for
- * every batch of two chunks or more, for tests). */
+ * forces the FAST shape, TR_SPIIR_CUDA_SEGMENT=0 turns segmented time off. */
 tr_status tr_cuda_spiir_create(int device, const tr_cuda_spiir_bank *bank,
                                int complex_input, tr_variant variant, size_t batch,
                                tr_cuda_spiir **ctx, tr_error *err);

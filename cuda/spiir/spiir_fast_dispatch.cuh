@@ -11,40 +11,6 @@
 namespace
 {
 
-constexpr int kChunk = 512; /* samples per time chunk (a multiple of 2 kT) */
-
-/*
- * Whole batches: a grid of more block rows than the GPU holds at once would
- * end in a partial wave of full-length blocks (4096 templates of 512 filters
- * on 132 SMs: 2.6 waves of work in 3 waves of time). Cut into time chunks
- * taken in order from a work counter (fast_args), the last wave is a chunk
- * long. The states pass from chunk to chunk exactly: the same bits.
- */
-template <int F, int P, int C, bool kLo>
-cudaError_t launch_whole(fast_args a, unsigned rows, cudaStream_t s)
-{
-    constexpr int kBlock = P > 32 ? P : kSmallBlock;
-    const auto kernel = spiir_fast_kernel<F, P, C, kLo, false>;
-    a.chunk = 0;
-    if (a.work && a.n >= 2 * kChunk) {
-        int per_sm = 0;
-        const cudaError_t e =
-            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kBlock, 0);
-        if (e != cudaSuccess) return e;
-        if (a.chunk_always || rows > (unsigned)per_sm * (unsigned)a.sms) a.chunk = kChunk;
-    }
-    unsigned blocks = rows;
-    if (a.chunk > 0) {
-        const cudaError_t e =
-            cudaMemsetAsync(a.work, 0, (rows + 1) * sizeof(unsigned), s);
-        if (e != cudaSuccess) return e;
-        a.rows = rows;
-        blocks = rows * (unsigned)((a.n + a.chunk - 1) / a.chunk);
-    }
-    kernel<<<blocks, kBlock, 0, s>>>(a);
-    return cudaGetLastError();
-}
-
 template <int F, int P, int C>
 cudaError_t launch_fast_fpc(const fast_args &a, cudaStream_t s)
 {
@@ -63,9 +29,9 @@ cudaError_t launch_fast_fpc(const fast_args &a, cudaStream_t s)
             return cudaErrorInvalidValue;
         }
     } else if (a.lo) {
-        return launch_whole<F, P, C, true>(a, grid.x, s);
+        spiir_fast_kernel<F, P, C, true, false><<<grid, kBlock, 0, s>>>(a);
     } else {
-        return launch_whole<F, P, C, false>(a, grid.x, s);
+        spiir_fast_kernel<F, P, C, false, false><<<grid, kBlock, 0, s>>>(a);
     }
     return cudaGetLastError();
 }

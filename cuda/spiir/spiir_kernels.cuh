@@ -141,15 +141,6 @@ struct fast_args {
     int seg, kbeg0;
     const float2 *yseg;
     size_t slots;
-    /* Time chunks (chunk > 0, not segmented; launch_whole): the grid has rows
-     * block rows times the batch's chunks of `chunk` samples. A block takes
-     * work item w = atomicAdd(work, 1), chunk w / rows of block row w % rows,
-     * once work[1 + row] says that the row's chunks before it are done. */
-    int chunk;
-    uint32_t rows;
-    unsigned *work;    /* [0]: the next item; [1 + row]: chunks of the row done */
-    int sms;           /* multiprocessors: chunks only when the rows exceed a wave */
-    bool chunk_always; /* chunks whatever the grid (tests of the waits) */
 };
 
 /* Float offset in the line of sample k of a slot whose sample 0 is at line
@@ -173,36 +164,24 @@ template <int F, int C> struct xblock {
     float r[F][kT], i[F][kT];
 };
 
-/* The line at sample k0 of offset 0, opaque to the compiler: each filter's
- * address is then one wide multiply-add of its 32-bit offset, rather than a
- * 64-bit sum of offset and k0 formed anew per filter and block. */
-template <int C>
-__device__ __forceinline__ const float *line_at(const float *line, int k0)
-{
-    const float *p = line + k0 * C;
-    asm("mov.b64 %0, %0;" : "+l"(p));
-    return p;
-}
-
 template <int F, int C>
 __device__ __forceinline__ void load_block(xblock<F, C> &x, const float *line,
                                            const int32_t (&off)[F], int k0)
 {
-    const float *lk = line_at<C>(line, k0);
 #pragma unroll
     for (int f = 0; f < F; f++)
-        load8<C>(lk + off[f], x.r[f], x.i[f]);
+        load8<C>(line + k0 * C + off[f], x.r[f], x.i[f]);
 }
 
-/* Samples of filter f for the block at lk (line_at): loaded now (kInline) or
- * taken from the prefetched block. */
+/* Samples of filter f for the block at k0: loaded now (kInline) or taken from
+ * the prefetched block. */
 template <int F, int C, bool kInline>
-__device__ __forceinline__ void block_samples(const float *lk, const int32_t (&off)[F],
-                                              const xblock<F, C> &x, int f,
+__device__ __forceinline__ void block_samples(const float *line, const int32_t (&off)[F],
+                                              const xblock<F, C> &x, int f, int k0,
                                               float (&xr)[kT], float (&xi)[kT])
 {
     if constexpr (kInline) {
-        load8<C>(lk + off[f], xr, xi);
+        load8<C>(line + k0 * C + off[f], xr, xi);
     } else {
 #pragma unroll
         for (int j = 0; j < kT; j++)
@@ -255,12 +234,11 @@ fast_block(const fast_args &a, const xblock<F, C> &x, const int32_t (&off)[F],
 #pragma unroll
     for (int j = 0; j < 2 * kT; j++)
         v[j] = 0.0f;
-    const float *lk = kInline ? line_at<C>(a.line, k0) : nullptr;
     if (nv == kT) {
 #pragma unroll
         for (int f = 0; f < F; f++) {
             float xr[kT], xi[kT];
-            block_samples<F, C, kInline>(lk, off, x, f, xr, xi);
+            block_samples<F, C, kInline>(a.line, off, x, f, k0, xr, xi);
 #pragma unroll
             for (int j = 0; j < kT; j++) {
                 step<C, kLo>(ar[f], ai[f], lr[f], li[f], br[f], bi[f], xr[j], xi[j],
@@ -273,7 +251,7 @@ fast_block(const fast_args &a, const xblock<F, C> &x, const int32_t (&off)[F],
 #pragma unroll
         for (int f = 0; f < F; f++) {
             float xr[kT], xi[kT];
-            block_samples<F, C, kInline>(lk, off, x, f, xr, xi);
+            block_samples<F, C, kInline>(a.line, off, x, f, k0, xr, xi);
 #pragma unroll
             for (int j = 0; j < kT; j++) {
                 float zr = yr[f], zi = yi[f];
@@ -345,14 +323,6 @@ fast_block(const fast_args &a, const xblock<F, C> &x, const int32_t (&off)[F],
     }
 }
 
-/* Blocks per SM the FAST kernel must fit: 16 filters per thread take about
- * 170 registers, and left free the compiler takes a few more, which leaves 2
- * instead of 3 warps per scheduler. */
-constexpr int fast_min_blocks(int F, int P)
-{
-    return F == 16 ? 12 * 32 / (P > 32 ? P : kSmallBlock) : 1;
-}
-
 /*
  * FAST kernel: P threads per template (power of two <= kMaxP), F filters per
  * thread. Slot q of template t (sorted by delay, zero-padded) is filter f of
@@ -363,7 +333,7 @@ constexpr int fast_min_blocks(int F, int P)
  * scheduler, which must not wait on L2 at every block.
  */
 template <int F, int P, int C, bool kLo, bool kSegT>
-__global__ void __launch_bounds__(P > 32 ? P : kSmallBlock, fast_min_blocks(F, P))
+__global__ void __launch_bounds__(P > 32 ? P : kSmallBlock)
     spiir_fast_kernel(const fast_args a)
 {
     constexpr int kBlock = P > 32 ? P : kSmallBlock;
@@ -376,19 +346,18 @@ __global__ void __launch_bounds__(P > 32 ? P : kSmallBlock, fast_min_blocks(F, P
      * first; docs/spiir.md, Shape). */
     constexpr bool kPrefetch = F <= 4;
     __shared__ float red[2][kW][16];
-    __shared__ unsigned item; /* time chunks: this block's work item */
 
     const int tid = threadIdx.x, lane = tid & 31, p = tid % P;
+    const uint32_t t = blockIdx.x * kTB + tid / P;
+    const bool active = t < a.nt; /* idle lanes still join the shuffles */
     /* Value index (2 * sample + component) of a lane's first partial sum. */
     int base = 0;
 #pragma unroll
     for (int l = 0; l < kLevels; l++)
         base += ((lane >> l) & 1) * (8 >> l);
 
-    /* This block row's samples: the whole batch, one segment (its samples
-     * from kbeg on, numbered from 0) or one chunk (batch samples kfirst to n). */
-    uint32_t row = blockIdx.x;
-    int kbeg = 0, n = a.n, skip = 0, kfirst = 0;
+    /* This block row's samples: the whole batch, or one segment. */
+    int kbeg = 0, n = a.n, skip = 0;
     float2 *out = a.out;
     const float2 *y0 = a.state;
     if constexpr (kSegT) {
@@ -397,27 +366,7 @@ __global__ void __launch_bounds__(P > 32 ? P : kSmallBlock, fast_min_blocks(F, P
         out = a.out + (ptrdiff_t)kbeg * a.nt;
         skip = kbeg < 0 ? -kbeg : 0;
         y0 = a.yseg + (size_t)blockIdx.y * a.slots;
-    } else if (a.chunk > 0) {
-        /* Items are taken in order by running blocks, so the item a block
-         * waits for is running or done: the wait always ends. */
-        if (tid == 0) {
-            const unsigned w = atomicAdd(a.work, 1u), j = w / a.rows;
-            if (j > 0) {
-                const volatile unsigned *done = a.work + 1 + (w - j * a.rows);
-                while (*done < j)
-                    __nanosleep(256);
-                __threadfence();
-            }
-            item = w;
-        }
-        __syncthreads();
-        const unsigned j = item / a.rows;
-        row = item - j * a.rows;
-        kfirst = (int)j * a.chunk;
-        n = min(a.n, kfirst + a.chunk);
     }
-    const uint32_t t = row * kTB + tid / P;
-    const bool active = t < a.nt; /* idle lanes still join the shuffles */
 
     for (int r = 0; r < a.rounds; r++) {
         float ar[F], ai[F], lr[F], li[F], br[F], bi[F], yr[F], yi[F];
@@ -428,16 +377,15 @@ __global__ void __launch_bounds__(P > 32 ? P : kSmallBlock, fast_min_blocks(F, P
             const float4 c = active ? a.coef[q] : make_float4(0, 0, 0, 0);
             const float2 w = kLo && active ? a.lo[q] : make_float2(0, 0);
             lr[f] = w.x, li[f] = w.y;
-            /* From L2: with time chunks, another block stored it. */
-            const float2 y = active ? __ldcg(y0 + q) : make_float2(0, 0);
+            const float2 y = active ? y0[q] : make_float2(0, 0);
             ar[f] = c.x, ai[f] = c.y, br[f] = c.z, bi[f] = c.w;
             yr[f] = y.x, yi[f] = y.y;
             off[f] = line_off<C>(a.lc, active ? a.off[q] : a.hist, kbeg);
         }
         if constexpr (kPrefetch) {
             xblock<F, C> xa, xb;
-            load_block<F, C>(xa, a.line, off, kfirst);
-            for (int k0 = kfirst; k0 < n; k0 += 2 * kT) {
+            load_block<F, C>(xa, a.line, off, 0);
+            for (int k0 = 0; k0 < n; k0 += 2 * kT) {
                 if (k0 + kT < n) load_block<F, C>(xb, a.line, off, k0 + kT);
                 fast_block<F, P, C, kLo, false>(a, xa, off, ar, ai, lr, li, br, bi, yr,
                                                 yi, k0, r, active, t, tid, base, red[0],
@@ -450,7 +398,7 @@ __global__ void __launch_bounds__(P > 32 ? P : kSmallBlock, fast_min_blocks(F, P
             }
         } else {
             const xblock<F, C> *none = nullptr; /* samples are loaded per filter */
-            for (int k0 = kfirst; k0 < n; k0 += kT)
+            for (int k0 = 0; k0 < n; k0 += kT)
                 fast_block<F, P, C, kLo, true>(a, *none, off, ar, ai, lr, li, br, bi, yr,
                                                yi, k0, r, active, t, tid, base,
                                                red[(k0 / kT) & 1], n, out, skip);
@@ -462,16 +410,6 @@ __global__ void __launch_bounds__(P > 32 ? P : kSmallBlock, fast_min_blocks(F, P
                     make_float2(yr[f], yi[f]);
         }
         if constexpr (kW > 1) __syncthreads(); /* the next round reuses red[] */
-    }
-    if constexpr (!kSegT) {
-        if (a.chunk > 0) { /* the states are stored: the row's next chunk may run */
-            __threadfence();
-            __syncthreads();
-            if (tid == 0) {
-                const unsigned j = item / a.rows;
-                atomicExch(a.work + 1 + (item - j * a.rows), j + 1);
-            }
-        }
     }
 }
 
