@@ -40,7 +40,7 @@ struct tr_cuda_norm {
     uint64_t pos = 0;
     cudaStream_t stream = nullptr;
     float *win = nullptr;     /* nchan * W: the current window, NaN = non-finite */
-    acc *sum = nullptr;       /* H * nchan * nlev summaries */
+    acc *sum = nullptr;       /* Hs * nchan * nlev summaries */
     lev *eff = nullptr;       /* E * nchan * nlev values in effect */
     uint8_t *ready = nullptr; /* E * nchan */
     float *fill = nullptr;    /* E * nchan: input mean in effect */
@@ -82,15 +82,11 @@ unsigned blocks_for(int64_t n)
     return (unsigned)std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 4096));
 }
 
-/* Summaries of the first n samples of window j (n = W but at the end of a
- * short stream), then the values in effect that they fix: window 0's own
+/* The values in effect that the summary of window j fixes: window 0's own
  * (first_own, j = 0) and those of window j + 1. */
-tr_status window_done(tr_cuda_norm *q, uint64_t j, uint32_t n, tr_error *err)
+tr_status effects_after(tr_cuda_norm *q, uint64_t j, tr_error *err)
 {
     const nparams &P = q->P;
-    acc *s = q->sum + (size_t)(j % P.H) * P.nchan * P.nlev;
-    TR_LAUNCH(summarise<256>, dim3(P.nchan, P.nlev), 256, 0, q->stream, q->win, P, n, s);
-    NORM_TRY(cudaGetLastError(), "summary launch");
     const unsigned nb = (P.nchan + 127) / 128;
     if (j == 0 && q->first_own) {
         TR_LAUNCH(effect, nb, 128, 0, q->stream, q->sum, P, (uint64_t)0, (uint64_t)1, 1u,
@@ -101,6 +97,45 @@ tr_status window_done(tr_cuda_norm *q, uint64_t j, uint32_t n, tr_error *err)
     TR_LAUNCH(effect, nb, 128, 0, q->stream, q->sum, P, j + 1, j + 1, nh, q->eff,
               q->ready, q->fill);
     NORM_TRY(cudaGetLastError(), "effect launch");
+    return TR_OK;
+}
+
+/* Summaries of the first n samples of window j in the window buffer (n = W
+ * but at the end of a short stream), then the values they fix. */
+tr_status window_done(tr_cuda_norm *q, uint64_t j, uint32_t n, tr_error *err)
+{
+    const nparams &P = q->P;
+    const win_src src{q->win, 1, (int64_t)P.W, 0};
+    TR_LAUNCH(summarise<256>, dim3(P.nchan, P.nlev), 256, 0, q->stream, src, P, n, j,
+              q->sum);
+    NORM_TRY(cudaGetLastError(), "summary launch");
+    return effects_after(q, j, err);
+}
+
+/* Whole windows j .. j + nw - 1 at positions k0 .. of a call's input x (ld
+ * positions, nw <= P.batch): their summaries from x in one launch (a window
+ * per grid layer: one channel's windows, one block per level each, would
+ * leave most of the GPU idle one window after another), the values they fix
+ * in order, then each window's samples into the cleaned copy. */
+tr_status whole_windows(tr_cuda_norm *q, const float *x, int cm, int64_t ld, int64_t k0,
+                        uint64_t j, uint32_t nw, tr_error *err)
+{
+    const nparams &P = q->P;
+    const win_src src{x, cm, ld, k0};
+    TR_LAUNCH(summarise<256>, dim3(P.nchan, P.nlev, nw), 256, 0, q->stream, src, P, P.W,
+              j, q->sum);
+    NORM_TRY(cudaGetLastError(), "summary launch");
+    for (uint32_t z = 0; z < nw; z++) {
+        const tr_status s = effects_after(q, j + z, err);
+        if (s != TR_OK) return s;
+    }
+    for (uint32_t z = 0; z < nw; z++) {
+        const float *fill = q->fill + (size_t)((j + z) % P.E) * P.nchan;
+        TR_LAUNCH(ingest, blocks_for((int64_t)P.W * P.nchan), 256, 0, q->stream, x, cm,
+                  ld, k0 + (int64_t)z * P.W, (int64_t)P.W, P.nchan, P.W, 0u,
+                  (float *)nullptr, fill, q->clean, q->count);
+        NORM_TRY(cudaGetLastError(), "ingest launch");
+    }
     return TR_OK;
 }
 
@@ -193,6 +228,11 @@ extern "C" tr_status tr_cuda_norm_create(int device, const tr_cuda_norm_setup *s
     P.W = s->window;
     P.H = s->history;
     P.nlev = s->nlev;
+    /* Enough blocks to fill a GPU when a call's whole windows are summarised
+     * together (about 1024: 8 per SM on 132 SMs), at most 64 windows. */
+    P.batch = (uint32_t)std::max<uint64_t>(
+        1, std::min<uint64_t>(64, 1024 / ((uint64_t)s->nchan * s->nlev)));
+    P.Hs = P.H + P.batch - 1;
     q->first_own = s->first_own;
     P.E = (uint32_t)((s->latency + 65536) / s->window + 3);
     P.total = s->total;
@@ -211,7 +251,7 @@ extern "C" tr_status tr_cuda_norm_create(int device, const tr_cuda_norm_setup *s
         NORM_TRY(cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking),
                  "create stream");
         NORM_TRY(alloc(&q->win, C * P.W), "allocate the window");
-        NORM_TRY(alloc(&q->sum, (size_t)P.H * C * P.nlev), "allocate the summaries");
+        NORM_TRY(alloc(&q->sum, (size_t)P.Hs * C * P.nlev), "allocate the summaries");
         NORM_TRY(alloc(&q->eff, (size_t)P.E * C * P.nlev), "allocate the values");
         NORM_TRY(alloc(&q->ready, (size_t)P.E * C), "allocate the flags");
         NORM_TRY(alloc(&q->fill, (size_t)P.E * C), "allocate the fill values");
@@ -292,6 +332,16 @@ extern "C" tr_status tr_cuda_norm_process(tr_cuda_norm *q, const float *x, size_
     for (size_t done = 0; done < n;) {
         const uint64_t j = q->pos / P.W;
         const uint32_t off = (uint32_t)(q->pos % P.W);
+        if (off == 0 && n - done >= P.W) {
+            const uint32_t nw =
+                (uint32_t)std::min<uint64_t>((n - done) / P.W, (uint64_t)P.batch);
+            const tr_status s =
+                whole_windows(q, x, cm, (int64_t)n, (int64_t)done, j, nw, err);
+            if (s != TR_OK) return s;
+            q->pos += (uint64_t)nw * P.W;
+            done += (size_t)nw * P.W;
+            continue;
+        }
         const size_t m = std::min<size_t>(P.W - off, n - done);
         const float *fill = q->fill + (size_t)(j % P.E) * P.nchan;
         TR_LAUNCH(ingest, blocks_for((int64_t)(m * P.nchan)), 256, 0, q->stream, x, cm,

@@ -41,9 +41,11 @@ struct lev {
 
 struct nparams {
     uint32_t nchan, W, H, nlev, E, total;
-    double k;  /* reject_sigma (0: none) */
-    double f2; /* squared clip factor (1 without correction) */
-    double f;  /* clip factor used by the rejection threshold (1 without) */
+    uint32_t Hs;    /* summary ring slots: H + the most windows summarised at once - 1 */
+    uint32_t batch; /* the most whole windows of a call summarised in one launch */
+    double k;       /* reject_sigma (0: none) */
+    double f2;      /* squared clip factor (1 without correction) */
+    double f;       /* clip factor used by the rejection threshold (1 without) */
     uint32_t max_iter;
     double init_mean, init_sigma;
 };
@@ -68,7 +70,7 @@ __global__ void ingest(const float *x, int cm, int64_t ld, int64_t k0, int64_t m
         const int64_t idx = cm ? c * ld + k0 + k : (k0 + k) * nchan + c;
         const float v = x[idx];
         const bool ok = (v - v) == 0.0f;
-        win[(size_t)c * W + off + k] = ok ? v : NAN;
+        if (win) win[(size_t)c * W + off + k] = ok ? v : NAN;
         clean[idx] = ok ? v : fill[c];
         if (!ok) atomicAdd(count, 1ull);
     }
@@ -89,22 +91,43 @@ template <int NT> struct bcast {
     }
 };
 
+/* Where the windows to summarise are: window z starts at position k0 + z W
+ * of x (ld positions per channel, channel-major when cm, else time-major).
+ * The window buffer is one channel-major window (ld = W, NaN = non-finite);
+ * a call's input gives whole windows, its non-finite samples read as NaN. */
+struct win_src {
+    const float *x;
+    int cm;
+    int64_t ld, k0;
+    __device__ __forceinline__ const float *base(uint32_t c, uint32_t z, uint32_t nchan,
+                                                 uint32_t W, int64_t *step) const
+    {
+        const int64_t k = k0 + (int64_t)z * W;
+        *step = cm ? 1 : nchan;
+        return x + (cm ? (int64_t)c * ld + k : k * nchan + c);
+    }
+};
+
 /* Robust summary (robust.c tr_norm_robust) of the level blockIdx.y values of
- * channel blockIdx.x of the first ns samples of the window in win (ns = W, or
- * fewer for the part of window 0 a short stream has), into sum[c * nlev + k]. */
+ * channel blockIdx.x of the first ns samples of window j0 + blockIdx.z of src
+ * (ns = W, or fewer for the part of window 0 a short stream has), into ring
+ * slot (j0 + blockIdx.z) % Hs of sum, at c * nlev + k. */
 template <int NT>
 __global__ void __launch_bounds__(NT)
-    summarise(const float *win, nparams P, uint32_t ns, acc *sum)
+    summarise(win_src src, nparams P, uint32_t ns, uint64_t j0, acc *sum)
 {
     __shared__ bcast<NT> b;
     const uint32_t c = blockIdx.x, k = blockIdx.y;
     const uint32_t w = 1u << k, g = w >= 16 ? w / 8 : 1;
     const uint32_t nval = ns >= w ? (ns - w) / g + 1 : 0;
-    const float *x = win + (size_t)c * P.W;
+    int64_t step;
+    const float *x = src.base(c, blockIdx.z, P.nchan, P.W, &step);
     auto value = [&](uint32_t i) {
         double s = 0.0;
-        for (uint32_t t = 0; t < w; t++)
-            s += (double)x[i * g + t];
+        for (uint32_t t = 0; t < w; t++) {
+            const float v = x[(int64_t)(i * g + t) * step];
+            s += (v - v) == 0.0f ? (double)v : (double)NAN;
+        }
         return s; /* NaN when a sample was not finite */
     };
     double s = 0.0, cnt = 0.0;
@@ -152,7 +175,8 @@ __global__ void __launch_bounds__(NT)
         }
         out = acc{m, mean, m2};
     }
-    if (threadIdx.x == 0) sum[(size_t)c * P.nlev + k] = out;
+    if (threadIdx.x == 0)
+        sum[((size_t)((j0 + blockIdx.z) % P.Hs) * P.nchan + c) * P.nlev + k] = out;
 }
 
 /* The values in effect for window j (windows.c effect_from): merge of the
@@ -171,7 +195,7 @@ __global__ void effect(const acc *sum, nparams P, uint64_t j, uint64_t j1, uint3
     for (uint32_t k = 0; k < P.nlev; k++) {
         acc a{0.0, 0.0, 0.0};
         for (uint32_t h = 1; h <= nh; h++) {
-            const acc &b = sum[((size_t)((j1 - h) % P.H) * P.nchan + c) * P.nlev + k];
+            const acc &b = sum[((size_t)((j1 - h) % P.Hs) * P.nchan + c) * P.nlev + k];
             if (b.n <= 0.0) continue;
             if (a.n <= 0.0) {
                 a = b;

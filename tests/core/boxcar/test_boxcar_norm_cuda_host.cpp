@@ -8,7 +8,8 @@
  * LEVELS, 1 to 64 channels, windows of 64 to 1024 samples, history 1 to 4,
  * rejection off, plain and corrected, white and red noise with outliers and
  * NaN/Inf, a channel that is constant, random chunkings (chunk size 1 at the
- * start) in both layouts, a call longer than the values ring (it grows),
+ * start) in both layouts, calls of many whole windows (their summaries taken
+ * together), a call longer than the values ring (it grows),
  * reset. With first_own (window 0 by its own values): the delay line's
  * output after every call against the CPU's cleaned samples W positions
  * behind, window 0's NaN replaced by window 0's own mean (as
@@ -62,6 +63,12 @@ const ncase kCases[] = {
     {TR_BOXCAR_NORM_WHITE, 70, 256, 2, 2.5, 0, 1400, TR_BOXCAR_TIME_MAJOR, 700, 1},
     {TR_BOXCAR_NORM_LEVELS, 5, 1024, 3, 3.0, 1, 5000, TR_BOXCAR_CHANNEL_MAJOR, 5000, 1},
     {TR_BOXCAR_NORM_LEVELS, 16, 256, 1, 0.0, 0, 2000, TR_BOXCAR_TIME_MAJOR, 400, 1},
+    /* calls of many whole windows (summarised together, up to the batch of
+     * 64 windows that one channel and level take, and beyond) */
+    {TR_BOXCAR_NORM_WHITE, 1, 64, 2, 3.0, 1, 12000, TR_BOXCAR_TIME_MAJOR, 6000},
+    {TR_BOXCAR_NORM_LEVELS, 2, 64, 4, 2.5, 0, 6000, TR_BOXCAR_CHANNEL_MAJOR, 3000},
+    {TR_BOXCAR_NORM_WHITE, 1, 64, 3, 3.0, 1, 12000, TR_BOXCAR_CHANNEL_MAJOR, 6000, 1},
+    {TR_BOXCAR_NORM_LEVELS, 3, 128, 1, 3.0, 1, 6000, TR_BOXCAR_TIME_MAJOR, 3000, 1},
     /* streams shorter than the window: held until the end */
     {TR_BOXCAR_NORM_WHITE, 2, 64, 1, 3.0, 1, 40, TR_BOXCAR_TIME_MAJOR, 7, 1},
     {TR_BOXCAR_NORM_LEVELS, 4, 512, 2, 3.0, 1, 300, TR_BOXCAR_CHANNEL_MAJOR, 90, 1},
