@@ -326,11 +326,11 @@ SOURCES = [
       "host (commit e6fdcf7, H100), two runs", labels=["run 1", "run 2"]),
     S("2026-11-27-h100-blocks-final", "flowgraph_spiir_dicts.jsonl", FINAL,
       "the same with detects as dicts (commit e6fdcf7, H100)"),
-    S("2026-11-27-h100-blocks-final", "host_paths/host_B_64_1.jsonl", FINAL,
+    S("2026-11-27-h100-blocks-final", "host_paths/host_B_64_1.jsonl", EARLIER,
       "the boxcar host paths (`transient-bench --host-path`), 64 channels, after the "
       "two-slot stage (commit e6fdcf7), beside the tree before it in one call"),
     S("2026-11-27-h100-blocks-final", "host_paths/host_B_64_2.jsonl", REPEAT, "the same, second run"),
-    S("2026-11-27-h100-blocks-final", "host_paths/host_B_1_1.jsonl", FINAL, "the same, 1 channel"),
+    S("2026-11-27-h100-blocks-final", "host_paths/host_B_1_1.jsonl", EARLIER, "the same, 1 channel"),
     S("2026-11-27-h100-blocks-final", "host_paths/host_B_1_2.jsonl", REPEAT, "the same, second run"),
     S("2026-11-27-h100-blocks-final", "host_paths/host_A_64_1.jsonl", EARLIER,
       "64 channels before the two-slot stage (commit 248a92d), same call"),
@@ -338,6 +338,19 @@ SOURCES = [
     S("2026-11-27-h100-blocks-final", "host_paths/host_A_1_1.jsonl", EARLIER,
       "1 channel before the two-slot stage (commit 248a92d), same call"),
     S("2026-11-27-h100-blocks-final", "host_paths/host_A_1_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h200-boxcar-norm-batch", "host_B_64_1.jsonl", FINAL,
+      "the boxcar host paths, 64 channels, with a call's whole statistics windows "
+      "summarised in one launch (commit 4597299, H200), beside the tree before it in "
+      "one call"),
+    S("2026-11-27-h200-boxcar-norm-batch", "host_B_64_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h200-boxcar-norm-batch", "host_B_1_1.jsonl", FINAL, "the same, 1 channel"),
+    S("2026-11-27-h200-boxcar-norm-batch", "host_B_1_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h200-boxcar-norm-batch", "host_A_64_1.jsonl", EARLIER,
+      "64 channels before the change (commit bf21a18, H200), same call"),
+    S("2026-11-27-h200-boxcar-norm-batch", "host_A_64_2.jsonl", REPEAT, "the same, second run"),
+    S("2026-11-27-h200-boxcar-norm-batch", "host_A_1_1.jsonl", EARLIER,
+      "1 channel before the change (commit bf21a18, H200), same call"),
+    S("2026-11-27-h200-boxcar-norm-batch", "host_A_1_2.jsonl", REPEAT, "the same, second run"),
     # Kalman
     S("2026-11-22-h100-kalman-fast", "kalman_gpu_bench.jsonl", FINAL,
       "second (final) run of the faster CUDA FAST, bench/tuning/kalman_gpu_bench.c, 2^20-sample "
