@@ -14,6 +14,11 @@
  * completes window j is followed by the summaries of j and the values in
  * effect for j + 1, all in order on one stream (the values of window j + 1
  * depend only on data before (j + 1) W, so the next piece may use them).
+ * Whole windows inside a call skip the buffer: up to P.batch of them are
+ * summarised from the call's input in one launch, their values in effect
+ * set in order, then their samples cleaned (whole_windows); the summary ring
+ * has H + P.batch - 1 slots, so a batch never overwrites what its first
+ * windows merge.
  *
  * first_own: the cleaned samples pass through a delay line of W positions
  * (`ring`, as lib/core/boxcar/boxcar.c holds them on the host), so that

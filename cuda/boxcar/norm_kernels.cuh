@@ -13,10 +13,11 @@
  * LeVeque (1983).
  *
  * The level-k values (sums of 2^k samples starting at every multiple of
- * max(1, 2^k / 8)) are summed from the window buffer on every pass instead of
- * from prefix sums: at most 8 adds per value, no scratch of nchan x W
- * doubles, and a non-finite sample (NaN in the buffer) makes its sums NaN,
- * which are left out as the CPU leaves them out.
+ * max(1, 2^k / 8)) are summed from the window buffer, or from a call's input
+ * for its whole windows (win_src), on every pass instead of from prefix sums:
+ * no scratch of nchan x W doubles, and a non-finite sample (NaN in the
+ * buffer, read as NaN from the input) makes its sums NaN, which are left out
+ * as the CPU leaves them out.
  */
 #ifndef TRANSIENT_CUDA_NORM_KERNELS_CUH
 #define TRANSIENT_CUDA_NORM_KERNELS_CUH
