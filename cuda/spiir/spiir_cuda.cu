@@ -14,7 +14,9 @@
  *    whatever the filter's delay.
  *  - the filters: FAST keeps each template's filters sorted by delay (lanes
  *    that run side by side read nearby samples), padded with zero filters
- *    (a1 = b0 = 0: they contribute exact zeros); PAPER keeps the bank's order,
+ *    (a1 = b0 = 0: they contribute exact zeros); for the window kernel
+ *    (window_plan) they are placed on lanes by the shared-memory bank group
+ *    their samples fall in (window_slots); PAPER keeps the bank's order,
  *    padded to the paper's thread counts. Coefficients are rounded to float
  *    once; states y are complex float.
  */
@@ -77,6 +79,8 @@ struct tr_cuda_spiir {
     int32_t *d_off;
     float2 *d_state;
     size_t slots;
+    size_t win_bytes;             /* window kernel's shared memory (0: the FAST kernel) */
+    int wbase, wspan, wc, wchunk; /* its window (fast_args) */
 
     /* PAPER */
     paper_group small, large;
@@ -257,6 +261,131 @@ bool shape_override(uint64_t max_filters, int cplx, int *F, int *P, int *rounds)
     return false;
 }
 
+/* Benchmark hook: TR_SPIIR_CUDA_WINDOW=0 keeps every FAST load in global memory. */
+bool window_disabled()
+{
+    const char *e = std::getenv("TR_SPIIR_CUDA_WINDOW");
+    return e && e[0] == '0';
+}
+
+typedef void (*fast_kernel_fn)(fast_args);
+
+/* Benchmark hook: TR_SPIIR_CUDA_WINDOW_CHUNK=256 refills the window every 256
+ * samples even where 512 fit. */
+int window_chunk_forced()
+{
+    const char *e = std::getenv("TR_SPIIR_CUDA_WINDOW_CHUNK");
+    return e ? std::atoi(e) : 0;
+}
+
+/*
+ * The window kernel (spiir_window_kernel) for contexts of one-warp templates
+ * (F = 16, P = 32, one round, real input, whole batches): used when its blocks,
+ * with their windows of the delay span plus the refill length (kWinChunks, the
+ * longest that does), keep at least as many warps on an SM as the FAST kernel
+ * does. Sets win_bytes, wbase, wspan, wc and wchunk; win_bytes stays 0
+ * otherwise.
+ */
+cudaError_t window_plan(tr_cuda_spiir *c, int32_t max_delay, bool split)
+{
+    c->win_bytes = 0;
+    if (c->cplx != 1 || c->f != 16 || c->p != 32 || c->rounds != 1 || c->seg ||
+        window_disabled())
+        return cudaSuccess;
+    const int64_t wbase = (c->hist - max_delay) & ~(int64_t)3;
+    const int64_t wspan = c->hist - wbase; /* zero-filter slots read at hist */
+    int optin = 0, fast_blocks = 0;
+    cudaError_t e = cudaDeviceGetAttribute(
+        &optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, c->device);
+    if (e != cudaSuccess) return e;
+    const fast_kernel_fn fk = split ? spiir_fast_kernel<16, 32, 1, true, false>
+                                    : spiir_fast_kernel<16, 32, 1, false, false>;
+    const fast_kernel_fn wk =
+        split ? spiir_window_kernel<16, true> : spiir_window_kernel<16, false>;
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fast_blocks, fk, kSmallBlock, 0);
+    if (e != cudaSuccess) return e;
+    const int forced = window_chunk_forced();
+    for (int chunk : kWinChunks) {
+        if (forced && chunk != forced) continue;
+        int64_t wc = (wspan + chunk + kT + 3) & ~(int64_t)3;
+        wc += (8 - wc % 32 + 32) % 32; /* copies 2 bank groups apart */
+        const size_t bytes = 4 * (size_t)wc * sizeof(float);
+        if (bytes > (size_t)optin) continue;
+        e = cudaFuncSetAttribute(wk, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 (int)bytes);
+        if (e != cudaSuccess) return e;
+        int win_blocks = 0;
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&win_blocks, wk, kWinWarps * 32,
+                                                          bytes);
+        if (e != cudaSuccess) return e;
+        if (win_blocks * kWinWarps * 32 < fast_blocks * kSmallBlock) continue;
+        c->win_bytes = bytes;
+        c->wbase = (int)wbase;
+        c->wspan = (int)wspan;
+        c->wc = (int)wc;
+        c->wchunk = chunk;
+        return cudaSuccess;
+    }
+    return cudaSuccess;
+}
+
+/* Bank group (16 bytes, of 8) of a sample at window index i (spiir_window_kernel). */
+int window_group(int64_t i)
+{
+    return (int)((2 * (i & 3) + (i >> 2)) & 7);
+}
+
+/*
+ * Window kernel: places a template's n <= 512 filters (line offsets o[],
+ * sorted by delay) on its 512 slots (slot = 32 f + lane), so that the 8 lanes
+ * of a quarter warp in one filter slot mostly read different bank groups: such
+ * a load takes as many passes as the most lanes on one group. Greedy, slot
+ * group by slot group: each lane takes, from the bank groups with filters
+ * left, one its slot group does not use yet, the one with the most filters
+ * left; zero filters (n < 512) fill lanes that would repeat a bank group,
+ * at an offset of a bank group their slot group lacks. src[slot] = the
+ * filter's index, or -1 for a zero filter at line offset pad[slot].
+ */
+void window_slots(const std::vector<int32_t> &o, int wbase, int wspan,
+                  std::vector<int64_t> &src, std::vector<int32_t> &pad)
+{
+    const size_t n = o.size();
+    std::vector<int64_t> bucket[8];
+    for (size_t q = 0; q < n; q++)
+        bucket[window_group(o[q] - wbase)].push_back((int64_t)q);
+    size_t next[8] = {0};
+    size_t pads = 512 - n;
+    src.assign(512, -1);
+    pad.assign(512, wbase + wspan);
+    for (int g = 0; g < 64; g++) {
+        int used[8] = {0};
+        for (int k = 0; k < 8; k++) {
+            const int slot = (g / 4) * 32 + (g % 4) * 8 + k;
+            int best = -1;
+            for (int j = 0; j < 8; j++) {
+                const size_t left = bucket[j].size() - next[j];
+                if (left == 0) continue;
+                if (best < 0 || used[j] < used[best] ||
+                    (used[j] == used[best] && left > bucket[best].size() - next[best]))
+                    best = j;
+            }
+            if (best < 0 || (used[best] > 0 && pads > 0)) {
+                /* A zero filter, at an offset in a group not used yet. */
+                pads--;
+                for (int64_t i = wspan; i >= 0 && i >= wspan - 31; i--)
+                    if (!used[window_group(i)]) {
+                        pad[slot] = (int32_t)(wbase + i);
+                        break;
+                    }
+                used[window_group(pad[slot] - wbase)]++;
+                continue;
+            }
+            src[slot] = bucket[best][next[best]++];
+            used[best]++;
+        }
+    }
+}
+
 template <class T> cudaError_t upload(T **d, const std::vector<T> &h, cudaStream_t s)
 {
     cudaError_t e = cudaMalloc(d, (h.empty() ? 1 : h.size()) * sizeof(T));
@@ -334,6 +463,8 @@ extern "C" tr_status tr_cuda_spiir_create(int device, const tr_cuda_spiir_bank *
         }
         const size_t per_t = (size_t)c->rounds * c->f * c->p;
         c->slots = per_t * c->nt;
+        TR_CUDA_TRY(window_plan(c, bank->max_delay, split), err,
+                    "spiir/cuda: plan the window kernel", fail);
         if (c->seg) {
             /* Anchors up to L - 1 samples before a batch: a longer history;
              * at most kSegBytes of segment states. */
@@ -357,6 +488,25 @@ extern "C" tr_status tr_cuda_spiir_create(int device, const tr_cuda_spiir_bank *
             std::stable_sort(order.begin(), order.end(), [&](uint64_t u, uint64_t v) {
                 return bank->filters[u].delay < bank->filters[v].delay;
             });
+            if (c->win_bytes) {
+                /* Slots placed for the window kernel's bank groups. */
+                std::vector<int32_t> o(L), pad;
+                std::vector<int64_t> src;
+                for (uint64_t q = 0; q < L; q++)
+                    o[q] = (int32_t)(c->hist - bank->filters[order[q]].delay);
+                window_slots(o, c->wbase, c->wspan, src, pad);
+                for (size_t q = 0; q < per_t; q++) {
+                    if (src[q] < 0) {
+                        off[t * per_t + q] = pad[q];
+                        continue;
+                    }
+                    const tr_spiir_filter &fl = bank->filters[order[src[q]]];
+                    coef[t * per_t + q] = coef_of(fl);
+                    if (split) lo[t * per_t + q] = pole_lo(fl);
+                    off[t * per_t + q] = o[src[q]];
+                }
+                continue;
+            }
             for (uint64_t q = 0; q < L; q++) {
                 const tr_spiir_filter &fl = bank->filters[order[q]];
                 coef[t * per_t + q] = coef_of(fl);
@@ -588,8 +738,24 @@ tr_status enqueue_batch(tr_cuda_spiir *c, const float *d_x, int64_t n, float2 *d
             TR_CUDA_TRY(cudaGetLastError(), err, "spiir/cuda: launch scan kernel", fail);
         }
         c->pos += (uint64_t)n;
-        const cudaError_t e = c->cplx == 1 ? launch_fast_c<1>(c->f, c->p, a, c->stream)
-                                           : launch_fast_c<2>(c->f, c->p, a, c->stream);
+        a.wbase = c->wbase;
+        a.wspan = c->wspan;
+        a.wc = c->wc;
+        a.wchunk = c->wchunk;
+        cudaError_t e;
+        if (c->win_bytes) {
+            const unsigned grid = (unsigned)((c->nt + kWinWarps - 1) / kWinWarps);
+            if (a.lo)
+                spiir_window_kernel<16, true>
+                    <<<grid, kWinWarps * 32, c->win_bytes, c->stream>>>(a);
+            else
+                spiir_window_kernel<16, false>
+                    <<<grid, kWinWarps * 32, c->win_bytes, c->stream>>>(a);
+            e = cudaGetLastError();
+        } else {
+            e = c->cplx == 1 ? launch_fast_c<1>(c->f, c->p, a, c->stream)
+                             : launch_fast_c<2>(c->f, c->p, a, c->stream);
+        }
         TR_CUDA_TRY(e, err, "spiir/cuda: launch fast kernel", fail);
     } else {
         if (c->large.count)

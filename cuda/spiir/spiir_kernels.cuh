@@ -40,6 +40,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cuda_pipeline.h>
 
 namespace
 {
@@ -82,19 +83,20 @@ __global__ void line_kernel(const float *__restrict__ src, float *__restrict__ d
     if (bad) atomicAdd(nonfinite, (unsigned long long)bad);
 }
 
-/* 8 consecutive samples from a 16-byte aligned address of the line. */
-template <int C>
+/* 8 consecutive samples from a 16-byte aligned address of the line (global
+ * memory, through the read-only path) or of a window (shared memory). */
+template <int C, bool kShared = false>
 __device__ __forceinline__ void load8(const float *p, float (&xr)[kT], float (&xi)[kT])
 {
     const float4 *q = reinterpret_cast<const float4 *>(p);
     if constexpr (C == 1) {
-        const float4 u = __ldg(q), v = __ldg(q + 1);
+        const float4 u = kShared ? q[0] : __ldg(q), v = kShared ? q[1] : __ldg(q + 1);
         xr[0] = u.x, xr[1] = u.y, xr[2] = u.z, xr[3] = u.w;
         xr[4] = v.x, xr[5] = v.y, xr[6] = v.z, xr[7] = v.w;
     } else {
 #pragma unroll
         for (int h = 0; h < 4; h++) {
-            const float4 u = __ldg(q + h);
+            const float4 u = kShared ? q[h] : __ldg(q + h);
             xr[2 * h] = u.x, xi[2 * h] = u.y, xr[2 * h + 1] = u.z, xi[2 * h + 1] = u.w;
         }
     }
@@ -141,6 +143,10 @@ struct fast_args {
     int seg, kbeg0;
     const float2 *yseg;
     size_t slots;
+    /* Window kernel: line indices [wbase, wbase + wspan] hold every slot's
+     * sample 0; each copy of the window takes wc floats of shared memory and
+     * is refilled every wchunk samples. */
+    int wbase, wspan, wc, wchunk;
 };
 
 /* Float offset in the line of sample k of a slot whose sample 0 is at line
@@ -173,15 +179,16 @@ __device__ __forceinline__ void load_block(xblock<F, C> &x, const float *line,
         load8<C>(line + k0 * C + off[f], x.r[f], x.i[f]);
 }
 
-/* Samples of filter f for the block at k0: loaded now (kInline) or taken from
+/* Samples of filter f for the block at sample kx of `src` (the line, or a
+ * window in shared memory when kShared): loaded now (kInline) or taken from
  * the prefetched block. */
-template <int F, int C, bool kInline>
-__device__ __forceinline__ void block_samples(const float *line, const int32_t (&off)[F],
-                                              const xblock<F, C> &x, int f, int k0,
+template <int F, int C, bool kInline, bool kShared>
+__device__ __forceinline__ void block_samples(const float *src, const int32_t (&off)[F],
+                                              const xblock<F, C> &x, int f, int kx,
                                               float (&xr)[kT], float (&xi)[kT])
 {
     if constexpr (kInline) {
-        load8<C>(line + k0 * C + off[f], xr, xi);
+        load8<C, kShared>(src + kx * C + off[f], xr, xi);
     } else {
 #pragma unroll
         for (int j = 0; j < kT; j++)
@@ -212,15 +219,17 @@ __device__ __forceinline__ void scatter_level(float (&v)[2 * kT], int lane)
 
 /*
  * One time block of the FAST kernel: the F recurrences over nv <= 8 samples,
- * then the template's sums for those samples into the output.
+ * then the template's sums for those samples into the output. The samples of
+ * filter f are at src + kx * C + off[f] (the line and k0, or a window).
  */
-template <int F, int P, int C, bool kLo, bool kInline>
+template <int F, int P, int C, bool kLo, bool kInline, bool kShared = false>
 __device__ __forceinline__ void
-fast_block(const fast_args &a, const xblock<F, C> &x, const int32_t (&off)[F],
-           const float (&ar)[F], const float (&ai)[F], const float (&lr)[F],
-           const float (&li)[F], const float (&br)[F], const float (&bi)[F],
-           float (&yr)[F], float (&yi)[F], int k0, int r, bool active, uint32_t t,
-           int tid, int base, float (*red)[16], int n, float2 *out, int skip)
+fast_block(const fast_args &a, const float *src, int kx, const xblock<F, C> &x,
+           const int32_t (&off)[F], const float (&ar)[F], const float (&ai)[F],
+           const float (&lr)[F], const float (&li)[F], const float (&br)[F],
+           const float (&bi)[F], float (&yr)[F], float (&yi)[F], int k0, int r,
+           bool active, uint32_t t, int tid, int base, float (*red)[16], int n,
+           float2 *out, int skip)
 {
     constexpr int kQ = P < 32 ? P : 32;     /* lanes of a template in one warp */
     constexpr int kW = P > 32 ? P / 32 : 1; /* warps of a template */
@@ -238,7 +247,7 @@ fast_block(const fast_args &a, const xblock<F, C> &x, const int32_t (&off)[F],
 #pragma unroll
         for (int f = 0; f < F; f++) {
             float xr[kT], xi[kT];
-            block_samples<F, C, kInline>(a.line, off, x, f, k0, xr, xi);
+            block_samples<F, C, kInline, kShared>(src, off, x, f, kx, xr, xi);
 #pragma unroll
             for (int j = 0; j < kT; j++) {
                 step<C, kLo>(ar[f], ai[f], lr[f], li[f], br[f], bi[f], xr[j], xi[j],
@@ -251,7 +260,7 @@ fast_block(const fast_args &a, const xblock<F, C> &x, const int32_t (&off)[F],
 #pragma unroll
         for (int f = 0; f < F; f++) {
             float xr[kT], xi[kT];
-            block_samples<F, C, kInline>(a.line, off, x, f, k0, xr, xi);
+            block_samples<F, C, kInline, kShared>(src, off, x, f, kx, xr, xi);
 #pragma unroll
             for (int j = 0; j < kT; j++) {
                 float zr = yr[f], zi = yi[f];
@@ -387,21 +396,21 @@ __global__ void __launch_bounds__(P > 32 ? P : kSmallBlock)
             load_block<F, C>(xa, a.line, off, 0);
             for (int k0 = 0; k0 < n; k0 += 2 * kT) {
                 if (k0 + kT < n) load_block<F, C>(xb, a.line, off, k0 + kT);
-                fast_block<F, P, C, kLo, false>(a, xa, off, ar, ai, lr, li, br, bi, yr,
-                                                yi, k0, r, active, t, tid, base, red[0],
-                                                n, out, skip);
+                fast_block<F, P, C, kLo, false>(a, a.line, k0, xa, off, ar, ai, lr, li,
+                                                br, bi, yr, yi, k0, r, active, t, tid,
+                                                base, red[0], n, out, skip);
                 if (k0 + kT >= n) break;
                 if (k0 + 2 * kT < n) load_block<F, C>(xa, a.line, off, k0 + 2 * kT);
-                fast_block<F, P, C, kLo, false>(a, xb, off, ar, ai, lr, li, br, bi, yr,
-                                                yi, k0 + kT, r, active, t, tid, base,
-                                                red[1], n, out, skip);
+                fast_block<F, P, C, kLo, false>(a, a.line, k0 + kT, xb, off, ar, ai, lr,
+                                                li, br, bi, yr, yi, k0 + kT, r, active, t,
+                                                tid, base, red[1], n, out, skip);
             }
         } else {
             const xblock<F, C> *none = nullptr; /* samples are loaded per filter */
             for (int k0 = 0; k0 < n; k0 += kT)
-                fast_block<F, P, C, kLo, true>(a, *none, off, ar, ai, lr, li, br, bi, yr,
-                                               yi, k0, r, active, t, tid, base,
-                                               red[(k0 / kT) & 1], n, out, skip);
+                fast_block<F, P, C, kLo, true>(a, a.line, k0, *none, off, ar, ai, lr, li,
+                                               br, bi, yr, yi, k0, r, active, t, tid,
+                                               base, red[(k0 / kT) & 1], n, out, skip);
         }
         if (active && !kSegT) {
 #pragma unroll
@@ -410,6 +419,89 @@ __global__ void __launch_bounds__(P > 32 ? P : kSmallBlock)
                     make_float2(yr[f], yi[f]);
         }
         if constexpr (kW > 1) __syncthreads(); /* the next round reuses red[] */
+    }
+}
+
+/*
+ * FAST with the samples in shared memory (templates of one warp: F = 16,
+ * P = 32, real input, delays that fit; spiir_cuda.cu decides). The global
+ * kernel's 16-byte loads each read another filter's delay, so a warp's load
+ * touches about 8 cache lines and the L1 data pipe, not the FMA pipe, bounds
+ * it (docs/spiir.md). Here kWinWarps templates share a window of the line:
+ * the four shifted copies of wspan + wchunk samples, refilled every wchunk
+ * samples (512, or 256 where the longer window would cost warps) by
+ * asynchronous copies, so that a block waits for one round trip to L2 per
+ * refill. A 16-byte shared load takes one pass per quarter warp when its 8
+ * lanes hit 8 different 16-byte bank groups; the copies are wc floats apart
+ * (wc = 8 mod 32), so sample i of the window lies in group
+ * (2 (i mod 4) + i / 4) mod 8, the same for every sample step of 8, and
+ * spiir_cuda.cu places the filters on lanes so that the 8 lanes of each
+ * quarter warp and filter slot mostly fall in different groups. The
+ * arithmetic and its order are those of spiir_fast_kernel for that slot
+ * order: the same bits for any chunking.
+ */
+constexpr int kWinWarps = 4;              /* templates (one warp each) per block */
+constexpr int kWinChunks[2] = {512, 256}; /* samples per window fill, preferred first */
+constexpr int kWinMinBlocks = 3;          /* 12 warps per SM, as the FAST kernel's 168
+                                             registers allow: the compiler keeps to them */
+
+template <int F, bool kLo>
+__global__ void __launch_bounds__(kWinWarps * 32, kWinMinBlocks)
+    spiir_window_kernel(const fast_args a)
+{
+    constexpr int P = 32;
+    extern __shared__ float4 win4[];
+    const float *win = reinterpret_cast<const float *>(win4);
+    __shared__ float red[1][16]; /* not used by one-warp templates */
+
+    const int tid = threadIdx.x, lane = tid & 31;
+    const uint32_t t = blockIdx.x * kWinWarps + tid / 32;
+    const bool active = t < a.nt;
+    int base = 0;
+#pragma unroll
+    for (int l = 0; l < 4; l++)
+        base += ((lane >> l) & 1) * (8 >> l);
+
+    float ar[F], ai[F], lr[F], li[F], br[F], bi[F], yr[F], yi[F];
+    int32_t off[F]; /* float index in the window of the slot's sample 0 */
+#pragma unroll
+    for (int f = 0; f < F; f++) {
+        const size_t q = ((size_t)t * F + f) * P + lane;
+        const float4 c = active ? a.coef[q] : make_float4(0, 0, 0, 0);
+        const float2 w = kLo && active ? a.lo[q] : make_float2(0, 0);
+        const float2 y = active ? a.state[q] : make_float2(0, 0);
+        ar[f] = c.x, ai[f] = c.y, br[f] = c.z, bi[f] = c.w;
+        lr[f] = w.x, li[f] = w.y;
+        yr[f] = y.x, yi[f] = y.y;
+        const int32_t i0 = (active ? a.off[q] : a.hist) - a.wbase, cs = i0 & 3;
+        off[f] = cs * a.wc + (i0 - cs);
+    }
+    const xblock<F, 1> *none = nullptr; /* samples are loaded per filter */
+    for (int kc = 0; kc < a.n; kc += a.wchunk) {
+        const int len = min(a.wchunk, a.n - kc);
+        /* Copy s, float j: line copy s at index wbase + kc + j. */
+        const int q4 = (a.wspan + len + kT + 3) / 4;
+        if (kc > 0) __syncthreads(); /* every warp is done with the last window */
+#pragma unroll 1
+        for (int s = 0; s < 4; s++) {
+            const float4 *src =
+                reinterpret_cast<const float4 *>(a.line + s * a.lc + a.wbase + kc);
+            float4 *dst = win4 + s * (a.wc / 4);
+            for (int j = tid; j < q4; j += kWinWarps * 32)
+                __pipeline_memcpy_async(dst + j, src + j, sizeof(float4));
+        }
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+        __syncthreads();
+        for (int k0 = kc; k0 < kc + len; k0 += kT)
+            fast_block<F, P, 1, kLo, true, true>(a, win, k0 - kc, *none, off, ar, ai, lr,
+                                                 li, br, bi, yr, yi, k0, 0, active, t,
+                                                 tid, base, red, a.n, a.out, 0);
+    }
+    if (active) {
+#pragma unroll
+        for (int f = 0; f < F; f++)
+            a.state[((size_t)t * F + f) * P + lane] = make_float2(yr[f], yi[f]);
     }
 }
 

@@ -7,6 +7,7 @@
  *        test_spiir --gpu    CUDA variants FAST and PAPER (exit 77 = skipped
  *                            without a GPU)
  */
+#define _DEFAULT_SOURCE /* setenv */
 #include <transient/spiir.h>
 
 #include <math.h>
@@ -295,6 +296,65 @@ static void test_nonfinite(const variant_t *v)
         free(x0);
         free(a);
         free(c);
+        tr_spiir_bank_destroy(b);
+    }
+}
+
+/*
+ * 640 templates of 449-512 filters with real input (one warp per template,
+ * 16 filters per lane): the CUDA FAST variant with its samples in a shared-memory
+ * window (delays up to 3000) and from global memory (TR_SPIIR_CUDA_WINDOW=0,
+ * and delays up to 20000, whose window would not fit), each against the
+ * reference and the same bits for any chunking. The window kernel places the
+ * filters on other lanes, so its sums round differently: its bits differ from
+ * the global kernel's, which shows that it ran.
+ */
+static void test_wide_templates(const variant_t *v)
+{
+    tu_rng r = {0x51de};
+    /* Enough templates for whole batches of one warp each on GPUs of up to
+     * 160 SMs (fewer take segmented time, spiir_cuda.cu); more samples than
+     * a window holds, so that windows are refilled. */
+    const size_t n = 1200;
+    const uint32_t nt = 640;
+    const size_t nout = n * nt * 2;
+    for (int k = 0; k < 3; k++) {
+        const int32_t max_delay = k == 2 ? 20000 : 3000;
+        const double min_gap = k == 1 ? 1e-4 : 1e-3; /* k = 1: split poles */
+        tr_spiir_bank *b = random_bank(&r, nt, 449, 512, max_delay, min_gap, 0);
+        float *x = malloc(n * sizeof *x), *ref = malloc(nout * sizeof *ref);
+        float *one[2] = {malloc(nout * sizeof(float)), malloc(nout * sizeof(float))};
+        float *got = malloc(nout * sizeof *got);
+        gen_signal(x, n, &r);
+        CHECK(run_object(b, &REF, 0, x, n, ref, 0, &r, NULL) == 0, "reference");
+        for (int w = 0; w < 2; w++) {
+            const char *path = w ? "global" : "default";
+            if (w) setenv("TR_SPIIR_CUDA_WINDOW", "0", 1);
+            CHECK(run_object(b, v, 0, x, n, one[w], 0, &r, NULL) == 0, "%s", v->name);
+            const double e = rel_rms(one[w], ref, nout);
+            CHECK(e <= 1e-5, "%s %s, delays up to %d: error %.3g against the reference",
+                  v->name, path, (int)max_delay, e);
+            const size_t chunkings[] = {1, 3, 100, 4500};
+            for (int ci = 0; ci < 4; ci++) {
+                CHECK(run_object(b, v, 0, x, n, got, chunkings[ci], &r, NULL) == 0, "%s",
+                      v->name);
+                CHECK(!memcmp(got, one[w], nout * sizeof *got),
+                      "%s %s, delays up to %d, chunks up to %zu: not bit-identical",
+                      v->name, path, (int)max_delay, chunkings[ci]);
+            }
+            unsetenv("TR_SPIIR_CUDA_WINDOW");
+        }
+        const int same = !memcmp(one[0], one[1], nout * sizeof(float));
+        CHECK(k == 2 ? same : !same,
+              "%s, delays up to %d: the default and the global kernel give %s bits",
+              v->name, (int)max_delay, same ? "the same" : "different");
+        printf("%s, templates of 449-512 filters, delays up to %d: %s kernel\n", v->name,
+               (int)max_delay, same ? "global" : "window");
+        free(x);
+        free(ref);
+        free(one[0]);
+        free(one[1]);
+        free(got);
         tr_spiir_bank_destroy(b);
     }
 }
@@ -637,6 +697,7 @@ int main(int argc, char **argv)
             test_chunking(&vs[i]);
             test_nonfinite(&vs[i]);
         }
+        test_wide_templates(&vs[0]);
         return tu_finish("test_spiir --gpu");
     }
     test_bank_validation();
