@@ -1,6 +1,7 @@
 /*
- * SPIIR filter bank on CUDA: the kernels (delay line, FAST, segmented time,
- * PAPER) and their arguments, launched by spiir_cuda.cu.
+ * SPIIR filter bank on CUDA: the kernels (delay line, FAST, FAST from a
+ * shared-memory window, segmented time, PAPER) and their arguments, launched
+ * by spiir_cuda.cu.
  *
  * PAPER (section 3.1 of Guo et al.): one thread per filter looping over the
  * batch, state in registers, input through the read-only cache (__ldg), a
