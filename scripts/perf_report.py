@@ -33,6 +33,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Which file is which (from each folder's README.md)
 # --------------------------------------------------------------------------
 FINAL, REPEAT, EARLIER, PROBE = "final", "repeat", "earlier", "probe"
+SPIIR_WINDOW = "2026-11-27-h100-spiir-window"  # the current single-rate SPIIR run
 DEDISP_FOLDER = "2026-11-26-h100-dedisp"
 
 Source = namedtuple("Source", "folder file role reason labels cpu")
@@ -219,7 +220,7 @@ SOURCES = [
       labels=["step 4096", "step 65536"]),
     S("2026-11-22-h100-spiir-multirate", "bench_spiir_single.jsonl", REPEAT,
       "single rate after the multirate shape change, to check it left single rate unchanged"),
-    S("2026-11-27-h100-spiir-kernel", "single_B_1.jsonl", FINAL,
+    S("2026-11-27-h100-spiir-kernel", "single_B_1.jsonl", EARLIER,
       "single rate, FAST and PAPER, after the reduce-scatter change (commit 40623a2, H100), "
       "built and run beside the tree before it and gstlal-spiir's harness in one call"),
     S("2026-11-27-h100-spiir-kernel", "single_B_2.jsonl", REPEAT, "the same, second run"),
@@ -272,6 +273,60 @@ SOURCES = [
     S("2026-11-27-h200-spiir-chunks", "mr_B_4096_2.jsonl", PROBE, "the same, second run"),
     S("2026-11-27-h200-spiir-chunks", "spiir_peer.jsonl", PROBE,
       "gstlal-spiir's harness in the same call"),
+    S(SPIIR_WINDOW, "single_W_1.jsonl", FINAL,
+      "single rate, FAST and PAPER, with one-warp templates reading a shared-memory window "
+      "(commit 2081111, H100), beside the global kernel and gstlal-spiir's harness in one "
+      "call", labels=["single rate"]),
+    S(SPIIR_WINDOW, "single_W_2.jsonl", REPEAT, "the same, run 2"),
+    S(SPIIR_WINDOW, "single_W_3.jsonl", REPEAT, "the same, run 3"),
+    S(SPIIR_WINDOW, "single_W256_1.jsonl", PROBE,
+      "the same call and binary, window refilled every 256 samples, run 1"),
+    S(SPIIR_WINDOW, "single_W256_2.jsonl", PROBE,
+      "the same call and binary, window refilled every 256 samples, run 2"),
+    S(SPIIR_WINDOW, "single_W256_3.jsonl", PROBE,
+      "the same call and binary, window refilled every 256 samples, run 3"),
+    S(SPIIR_WINDOW, "single_G_1.jsonl", EARLIER,
+      "the same call and binary with the global kernel (`TR_SPIIR_CUDA_WINDOW=0`), run 1"),
+    S(SPIIR_WINDOW, "single_G_2.jsonl", EARLIER,
+      "the same call and binary with the global kernel (`TR_SPIIR_CUDA_WINDOW=0`), run 2"),
+    S(SPIIR_WINDOW, "single_G_3.jsonl", EARLIER,
+      "the same call and binary with the global kernel (`TR_SPIIR_CUDA_WINDOW=0`), run 3"),
+    S(SPIIR_WINDOW, "single_V_1.jsonl", PROBE,
+      "the same call: the window kernel's first form (plain copies every 256 samples), "
+      "run 1"),
+    S(SPIIR_WINDOW, "single_V_2.jsonl", PROBE,
+      "the same call: the window kernel's first form (plain copies every 256 samples), "
+      "run 2"),
+    S(SPIIR_WINDOW, "single_V_3.jsonl", PROBE,
+      "the same call: the window kernel's first form (plain copies every 256 samples), "
+      "run 3"),
+    S(SPIIR_WINDOW, "mr_W_4096_1.jsonl", REPEAT,
+      "multirate at step 4096 in the same call, with the window kernel available (no level uses it), run 1"),
+    S(SPIIR_WINDOW, "mr_W_4096_2.jsonl", REPEAT,
+      "multirate at step 4096 in the same call, with the window kernel available (no level uses it), run 2"),
+    S(SPIIR_WINDOW, "mr_G_4096_1.jsonl", REPEAT,
+      "multirate at step 4096 in the same call, with the global kernel, run 1"),
+    S(SPIIR_WINDOW, "mr_G_4096_2.jsonl", REPEAT,
+      "multirate at step 4096 in the same call, with the global kernel, run 2"),
+    S(SPIIR_WINDOW, "spiir_peer.jsonl", REPEAT,
+      "gstlal-spiir's harness in the call of the single_* and mr_* files"),
+    S("2026-11-27-h200-spiir-window", "single_W_1.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "single_W_2.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "single_W_3.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "single_W256_1.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "single_W256_2.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "single_W256_3.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "single_G_1.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "single_G_2.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "single_G_3.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "single_V_1.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "single_V_2.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "single_V_3.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "mr_W_4096_1.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "mr_W_4096_2.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "mr_G_4096_1.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "mr_G_4096_2.jsonl", PROBE, "another call, on an H200 (its README)"),
+    S("2026-11-27-h200-spiir-window", "spiir_peer.jsonl", PROBE, "another call, on an H200 (its README)"),
     S("2026-11-27-h200x2-frb-devices", "bench_spiir.jsonl", REPEAT,
       "single rate again on an H200 (commit 19f2757), data on the device"),
     S("2026-11-27-h200x2-frb-devices", "bench_spiir_triggers.jsonl", FINAL,
@@ -1161,9 +1216,21 @@ class Report:
                "cuda-paper is the paper's design (warp kernel up to 32 filters, block kernel "
                "with atomic sums above) measured in the same run."
                % (SPIIR_PUB_SPEEDUP[512], SPIIR_PUB_SPEEDUP[8]), "")
-        run = self.data.run(F, fb, "single rate")
-        self.w("%s (final run). %s" % (src_link(F, fb), env_caption(run.env)), "")
+        W, wb = SPIIR_WINDOW, "single_W_1.jsonl"
+        run = self.data.run(W, wb, "single rate")
+        self.w("%s (final run). %s" % (src_link(W, wb), env_caption(run.env)), "")
         self.w(self.spiir_table([(run.label, run)]), "")
+        peer = {r["case"]: r for r in read_jsonl(os.path.join(self.data.results, W,
+                                                               "spiir_peer.jsonl"))
+                if "case" in r}
+        lines = []
+        for filt, case in ((512, "4096x512x8192/kernel"), (8, "4096x8x65536/kernel")):
+            f = one(run, variant="cuda-fast", filters=filt)
+            g = peer[case]["updates_per_s"]
+            lines.append("4096 x %d: %s updates/s, cuda-fast %s" % (filt, num(g),
+                                                                   times(f["updates_per_s"] / g)))
+        self.w("gstlal-spiir's own kernel in the same call (%s): %s." %
+               (src_link(W, "spiir_peer.jsonl"), "; ".join(lines)), "")
         seg = [r for r in self.data.runs(F, fs) if not results(r, multirate=1)]
         self.w("With time segments off (`TR_SPIIR_CUDA_SEGMENT=0`, %s):" % src_link(F, fs), "")
         self.w(self.spiir_table([(r.label, r) for r in seg]), "")
@@ -1178,7 +1245,7 @@ class Report:
             f = one(run, variant="cuda-fast", filters=filt)
             self.speedups.append(("spiir 4096 x %d, cuda-fast vs cuda-paper" % filt, f["speedup"]))
             self.ceilings.append(("spiir 4096 x %d, cuda-fast" % filt, f["ratio"]))
-        src = src_link(F, fb)
+        src = src_link(W, wb)
         for filt, tgt in ((512, 2.5e12), (8, 1.5e12)):
             f = one(run, variant="cuda-fast", filters=filt)
             self.target("4", "4096 x %d >= %s updates/s" % (filt, num(tgt)),
@@ -1216,11 +1283,15 @@ class Report:
         f = one(last, variant="cuda-fast")
         self.speedups.append(("spiir multirate step 131072, cuda-fast vs cuda-paper", f["speedup"]))
         self.ceilings.append(("spiir multirate step 131072, cuda-fast", f["ratio"]))
-        s0 = one(dict(seg)["multirate step 131072, segments off"], variant="cuda-fast")
+        mwf = "mr_W_4096_1.jsonl"
+        mw = one(self.data.runs(SPIIR_WINDOW, mwf)[0], variant="cuda-fast", mode="device")
+        self.w("Multirate with the current kernels (%s, the default step of 4096 samples, "
+               "data on the device): %s updates/s, %.0fx real time."
+               % (src_link(SPIIR_WINDOW, mwf), num(mw["updates_per_s"]),
+                  mw["realtime_factor_4096hz"]), "")
         self.target("4", "multirate >= 1000x real time",
-                    "%.0fx (%.0fx with segments off)" % (f["realtime_factor_4096hz"],
-                                                         s0["realtime_factor_4096hz"]),
-                    src, f["realtime_factor_4096hz"] >= 1000)
+                    "%.0fx (step 4096)" % mw["realtime_factor_4096hz"],
+                    src_link(SPIIR_WINDOW, mwf), mw["realtime_factor_4096hz"] >= 1000)
         self.w("![spiir](plots/perf_spiir.png)", "")
 
         def plot(plt):
