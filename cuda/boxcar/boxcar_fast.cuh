@@ -27,10 +27,7 @@
  * Stages of stride >= 16 have fewer starts than lanes: there up to 32 lanes
  * share the widths of one start (at least 2 each; unrolled for 8, 16 or 32
  * widths on 2..16 lanes) and a butterfly keeps the first best
- * (tr_cuda_boxcar_set_split); with 8, 16 or 32 widths the best is a packed
- * key (as in the window stages below), so the butterfly is one shuffle and
- * one fmaxf per level, and a start's lanes each one LOP3 and one fmaxf per
- * width (eval_keyed). Sliding-window stages of stride 1,
+ * (tr_cuda_boxcar_set_split). Sliding-window stages of stride 1,
  * 2, 4 or 8 with 8, 16 or 32 widths (every stage of a BoxDIT plan with 8, 16
  * or 32 widths per iteration, AstroAccelerate's list included) run a path
  * specialised on (stride, widths): fully unrolled, each end loaded once by
@@ -110,7 +107,6 @@ struct fstage {
     int fix;    /* 0, or the specialised window path (kFixCodes) */
     int basep;  /* fix: padded index of the first width - stride (a multiple of 8) */
     int sfix;   /* 0, or the specialised lane-shared path (kSplitCodes) */
-    int keyed;  /* stride >= 16 with 8, 16 or 32 widths: packed keys (eval_keyed) */
     int code0;  /* 0, known only at run time: the width codes of pack_key are
                    then registers, and (S/N & mask) | code is one LOP3 */
 };
@@ -279,70 +275,6 @@ __device__ __forceinline__ void eval_split_s(const fstage &s, const float *P,
         eval_split<kQ, kSplitShape[k][0], kSplitShape[k][1], kClip>(s, P, C, u0, lim,
                                                                     best, bw);
     });
-}
-
-/*
- * Stages of stride >= 16 with NW = 8, 16 or 32 widths (s.keyed, set from the
- * plan alone): the best of a start as a packed key, as eval_fixed does. The
- * G lanes that share the start uo (G = 1 without lane sharing) take widths
- * sub, sub + G, ..; each keeps fmaxf of its keys, a butterfly of fmaxf
- * combines the lanes, and the owner merges the key (merge_key). fmaxf is
- * exact and commutative, so the key, and the outputs, are the same bits
- * whatever the lanes and positions per thread.
- */
-template <int kQ, int NW, int G, bool kClip>
-__device__ __forceinline__ void eval_keyed(const fstage &s, const float *__restrict__ P,
-                                           const float2 *__restrict__ C, int u0,
-                                           int64_t lim, float (&best)[kQ], int (&bw)[kQ])
-{
-    static_assert(NW <= kCodeMask + 1 && NW % G == 0, "codes fit, lanes divide widths");
-    int sub = 0, uo = u0;
-    if constexpr (G > 1) {
-        sub = (u0 & (s.st - 1)) / kQ;
-        uo = u0 - sub * kQ;
-    } else if ((u0 & (s.st - 1)) != 0) {
-        return; /* not a start of this stage */
-    }
-    float key = -INFINITY;
-    if (sub < G) {
-        const int e0 = uo >> s.lsc;
-        const float s0v = P[sk(e0)];
-        const int base = e0 + s.w0p;
-#pragma unroll
-        for (int k = 0; k < NW / G; k++) {
-            const int m = sub + k * G;
-            const float2 cf = C[s.widx + m];
-            const float snr =
-                __fmaf_rn(__fsub_rn(P[sk(base + m * s.wsp)], s0v), cf.x, cf.y);
-            const float kv = pack_key(snr, s.code0 + (NW - 1 - m));
-            if (!kClip || (int64_t)uo + s.w0 + m * s.ws <= lim) key = fmaxf(key, kv);
-        }
-    }
-#pragma unroll
-    for (int off = 1; off < G; off <<= 1)
-        key = fmaxf(key, __shfl_xor_sync(0xffffffffu, key, off));
-    if (sub == 0) merge_key<NW>(key, s.w0, s.ws, best[0], bw[0]);
-}
-
-/* A keyed stage: the lane-shared shape of code s.sfix, or one lane a start. */
-template <int kQ, bool kClip>
-__device__ __forceinline__ void eval_keyed_s(const fstage &s, const float *P,
-                                             const float2 *C, int u0, int64_t lim,
-                                             float (&best)[kQ], int (&bw)[kQ])
-{
-    if (s.sfix) {
-        dispatch<kSplitCodes>(s.sfix, [&](auto code) {
-            constexpr int k = decltype(code)::value - 1;
-            eval_keyed<kQ, kSplitShape[k][0], kSplitShape[k][1], kClip>(s, P, C, u0, lim,
-                                                                        best, bw);
-        });
-    } else if (s.nw == 8) {
-        eval_keyed<kQ, 8, 1, kClip>(s, P, C, u0, lim, best, bw);
-    } else if (s.nw == 16) {
-        eval_keyed<kQ, 16, 1, kClip>(s, P, C, u0, lim, best, bw);
-    } else {
-        eval_keyed<kQ, 32, 1, kClip>(s, P, C, u0, lim, best, bw);
-    }
 }
 
 template <int kQ, int S, bool kWin, bool kClip>
@@ -666,10 +598,6 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
                     continue;
                 }
                 const float *P = st.coarse ? Pc : Qp;
-                if (st.keyed) {
-                    eval_keyed_s<kQ, kClip>(st, P, C, u0, lim, best, bw);
-                    continue;
-                }
                 if (st.sfix) {
                     eval_split_s<kQ, kClip>(st, P, C, u0, lim, best, bw);
                     continue;

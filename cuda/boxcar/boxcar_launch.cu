@@ -100,11 +100,6 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
                 if (kSplitShape[k][0] == f.nw && kSplitShape[k][1] == f.grp)
                     f.sfix = 1 + k;
         }
-        /* packed keys for strides >= 16 with 8/16/32 widths, from the plan
-         * alone (the outputs must not depend on the lane sharing or the
-         * positions per thread); with lanes shared the shape is one of
-         * kSplitShape, as the halving above guarantees */
-        f.keyed = f.st >= 16 && (f.nw == 8 || f.nw == 16 || f.nw == 32);
         /* the specialised window path: strides 1..8, 8/16/32 widths, fine
          * array, first width - stride a multiple of 8 */
         f.fix = 0;
