@@ -46,6 +46,8 @@ AA_RUNS = [
     (AA_KEYS_FOLDER, "run1/", EARLIER, "H200, commit 446233f (packed keys, first form: two "
                                        "LOP3 a boxcar): "),
     (AA_KEYS_FOLDER, "run3/", EARLIER, "H200, commit fd4857d (tiles up to 16384, withdrawn): "),
+    ("2026-11-27-h100-boxcar-keyed-split", "", PROBE, "H100, commit 6bfce0a (packed keys in "
+                                                      "the lane-shared stages, withdrawn): "),
     ("2026-11-26-h100-boxcar-vs-aa", "", EARLIER, "an earlier run on another GPU (H100, commit "
                                                   "cc86487, before the packed keys; compare "
                                                   "ratios to SPDT, not rates): "),
@@ -139,6 +141,12 @@ SOURCES = [
       for kind, what in (("kernels", "FAST through the CUDA context, data on the device"),
                          ("bench", "FAST through transient-bench (the search object)"),
                          ("aa", "AstroAccelerate's SPDT (../shared/peers/astroaccelerate)"))
+      for tag, label in AA_SIZES],
+    *[S("2026-11-27-h100-boxcar-keyed-split", "bench_%s_%s.jsonl" % (v, tag), PROBE,
+        "transient-bench, FAST, %s, in the same call after the SPDT comparison, %s"
+        % (what, label), labels=[label])
+      for v, what in (("A", "commit f6c5d88 (before the keyed lane-shared stages)"),
+                      ("B", "commit 6bfce0a (keyed lane-shared stages), again"))
       for tag, label in AA_SIZES],
     S("2026-11-22-h100-boxcar-fast", "final/kernels.jsonl", FINAL,
       "the committed FAST kernel (commit e2f99d1) against PAPER through the CUDA context, "
