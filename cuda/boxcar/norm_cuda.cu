@@ -87,9 +87,10 @@ unsigned blocks_for(int64_t n)
     return (unsigned)std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 4096));
 }
 
-/* The values in effect that the summary of window j fixes: window 0's own
- * (first_own, j = 0) and those of window j + 1. */
-tr_status effects_after(tr_cuda_norm *q, uint64_t j, tr_error *err)
+/* The values in effect that the summaries of windows j .. j + nw - 1 fix:
+ * window 0's own (first_own, j = 0) and those of windows j + 1 .. j + nw, in
+ * one launch (each window's values depend on summaries only). */
+tr_status effects_after(tr_cuda_norm *q, uint64_t j, uint32_t nw, tr_error *err)
 {
     const nparams &P = q->P;
     const unsigned nb = (P.nchan + 127) / 128;
@@ -98,9 +99,8 @@ tr_status effects_after(tr_cuda_norm *q, uint64_t j, tr_error *err)
                   q->eff, q->ready, q->fill);
         NORM_TRY(cudaGetLastError(), "effect launch");
     }
-    const uint32_t nh = (uint32_t)std::min<uint64_t>(P.H, j + 1);
-    TR_LAUNCH(effect, nb, 128, 0, q->stream, q->sum, P, j + 1, j + 1, nh, q->eff,
-              q->ready, q->fill);
+    TR_LAUNCH(effect, dim3(nb, nw), 128, 0, q->stream, q->sum, P, j + 1, j + 1, P.H,
+              q->eff, q->ready, q->fill);
     NORM_TRY(cudaGetLastError(), "effect launch");
     return TR_OK;
 }
@@ -114,14 +114,14 @@ tr_status window_done(tr_cuda_norm *q, uint64_t j, uint32_t n, tr_error *err)
     TR_LAUNCH(summarise<256>, dim3(P.nchan, P.nlev), 256, 0, q->stream, src, P, n, j,
               q->sum);
     NORM_TRY(cudaGetLastError(), "summary launch");
-    return effects_after(q, j, err);
+    return effects_after(q, j, 1, err);
 }
 
 /* Whole windows j .. j + nw - 1 at positions k0 .. of a call's input x (ld
  * positions, nw <= P.batch): their summaries from x in one launch (a window
  * per grid layer: one channel's windows, one block per level each, would
  * leave most of the GPU idle one window after another), the values they fix
- * in order, then each window's samples into the cleaned copy. */
+ * in one launch, then their samples into the cleaned copy in one launch. */
 tr_status whole_windows(tr_cuda_norm *q, const float *x, int cm, int64_t ld, int64_t k0,
                         uint64_t j, uint32_t nw, tr_error *err)
 {
@@ -130,17 +130,12 @@ tr_status whole_windows(tr_cuda_norm *q, const float *x, int cm, int64_t ld, int
     TR_LAUNCH(summarise<256>, dim3(P.nchan, P.nlev, nw), 256, 0, q->stream, src, P, P.W,
               j, q->sum);
     NORM_TRY(cudaGetLastError(), "summary launch");
-    for (uint32_t z = 0; z < nw; z++) {
-        const tr_status s = effects_after(q, j + z, err);
-        if (s != TR_OK) return s;
-    }
-    for (uint32_t z = 0; z < nw; z++) {
-        const float *fill = q->fill + (size_t)((j + z) % P.E) * P.nchan;
-        TR_LAUNCH(ingest, blocks_for((int64_t)P.W * P.nchan), 256, 0, q->stream, x, cm,
-                  ld, k0 + (int64_t)z * P.W, (int64_t)P.W, P.nchan, P.W, 0u,
-                  (float *)nullptr, fill, q->clean, q->count);
-        NORM_TRY(cudaGetLastError(), "ingest launch");
-    }
+    const tr_status s = effects_after(q, j, nw, err);
+    if (s != TR_OK) return s;
+    const int64_t m = (int64_t)nw * P.W;
+    TR_LAUNCH(ingest, blocks_for(m * P.nchan), 256, 0, q->stream, x, cm, ld, k0, m,
+              P.nchan, P.W, 0u, j, P.E, (float *)nullptr, q->fill, q->clean, q->count);
+    NORM_TRY(cudaGetLastError(), "ingest launch");
     return TR_OK;
 }
 
@@ -348,10 +343,9 @@ extern "C" tr_status tr_cuda_norm_process(tr_cuda_norm *q, const float *x, size_
             continue;
         }
         const size_t m = std::min<size_t>(P.W - off, n - done);
-        const float *fill = q->fill + (size_t)(j % P.E) * P.nchan;
         TR_LAUNCH(ingest, blocks_for((int64_t)(m * P.nchan)), 256, 0, q->stream, x, cm,
-                  (int64_t)n, (int64_t)done, (int64_t)m, P.nchan, P.W, off, q->win, fill,
-                  q->clean, q->count);
+                  (int64_t)n, (int64_t)done, (int64_t)m, P.nchan, P.W, off, j, P.E,
+                  q->win, q->fill, q->clean, q->count);
         NORM_TRY(cudaGetLastError(), "ingest launch");
         q->pos += m;
         done += m;

@@ -57,12 +57,15 @@ __device__ __forceinline__ bool finite_d(double v)
 }
 
 /* Positions [k0, k0 + m) of a call of ld positions (time-major or
- * channel-major), all in one window at offset off: into the window buffer
- * (NaN for non-finite) and the cleaned copy (non-finite replaced by fill[c],
- * the input mean in effect), non-finite samples counted. */
+ * channel-major), starting at offset off of window j: into the window buffer
+ * when win is given (the positions then lie in window j; NaN for
+ * non-finite) and the cleaned copy (non-finite replaced by the input mean in
+ * effect of the position's window, fill ring slot (j + (off + k) / W) % E),
+ * non-finite samples counted. One launch cleans a call's whole windows. */
 __global__ void ingest(const float *x, int cm, int64_t ld, int64_t k0, int64_t m,
-                       uint32_t nchan, uint32_t W, uint32_t off, float *win,
-                       const float *fill, float *clean, unsigned long long *count)
+                       uint32_t nchan, uint32_t W, uint32_t off, uint64_t j, uint32_t E,
+                       float *win, const float *fill, float *clean,
+                       unsigned long long *count)
 {
     const int64_t nv = m * (int64_t)nchan;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nv;
@@ -72,8 +75,13 @@ __global__ void ingest(const float *x, int cm, int64_t ld, int64_t k0, int64_t m
         const float v = x[idx];
         const bool ok = (v - v) == 0.0f;
         if (win) win[(size_t)c * W + off + k] = ok ? v : NAN;
-        clean[idx] = ok ? v : fill[c];
-        if (!ok) atomicAdd(count, 1ull);
+        if (ok) {
+            clean[idx] = v;
+        } else {
+            const uint64_t jw = j + (uint64_t)(off + k) / W;
+            clean[idx] = fill[(size_t)(jw % E) * nchan + c];
+            atomicAdd(count, 1ull);
+        }
     }
 }
 
@@ -180,16 +188,20 @@ __global__ void __launch_bounds__(NT)
         sum[((size_t)((j0 + blockIdx.z) % P.Hs) * P.nchan + c) * P.nlev + k] = out;
 }
 
-/* The values in effect for window j (windows.c effect_from): merge of the
- * summaries of windows j1-1 down to j1-nh per channel and level (j1 = j,
- * nh = min(H, j): the last H windows; j = 0, j1 = nh = 1: window 0's own),
- * into ring slot j % E with the ready flag and the fill value (mean per
- * sample). */
-__global__ void effect(const acc *sum, nparams P, uint64_t j, uint64_t j1, uint32_t nh,
+/* The values in effect for window j + blockIdx.y (windows.c effect_from):
+ * merge of the summaries of windows j1-1 down to j1-nh per channel and level
+ * (j1 = j + blockIdx.y, nh = min(hcap, j1); hcap = H: the last H windows;
+ * j = 0, j1 = hcap = 1: window 0's own; hcap = 0: the warm-up values), into
+ * ring slot j % E with the ready flag and the fill value (mean per sample).
+ * The windows of one launch are independent: each reads only summaries. */
+__global__ void effect(const acc *sum, nparams P, uint64_t j, uint64_t j1, uint32_t hcap,
                        lev *eff, uint8_t *ready, float *fill)
 {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= P.nchan) return;
+    j += blockIdx.y;
+    j1 += blockIdx.y;
+    const uint32_t nh = (uint32_t)(j1 < hcap ? j1 : hcap);
     const size_t es = (size_t)(j % P.E);
     lev *e = eff + (es * P.nchan + c) * P.nlev;
     bool ok = false;
