@@ -16,7 +16,8 @@
  * depend only on data before (j + 1) W, so the next piece may use them).
  * Whole windows inside a call skip the buffer: up to P.batch of them are
  * summarised from the call's input in one launch, their values in effect
- * set in order, then their samples cleaned (whole_windows); the summary ring
+ * set in one launch, then their samples cleaned in one (whole_windows); the
+ * summary ring
  * has H + P.batch - 1 slots, so a batch never overwrites what its first
  * windows merge.
  *
