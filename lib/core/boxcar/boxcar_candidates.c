@@ -78,12 +78,27 @@ size_t tr_boxcar_ready_piece(const struct tr_boxcar *q, uint64_t p, size_t n,
     *flags = NULL;
     const uint32_t W = tr_boxcar_norm_window(tr_boxcar_get_norm(q));
     if (W == 0) return n; /* FIXED mode measures nothing: every value counts */
-    const uint64_t left = W - p % W;
-    for (uint32_t ch = 0; ch < tr_boxcar_nchan(q); ch++) {
-        skip[ch] = tr_boxcar_ready(q, p, ch) ? 0 : 1;
-        if (skip[ch]) *flags = skip;
+    /* Windows where every channel is ready go out as one run (each piece is
+     * a selection round trip on the device); a window with a warming-up
+     * channel goes out alone, with its flags. */
+    size_t len = 0;
+    while (len < n) {
+        const uint64_t pp = p + len, left = W - pp % W;
+        const size_t step = (size_t)(n - len < left ? n - len : left);
+        int all = 1;
+        for (uint32_t ch = 0; ch < tr_boxcar_nchan(q); ch++) {
+            const int ready = tr_boxcar_ready(q, pp, ch);
+            if (len == 0) skip[ch] = ready ? 0 : 1;
+            all &= ready != 0;
+        }
+        if (!all) {
+            if (len > 0) return len; /* the run ends before this window */
+            *flags = skip;
+            return step;
+        }
+        len += step;
     }
-    return (size_t)(n < left ? n : left);
+    return len;
 }
 
 tr_status tr_boxcar_cluster_device(tr_candidates *c, const struct tr_boxcar *q,

@@ -56,10 +56,12 @@ struct tr_boxcar;
 int tr_boxcar_ready(const struct tr_boxcar *q, uint64_t p, uint32_t c);
 
 /*
- * The positions from search position p on (at most n) that lie in p's
- * statistics window, returned as a count; *flags = skip (nchan entries, 1 =
- * the channel is still warming up there) when some channel is, NULL when
- * every channel is ready (FIXED mode: always, for all n).
+ * The positions from search position p on (at most n) to give the clustering
+ * in one part, returned as a count: when some channel is still warming up in
+ * p's statistics window, the rest of that window, with *flags = skip (nchan
+ * entries, 1 = the channel is warming up there); else the run of windows
+ * from p on in which every channel is ready, with *flags = NULL (FIXED mode:
+ * always all n).
  */
 size_t tr_boxcar_ready_piece(const struct tr_boxcar *q, uint64_t p, size_t n,
                              uint8_t *skip, const uint8_t **flags);

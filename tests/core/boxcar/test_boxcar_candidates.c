@@ -5,7 +5,10 @@
  * different times (constant data counts as not measured) with pulses inside
  * and after the warm-up, cut into calls of several sizes, and for FIXED
  * normalisation (nothing masked). The warm-up pulses must be masked: the
- * unmasked clustering finds more events.
+ * unmasked clustering finds more events. tr_boxcar_ready_piece (the parts of
+ * the device clustering) is checked on every call: windows with a
+ * warming-up channel alone with their flags, maximal runs of ready windows
+ * without.
  */
 #include <transient/boxcar.h>
 #include <transient/candidates.h>
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "boxcar/candidates_internal.h"
 #include "common/test_util.h"
 
 enum { C = 3, N = 6000, W = 512, MAXEV = 4096 };
@@ -56,6 +60,47 @@ static void make_input(float *x)
         for (size_t i = at[k]; i < at[k] + 16; i++)
             for (uint32_t c = 0; c < C; c++)
                 x[i * C + c] += 12.0f;
+}
+
+/* The parts tr_boxcar_ready_piece cuts positions [p, p + n) into. */
+static void check_pieces(const tr_boxcar *s, uint64_t p, size_t n)
+{
+    const uint32_t Wn = tr_boxcar_norm_window(tr_boxcar_get_norm(s));
+    uint8_t skip[C];
+    for (size_t k = 0; k < n;) {
+        const uint8_t *flags = NULL;
+        const size_t len = tr_boxcar_ready_piece(s, p + k, n - k, skip, &flags);
+        CHECK(len >= 1 && len <= n - k, "ready piece at %llu: length %zu of %zu",
+              (unsigned long long)(p + k), len, n - k);
+        if (len < 1 || len > n - k) return;
+        const uint64_t a = p + k, b = p + k + len - 1;
+        if (flags) {
+            int some = 0;
+            for (uint32_t c = 0; c < C; c++) {
+                CHECK(flags[c] == !tr_boxcar_ready(s, a, c),
+                      "ready piece at %llu: flag of channel %u", (unsigned long long)a,
+                      c);
+                some |= flags[c];
+            }
+            CHECK(some && Wn > 0 && a / Wn == b / Wn,
+                  "ready piece at %llu: a flagged part is one window with a warming-up "
+                  "channel",
+                  (unsigned long long)a);
+        } else {
+            int all = 1;
+            for (uint64_t q = a; q <= b && Wn > 0; q += Wn - q % Wn)
+                for (uint32_t c = 0; c < C; c++)
+                    all &= tr_boxcar_ready(s, q, c) != 0;
+            int next_ready = 1; /* the window after the run, if the call has it */
+            if (k + len < n)
+                for (uint32_t c = 0; c < C; c++)
+                    next_ready &= tr_boxcar_ready(s, b + 1, c) != 0;
+            CHECK(all && (k + len == n || !next_ready),
+                  "ready piece at %llu, %zu positions: not a maximal ready run",
+                  (unsigned long long)a, len);
+        }
+        k += len;
+    }
 }
 
 /* One stream in calls of `chunk` samples: the tested function into a, the
@@ -106,6 +151,7 @@ static void run(tr_boxcar_norm_mode mode, size_t chunk, events_t *a, events_t *b
         const float *ys = y + skip * C;
         const int32_t *ws = w + skip * C;
         CHECK(tr_boxcar_candidates_process(qa, s, p0, ys, ws, k) == TR_OK, "tested");
+        check_pieces(s, p0, k);
         const tr_boxcar_norm *norm = tr_boxcar_get_norm(s);
         for (size_t j = 0; j < k; j++)
             for (uint32_t c = 0; c < C; c++)
