@@ -401,12 +401,31 @@ SOURCES = [
     S("2026-11-27-h100-blocks-final", "host_paths/host_A_1_1.jsonl", EARLIER,
       "1 channel before the two-slot stage (commit 248a92d), same call"),
     S("2026-11-27-h100-blocks-final", "host_paths/host_A_1_2.jsonl", REPEAT, "the same, second run"),
-    S("2026-11-27-h100-boxcar-norm-launches", "host_B_64_1.jsonl", FINAL,
+    S("2026-11-27-h100-boxcar-ready-runs", "host_B_64_1.jsonl", FINAL,
+      "the boxcar host paths, 64 channels, with runs of ready statistics windows given to "
+      "the device clustering as one part (commit 0aa7a03, H100), beside the tree before "
+      "it in one call"),
+    *[S("2026-11-27-h100-boxcar-ready-runs", "host_%s_%s_%d.jsonl" % (v, ch, r), role,
+        what)
+      for v, ch, r, role, what in (
+          ("B", 64, 2, REPEAT, "the same, second run"),
+          ("B", 64, 3, REPEAT, "the same, third run"),
+          ("B", 1, 1, FINAL, "the same, 1 channel"),
+          ("B", 1, 2, REPEAT, "the same, second run"),
+          ("B", 1, 3, REPEAT, "the same, third run"),
+          ("A", 64, 1, EARLIER, "64 channels before the change (commit b2acb3e, H100), same "
+                                "call"),
+          ("A", 64, 2, REPEAT, "the same, second run"),
+          ("A", 64, 3, REPEAT, "the same, third run"),
+          ("A", 1, 1, EARLIER, "1 channel before the change (commit b2acb3e, H100), same call"),
+          ("A", 1, 2, REPEAT, "the same, second run"),
+          ("A", 1, 3, REPEAT, "the same, third run"))],
+    S("2026-11-27-h100-boxcar-norm-launches", "host_B_64_1.jsonl", EARLIER,
       "the boxcar host paths, 64 channels, with a call's whole windows set and cleaned in "
       "one launch each (commit b201dda, H100), beside the tree before it in one call"),
     S("2026-11-27-h100-boxcar-norm-launches", "host_B_64_2.jsonl", REPEAT,
       "the same, second run"),
-    S("2026-11-27-h100-boxcar-norm-launches", "host_B_1_1.jsonl", FINAL,
+    S("2026-11-27-h100-boxcar-norm-launches", "host_B_1_1.jsonl", EARLIER,
       "the same, 1 channel"),
     S("2026-11-27-h100-boxcar-norm-launches", "host_B_1_2.jsonl", REPEAT,
       "the same, second run"),
