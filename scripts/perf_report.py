@@ -374,12 +374,21 @@ SOURCES = [
     S("2026-11-27-h100-final", "flowgraph_frb.jsonl", FINAL,
       "frb_search_f (a sink) in the C++ flow graph benchmark beside tr_frb, CUDA (GNU "
       "Radio buffers page-locked) and CPU, the final tree (commit 714c0d4, H100)"),
-    S("2026-11-27-h100-blocks-final", "flowgraph_boxcar_fixed.jsonl", FINAL,
+    S("2026-11-27-h100-boxcar-block-ready-runs", "flowgraph_boxcar_white.jsonl", FINAL,
+      "boxcar_search_ff CUDA without outputs, WHITE, after the device clustering by runs "
+      "of ready windows (commit b6856bb, H100)",
+      labels=["1 channel, batch 1048576", "1 channel, batch 8388608",
+              "64 channels, batch 65536", "64 channels, batch 262144"]),
+    S("2026-11-27-h100-boxcar-block-ready-runs", "flowgraph_boxcar_fixed.jsonl", FINAL,
+      "the same with FIXED statistics (commit b6856bb, H100)",
+      labels=["1 channel, batch 1048576", "1 channel, batch 8388608",
+              "64 channels, batch 65536", "64 channels, batch 262144"]),
+    S("2026-11-27-h100-blocks-final", "flowgraph_boxcar_fixed.jsonl", EARLIER,
       "boxcar_search_ff CUDA without outputs (candidates on the device), FIXED, in the "
       "flow graph benchmark beside its core (commit e6fdcf7, H100)",
       labels=["1 channel, batch 1048576", "1 channel, batch 8388608",
               "64 channels, batch 65536", "64 channels, batch 262144"]),
-    S("2026-11-27-h100-blocks-final", "flowgraph_boxcar_white.jsonl", FINAL,
+    S("2026-11-27-h100-blocks-final", "flowgraph_boxcar_white.jsonl", EARLIER,
       "the same with WHITE statistics, measured on the device with window 0 held "
       "(commit e6fdcf7, H100)",
       labels=["1 channel, batch 1048576", "1 channel, batch 8388608",
