@@ -304,6 +304,10 @@ cudaError_t window_plan(tr_cuda_spiir *c, int32_t max_delay, bool split)
         split ? spiir_window_kernel<16, true> : spiir_window_kernel<16, false>;
     e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fast_blocks, fk, kSmallBlock, 0);
     if (e != cudaSuccess) return e;
+    /* The limit is per kernel, not per context: the device's largest, so that
+     * contexts with windows of different sizes can all launch. */
+    e = cudaFuncSetAttribute(wk, cudaFuncAttributeMaxDynamicSharedMemorySize, optin);
+    if (e != cudaSuccess) return e;
     const int forced = window_chunk_forced();
     for (int chunk : kWinChunks) {
         if (forced && chunk != forced) continue;
@@ -311,9 +315,6 @@ cudaError_t window_plan(tr_cuda_spiir *c, int32_t max_delay, bool split)
         wc += (8 - wc % 32 + 32) % 32; /* copies 2 bank groups apart */
         const size_t bytes = 4 * (size_t)wc * sizeof(float);
         if (bytes > (size_t)optin) continue;
-        e = cudaFuncSetAttribute(wk, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)bytes);
-        if (e != cudaSuccess) return e;
         int win_blocks = 0;
         e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&win_blocks, wk, kWinWarps * 32,
                                                           bytes);

@@ -359,6 +359,52 @@ static void test_wide_templates(const variant_t *v)
     }
 }
 
+/*
+ * Two objects whose window kernels need windows of different sizes (delays up
+ * to 3000 and up to 400), the larger created first, called in turns: each
+ * gives the bits it gives alone (the kernel's shared-memory limit must fit
+ * both).
+ */
+static void test_two_windows(const variant_t *v)
+{
+    tu_rng r = {0x2a2a};
+    const size_t n = 700;
+    const uint32_t nt = 640;
+    const size_t nout = n * nt * 2;
+    tr_spiir_bank *b[2] = {random_bank(&r, nt, 449, 512, 3000, 1e-3, 0),
+                           random_bank(&r, nt, 449, 512, 400, 1e-3, 0)};
+    float *x = malloc(n * sizeof *x);
+    float *alone[2] = {malloc(nout * sizeof(float)), malloc(nout * sizeof(float))};
+    float *turns[2] = {malloc(nout * sizeof(float)), malloc(nout * sizeof(float))};
+    gen_signal(x, n, &r);
+    for (int i = 0; i < 2; i++)
+        CHECK(run_object(b[i], v, 0, x, n, alone[i], 0, &r, NULL) == 0, "%s", v->name);
+    tr_spiir_config cfg = tr_spiir_config_default();
+    cfg.backend = v->backend;
+    cfg.variant = v->variant;
+    tr_error err;
+    tr_spiir *q[2] = {tr_spiir_create(&cfg, b[0], &err), NULL};
+    CHECK(q[0] != NULL, "%s: create: %s", v->name, err.message);
+    q[1] = tr_spiir_create(&cfg, b[1], &err);
+    CHECK(q[1] != NULL, "%s: create: %s", v->name, err.message);
+    for (size_t pos = 0; q[0] && q[1] && pos < n; pos += 100)
+        for (int i = 0; i < 2; i++)
+            CHECK(tr_spiir_process(q[i], x + pos, 100, turns[i] + pos * nt * 2) == TR_OK,
+                  "%s: object %d in turns: %s", v->name, i, tr_spiir_last_error(q[i]));
+    for (int i = 0; i < 2; i++)
+        CHECK(q[0] && q[1] && !memcmp(turns[i], alone[i], nout * sizeof(float)),
+              "%s: object %d in turns with another window size: not the bits it gives "
+              "alone",
+              v->name, i);
+    for (int i = 0; i < 2; i++) {
+        tr_spiir_destroy(q[i]);
+        tr_spiir_bank_destroy(b[i]);
+        free(alone[i]);
+        free(turns[i]);
+    }
+    free(x);
+}
+
 /* ---- analytic checks on tiny banks ---------------------------------------- */
 
 /* Impulse response of one filter: z[k] = 2 dt b0 a1^(k-d) for k >= d, else 0;
@@ -698,6 +744,7 @@ int main(int argc, char **argv)
             test_nonfinite(&vs[i]);
         }
         test_wide_templates(&vs[0]);
+        test_two_windows(&vs[0]);
         return tu_finish("test_spiir --gpu");
     }
     test_bank_validation();
