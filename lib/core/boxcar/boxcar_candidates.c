@@ -15,18 +15,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Gives len positions that hold at least one warming-up channel, with the
- * S/N of those channels at -inf (below every finite threshold). */
-static tr_status process_masked(tr_candidates *c, const struct tr_boxcar *q, uint64_t p,
-                                uint32_t nchan, const float *snr, const int32_t *width,
-                                size_t len)
+/* Gives len positions of one statistics window with the S/N of the channels
+ * flagged as warming up (skip[ch] = 1) at -inf, below every finite
+ * threshold. */
+static tr_status process_masked(tr_candidates *c, uint32_t nchan, const uint8_t *skip,
+                                const float *snr, const int32_t *width, size_t len)
 {
     const size_t nvals = len * nchan;
     float *masked = malloc(nvals * sizeof *masked);
     if (!masked) return TR_ERR_NOMEM;
     memcpy(masked, snr, nvals * sizeof *masked);
     for (uint32_t ch = 0; ch < nchan; ch++) {
-        if (tr_boxcar_ready(q, p, ch)) continue;
+        if (!skip[ch]) continue;
         for (size_t j = 0; j < len; j++)
             masked[j * nchan + ch] = -INFINITY;
     }
@@ -40,36 +40,23 @@ tr_status tr_boxcar_candidates_process(tr_candidates *c, const struct tr_boxcar 
                                        const int32_t *width, size_t n)
 {
     if (!c || !q) return TR_ERR_INVALID;
-    const tr_boxcar_norm *norm = tr_boxcar_get_norm(q);
-    const uint32_t W = tr_boxcar_norm_window(norm);
-    /* FIXED mode measures nothing: every value counts as it is. */
-    if (W == 0 || n == 0) return tr_candidates_process(c, snr, width, n);
     const uint32_t nchan = tr_boxcar_nchan(q);
-
-    /* Readiness is per statistics window: one look per window piece. Runs of
-     * pieces where every channel is ready go to the clustering as they are. */
-    size_t k = 0;
-    size_t run = 0; /* start of the current run of ready positions */
-    while (k < n) {
-        const uint64_t p = position + k;
-        const uint64_t left = W - p % W;
-        const size_t len = (size_t)(n - k < left ? n - k : left);
-        int ready = 1;
-        for (uint32_t ch = 0; ch < nchan && ready; ch++)
-            ready = tr_boxcar_ready(q, p, ch);
-        if (!ready) {
-            tr_status st = tr_candidates_process(
-                c, snr + run * nchan, width ? width + run * nchan : NULL, k - run);
-            if (st != TR_OK) return st;
-            st = process_masked(c, q, p, nchan, snr + k * nchan,
-                                width ? width + k * nchan : NULL, len);
-            if (st != TR_OK) return st;
-            run = k + len;
-        }
+    uint8_t *skip = calloc(nchan, 1);
+    if (!skip) return TR_ERR_NOMEM;
+    /* Runs of windows where every channel is ready go to the clustering as
+     * they are, a window with a warming-up channel masked (as on the device). */
+    tr_status st = TR_OK;
+    for (size_t k = 0; k < n && st == TR_OK;) {
+        const uint8_t *flags = NULL;
+        const size_t len = tr_boxcar_ready_piece(q, position + k, n - k, skip, &flags);
+        const float *y = snr + k * nchan;
+        const int32_t *w = width ? width + k * nchan : NULL;
+        st = flags ? process_masked(c, nchan, flags, y, w, len)
+                   : tr_candidates_process(c, y, w, len);
         k += len;
     }
-    return tr_candidates_process(c, snr + run * nchan, width ? width + run * nchan : NULL,
-                                 n - run);
+    free(skip);
+    return st;
 }
 
 size_t tr_boxcar_ready_piece(const struct tr_boxcar *q, uint64_t p, size_t n,
