@@ -17,9 +17,8 @@
  * Whole windows inside a call skip the buffer: up to P.batch of them are
  * summarised from the call's input in one launch, their values in effect
  * set in one launch, then their samples cleaned in one (whole_windows); the
- * summary ring
- * has H + P.batch - 1 slots, so a batch never overwrites what its first
- * windows merge.
+ * summary ring has H + P.batch - 1 slots, so a batch never overwrites what
+ * its first windows merge.
  *
  * first_own: the cleaned samples pass through a delay line of W positions
  * (`ring`, as lib/core/boxcar/boxcar.c holds them on the host), so that
