@@ -2,12 +2,15 @@
  * Device buffers of stage_cuda.h: one allocation per buffer (two sample
  * slots, allocated at their first copy in, so that a stage used only for
  * held outputs has none; each with the event of its last copy), a stream for
- * the copies (page-locked host memory is copied by the GPU directly, other
- * memory through the driver's staging) and the placement of held outputs.
+ * the copies and the placement of held outputs. Page-locked host memory is
+ * copied by the GPU directly; pageable memory is first copied by host
+ * threads into a page-locked buffer of its slot (one thread through the
+ * driver's staging cannot keep up with PCIe, docs/architecture.md).
  */
 #include "boxcar/stage_cuda.h"
 
 #include "boxcar/boxcar_target.cuh"
+#include "common/host_stager.cuh"
 
 #include <algorithm>
 #include <cstdlib>
@@ -47,6 +50,10 @@ struct tr_cuda_stage {
     cudaEvent_t copied[2] = {nullptr, nullptr}; /* the last copy into each x slot */
     float *x[2] = {nullptr, nullptr}, *snr = nullptr;
     int32_t *width = nullptr;
+    float *snr1 = nullptr; /* output slot 1 (tr_cuda_stage_outputs) */
+    int32_t *width1 = nullptr;
+    float *px[2] = {nullptr, nullptr}; /* page-locked staging of pageable input */
+    tr_host_stager *stager = nullptr;  /* its copying threads */
 };
 
 extern "C" void tr_cuda_stage_destroy(tr_cuda_stage *st)
@@ -55,10 +62,14 @@ extern "C" void tr_cuda_stage_destroy(tr_cuda_stage *st)
     if (st->device >= 0) cudaSetDevice(st->device);
     for (int i = 0; i < 2; i++) {
         cudaFree(st->x[i]);
+        if (st->px[i]) cudaFreeHost(st->px[i]);
         if (st->copied[i]) cudaEventDestroy(st->copied[i]);
     }
+    delete st->stager;
     cudaFree(st->snr);
     cudaFree(st->width);
+    cudaFree(st->snr1);
+    cudaFree(st->width1);
     if (st->stream) cudaStreamDestroy(st->stream);
     st->~tr_cuda_stage();
     free(st);
@@ -105,14 +116,37 @@ extern "C" tr_status tr_cuda_stage_upload(tr_cuda_stage *st, int slot, const flo
     if (!st || (n && !x) || n > st->values || (slot != 0 && slot != 1))
         return tr_fail(err, TR_ERR_INVALID, "stage/cuda: upload of %zu values", n);
     STAGE_TRY(cudaSetDevice(st->device), "select device");
+    const size_t cap = (st->values ? st->values : 1) * 4;
     if (!st->x[slot])
-        STAGE_TRY(cudaMalloc((void **)&st->x[slot], (st->values ? st->values : 1) * 4),
-                  "allocate samples");
-    STAGE_TRY(cudaMemcpyAsync(st->x[slot], x, n * sizeof(float), cudaMemcpyHostToDevice,
+        STAGE_TRY(cudaMalloc((void **)&st->x[slot], cap), "allocate samples");
+    const float *src = x;
+    if (n && !tr_host_is_pinned(x)) {
+        if (!st->px[slot])
+            STAGE_TRY(cudaMallocHost((void **)&st->px[slot], cap),
+                      "allocate page-locked staging");
+        if (!st->stager) {
+            try {
+                st->stager = new tr_host_stager(tr_host_stager_threads());
+            } catch (...) {
+                return tr_fail(err, TR_ERR_NOMEM,
+                               "stage/cuda: cannot start staging threads");
+            }
+        }
+        /* the slot's last copy read this staging buffer */
+        STAGE_TRY(cudaEventSynchronize(st->copied[slot]), "copy samples in");
+        st->stager->copy(st->px[slot], x, n * sizeof(float));
+        src = st->px[slot];
+    }
+    STAGE_TRY(cudaMemcpyAsync(st->x[slot], src, n * sizeof(float), cudaMemcpyHostToDevice,
                               st->stream),
               "copy samples in");
     STAGE_TRY(cudaEventRecord(st->copied[slot], st->stream), "copy samples in");
     return TR_OK;
+}
+
+extern "C" int tr_cuda_stage_pinned(const void *p)
+{
+    return tr_host_is_pinned(p) ? 1 : 0;
 }
 
 extern "C" tr_status tr_cuda_stage_wait(tr_cuda_stage *st, int slot, tr_error *err)
@@ -120,6 +154,23 @@ extern "C" tr_status tr_cuda_stage_wait(tr_cuda_stage *st, int slot, tr_error *e
     if (!st || (slot != 0 && slot != 1))
         return tr_fail(err, TR_ERR_INVALID, "stage/cuda: no sample slot %d", slot);
     STAGE_TRY(cudaEventSynchronize(st->copied[slot]), "copy samples in");
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_stage_outputs(tr_cuda_stage *st, int slot, float **snr,
+                                           int32_t **width, tr_error *err)
+{
+    if (!st || !snr || !width || (slot != 0 && slot != 1))
+        return tr_fail(err, TR_ERR_INVALID, "stage/cuda: no output slot %d", slot);
+    if (slot == 1 && (!st->snr1 || !st->width1)) {
+        STAGE_TRY(cudaSetDevice(st->device), "select device");
+        const size_t b = (st->values ? st->values : 1) * 4;
+        if (!st->snr1) STAGE_TRY(cudaMalloc((void **)&st->snr1, b), "allocate S/N");
+        if (!st->width1)
+            STAGE_TRY(cudaMalloc((void **)&st->width1, b), "allocate widths");
+    }
+    *snr = slot ? st->snr1 : st->snr;
+    *width = slot ? st->width1 : st->width;
     return TR_OK;
 }
 
@@ -143,12 +194,17 @@ extern "C" tr_status tr_cuda_stage_reserve(tr_cuda_stage *st, size_t values,
     if (values <= st->values) return TR_OK;
     STAGE_TRY(cudaSetDevice(st->device), "select device");
     STAGE_TRY(cudaStreamSynchronize(st->stream), "finish the copies in");
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 2; i++) {
         cudaFree(st->x[i]);
+        if (st->px[i]) cudaFreeHost(st->px[i]);
+        st->px[i] = nullptr;
+    }
     cudaFree(st->snr);
     cudaFree(st->width);
-    st->x[0] = st->x[1] = st->snr = nullptr;
-    st->width = nullptr;
+    cudaFree(st->snr1);
+    cudaFree(st->width1);
+    st->x[0] = st->x[1] = st->snr = st->snr1 = nullptr;
+    st->width = st->width1 = nullptr;
     st->values = 0;
     STAGE_TRY(cudaMalloc((void **)&st->snr, values * 4), "allocate S/N");
     STAGE_TRY(cudaMalloc((void **)&st->width, values * 4), "allocate widths");

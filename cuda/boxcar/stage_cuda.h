@@ -2,7 +2,8 @@
  * Device buffers for host samples that are searched and clustered on the
  * device (tr_boxcar_search_candidates): the samples of a call copied in (two
  * slots, so that the next piece is copied while this one is searched), and
- * the S/N and widths that stay on the device. Also the scratch of a held
+ * the S/N and widths that stay on the device (two slots, so that one piece is
+ * searched while the one before is clustered). Also the scratch of a held
  * device stream (measured statistics with first_own): the search's outputs
  * placed into the caller's buffers behind the positions held or flushed
  * before them. Plain C interface for lib/core/boxcar/boxcar.c.
@@ -24,12 +25,16 @@ tr_status tr_cuda_stage_create(int device, size_t values, tr_cuda_stage **st,
 void tr_cuda_stage_destroy(tr_cuda_stage *st);
 
 /* Start copying n <= values host floats into sample slot `slot` (0 or 1,
- * allocated at its first copy)
- * on the stage's own stream: page-locked memory is copied by the GPU while the
- * caller goes on (other memory is staged by the driver before this returns).
+ * allocated at its first copy) on the stage's own stream: page-locked memory
+ * is copied by the GPU while the caller goes on; other memory is first copied
+ * by host threads into page-locked staging of the slot, before this returns.
  * The caller must not refill a slot that a search still reads. */
 tr_status tr_cuda_stage_upload(tr_cuda_stage *st, int slot, const float *x, size_t n,
                                tr_error *err);
+
+/* Whether host memory at p is page-locked (its copy does not keep the host
+ * busy). */
+int tr_cuda_stage_pinned(const void *p);
 
 /* Wait until the last copy into `slot` is complete. */
 tr_status tr_cuda_stage_wait(tr_cuda_stage *st, int slot, tr_error *err);
@@ -52,6 +57,12 @@ tr_status tr_cuda_stage_place(tr_cuda_stage *st, tr_boxcar_layout layout, uint32
  * NULL); returns when done. */
 tr_status tr_cuda_stage_download(tr_cuda_stage *st, size_t n, float *snr, int32_t *width,
                                  tr_error *err);
+
+/* The S/N and width buffers of output slot `slot` (0: those of
+ * tr_cuda_stage_snr and tr_cuda_stage_width; 1: a second pair, allocated at
+ * its first use), so that one piece is searched while the last is clustered. */
+tr_status tr_cuda_stage_outputs(tr_cuda_stage *st, int slot, float **snr, int32_t **width,
+                                tr_error *err);
 
 float *tr_cuda_stage_x(const tr_cuda_stage *st, int slot);
 float *tr_cuda_stage_snr(const tr_cuda_stage *st);
