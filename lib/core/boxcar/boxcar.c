@@ -42,18 +42,31 @@
  * and those of the flush (the held rest, then the search's latency), are
  * placed into the caller's buffers through a device scratch (`hstage`).
  * The same latency, warnings and outputs as the host path.
+ * Host samples to candidates (tr_boxcar_search_candidates): a call goes
+ * through the device path in pieces of up to TR_BOXCAR_CAND_VALUES values;
+ * piece j is copied in while piece j - 1 is searched, and searched on one
+ * thread while the peaks of piece j - 1 are selected and clustered on a
+ * second (a pool of two), with the same events as one piece at a time.
  */
 #include <transient/boxcar.h>
 #include <transient/candidates.h>
 
 #include "boxcar/boxcar_variants.h"
 #include "common/core_util.h"
+#include "common/pool.h"
 #include "boxcar/candidates_internal.h"
 #ifdef TR_HAVE_CUDA
 #include "boxcar/boxcar_cuda.h"
 #include "boxcar/norm_cuda.h"
 #include "boxcar/stage_cuda.h"
 #endif
+
+/* tr_boxcar_search_candidates: the most values per piece, the granule of a
+ * piece's samples per channel (a FAST tile), and the least values of each
+ * half of a call cut in two (candidates_call_piece). */
+#define TR_BOXCAR_CAND_VALUES ((size_t)1 << 22)
+#define TR_BOXCAR_CAND_UNIT   ((size_t)8192)
+#define TR_BOXCAR_CAND_HALF   ((size_t)1 << 21)
 
 #include <math.h>
 #include <stdio.h>
@@ -90,8 +103,12 @@ struct tr_boxcar {
     size_t wcap;       /* windows they hold */
     uint64_t wlo, whi; /* windows the CUDA context holds (multiwin) */
     int have_wins;
-    void *dnorm;      /* tr_cuda_norm: statistics of device samples, or NULL */
-    void *stage;      /* tr_cuda_stage: device buffers of tr_boxcar_search_candidates */
+    void *dnorm;    /* tr_cuda_norm: statistics of device samples, or NULL */
+    void *stage;    /* tr_cuda_stage: device buffers of tr_boxcar_search_candidates */
+    tr_pool *cpool; /* its two threads: search and clustering side by side */
+    struct cand_part_s *parts; /* its clustering parts of the last piece searched */
+    uint8_t *part_flags;       /* their channel flags, nchan per part */
+    size_t nparts, partcap;
     void *hstage;     /* tr_cuda_stage: outputs of a held device stream, placed */
     int dnorm_active; /* this stream's statistics are measured on the device */
     /* hold of the first window (see the top of this file) */
@@ -264,6 +281,9 @@ void tr_boxcar_destroy(tr_boxcar *q)
     tr_cuda_stage_destroy((tr_cuda_stage *)q->stage);
     tr_cuda_stage_destroy((tr_cuda_stage *)q->hstage);
 #endif
+    tr_pool_destroy(q->cpool);
+    free(q->parts);
+    free(q->part_flags);
     tr_boxcar_ref_destroy(q->ref);
     tr_boxcar_cpu_destroy(q->fast);
     tr_boxcar_norm_destroy(q->norm);
@@ -966,6 +986,140 @@ tr_status tr_boxcar_flush_device(tr_boxcar *q, float *d_snr, int32_t *d_width)
 #endif
 }
 
+#ifdef TR_HAVE_CUDA
+/* A piece's samples per channel are a multiple of this. */
+static size_t candidates_unit(const tr_boxcar *q)
+{
+    const size_t W = q->cfg.norm.mode == TR_BOXCAR_NORM_FIXED ? 0 : q->cfg.norm.window;
+    return W > TR_BOXCAR_CAND_UNIT ? W : TR_BOXCAR_CAND_UNIT;
+}
+
+/* The most samples per channel of one piece of tr_boxcar_search_candidates:
+ * about TR_BOXCAR_CAND_VALUES values (TR_BOXCAR_CUDA_CAND_VALUES overrides
+ * it), in whole statistics windows (or FAST tiles in FIXED mode), at most
+ * q->piece. Every piece costs a few fixed round trips and a search that
+ * takes about as long for one tile per multiprocessor as for two, so pieces
+ * are large; a call of several pieces copies, searches and clusters them
+ * side by side. */
+static size_t candidates_piece(const tr_boxcar *q)
+{
+    size_t values = TR_BOXCAR_CAND_VALUES;
+    const char *e = getenv("TR_BOXCAR_CUDA_CAND_VALUES");
+    if (e && atol(e) > 0) values = (size_t)atol(e);
+    const size_t unit = candidates_unit(q);
+    size_t s = values / q->cfg.nchan / unit * unit;
+    if (s < unit) s = unit;
+    return s < q->piece ? s : q->piece;
+}
+
+/* The piece of a call of n samples per channel: the largest, but a call that
+ * would be one piece of at least twice TR_BOXCAR_CAND_HALF values is cut in
+ * two, so that the copy of its second half overlaps the search of its
+ * first. */
+static size_t candidates_call_piece(const tr_boxcar *q, size_t largest, size_t n)
+{
+    const size_t unit = candidates_unit(q);
+    if (n > largest || n * q->cfg.nchan < 2 * TR_BOXCAR_CAND_HALF) return largest;
+    const size_t half = (n / 2 + unit - 1) / unit * unit;
+    return half > 0 && half < n ? half : largest;
+}
+
+/* The clustering parts of the last piece searched (tr_boxcar_ready_piece
+ * runs): output offset, length and, for a part with warming-up channels,
+ * its flags (nchan bytes at flags + i * nchan). */
+typedef struct cand_part_s {
+    size_t k, len;
+    int flagged;
+} cand_part;
+
+/* One piece of tr_boxcar_search_candidates: search (task 0) and the
+ * clustering of the piece before it (task 1), run side by side. */
+typedef struct {
+    tr_boxcar *q;
+    tr_candidates *c;
+    tr_cuda_stage *st;
+    /* task 0: search piece `m` samples from x slot `slot` into output slot
+     * `slot` and start copying the next piece (m2 samples at x2) into the
+     * other x slot, whose search ended with the last step: before the search
+     * from page-locked memory (the GPU copies while it searches), after it
+     * from pageable memory (the host copies, the GPU searches meanwhile) */
+    int slot, run, pinned;
+    size_t m, m2;
+    const float *x2;
+    tr_status s0;
+    /* task 1: cluster the parts of the piece before from output slot `oslot`
+     * (ld positions, outputs from k0) */
+    int cluster, oslot;
+    int64_t ld, k0;
+    tr_status s1;
+    tr_error e1; /* task 1's message (task 0 writes q->err meanwhile) */
+} cand_step;
+
+static void cand_task(void *arg, size_t task)
+{
+    cand_step *t = (cand_step *)arg;
+    tr_boxcar *q = t->q;
+    if (task == 0) {
+        if (!t->run) return;
+        float *y = NULL;
+        int32_t *w = NULL;
+        const size_t nv = t->m2 * q->cfg.nchan;
+        tr_status s = tr_cuda_stage_wait(t->st, t->slot, &q->err);
+        if (s == TR_OK) s = tr_cuda_stage_outputs(t->st, t->slot, &y, &w, &q->err);
+        if (s == TR_OK && nv > 0 && t->pinned)
+            s = tr_cuda_stage_upload(t->st, t->slot ^ 1, t->x2, nv, &q->err);
+        if (s == TR_OK)
+            s = device_run(q, tr_cuda_stage_x(t->st, t->slot), t->m, TR_BOXCAR_TIME_MAJOR,
+                           y, w);
+        if (s == TR_OK && nv > 0 && !t->pinned)
+            s = tr_cuda_stage_upload(t->st, t->slot ^ 1, t->x2, nv, &q->err);
+        t->s0 = s;
+        return;
+    }
+    if (!t->cluster) return;
+    float *y = NULL;
+    int32_t *w = NULL;
+    tr_status s = tr_cuda_stage_outputs(t->st, t->oslot, &y, &w, &t->e1);
+    for (size_t i = 0; i < q->nparts && s == TR_OK; i++) {
+        const cand_part *pt = &q->parts[i];
+        s = tr_candidates_process_device_part(
+            t->c, y, w, t->ld, t->k0 + (int64_t)pt->k, pt->len, 0,
+            pt->flagged ? q->part_flags + i * q->cfg.nchan : NULL);
+        if (s != TR_OK) tr_fail(&t->e1, s, "boxcar: %s", tr_candidates_last_error(t->c));
+    }
+    t->s1 = s;
+}
+
+/* The parts of n outputs of the piece just searched, from position p. */
+static tr_status cand_parts(tr_boxcar *q, uint64_t p, size_t n)
+{
+    const size_t C = q->cfg.nchan;
+    q->nparts = 0;
+    for (size_t k = 0; k < n;) {
+        if (q->nparts == q->partcap) {
+            const size_t cap = q->partcap ? 2 * q->partcap : 16;
+            cand_part *np = realloc(q->parts, cap * sizeof *np);
+            if (np) q->parts = np;
+            uint8_t *nf = np ? realloc(q->part_flags, cap * C) : NULL;
+            if (nf) q->part_flags = nf;
+            if (!np || !nf)
+                return tr_fail(&q->err, TR_ERR_NOMEM,
+                               "boxcar: cannot allocate the parts");
+            q->partcap = cap;
+        }
+        const uint8_t *flags = NULL;
+        uint8_t *f = q->part_flags + q->nparts * C;
+        const size_t len = tr_boxcar_ready_piece(q, p + k, n - k, f, &flags);
+        q->parts[q->nparts].k = k;
+        q->parts[q->nparts].len = len;
+        q->parts[q->nparts].flagged = flags != NULL;
+        q->nparts++;
+        k += len;
+    }
+    return TR_OK;
+}
+#endif
+
 tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const float *x,
                                       size_t n)
 {
@@ -979,49 +1133,66 @@ tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const floa
                        "backend");
 #ifdef TR_HAVE_CUDA
     const uint32_t C = q->cfg.nchan;
+    const size_t largest = candidates_piece(q);
+    const size_t piece = candidates_call_piece(q, largest, n);
     if (!q->stage) {
         tr_cuda_stage *st = NULL;
-        if ((s = tr_cuda_stage_create(q->cfg.device, q->piece * C, &st, &q->err)) !=
-            TR_OK)
+        if ((s = tr_cuda_stage_create(q->cfg.device, largest * C, &st, &q->err)) != TR_OK)
             return s;
         q->stage = st;
     }
+    /* Two threads when the call has several pieces (without them, the tasks
+     * run one after the other in the same order). */
+    if (n > piece && !q->cpool) {
+        tr_error perr;
+        if (tr_pool_create(2, "boxcar", &q->cpool, &perr) != TR_OK) q->cpool = NULL;
+    }
     tr_cuda_stage *st = (tr_cuda_stage *)q->stage;
-    float *d_y = tr_cuda_stage_snr(st);
-    int32_t *d_w = tr_cuda_stage_width(st);
     const uint64_t lat = tr_boxcar_latency(q);
-    /* Pieces alternate between the stage's two sample slots: the next piece
-     * is copied in while this one is searched and clustered (the search of a
-     * piece is complete when its clustering returns, so its slot is free). */
+    /* Piece j is copied into sample slot j % 2 while piece j - 1 is
+     * searched, and searched into output slot j % 2 while the peaks of piece
+     * j - 1 are selected and clustered (their outputs in the other slot): a
+     * slot is reused two pieces later, after both have finished. */
+    size_t m = n < piece ? n : piece;
+    if ((s = tr_cuda_stage_upload(st, 0, x, m * C, &q->err)) != TR_OK) return s;
+    cand_step t;
+    memset(&t, 0, sizeof t);
+    t.q = q;
+    t.c = c;
+    t.st = st;
+    t.pinned = tr_cuda_stage_pinned(x);
     int slot = 0;
-    size_t m = n < q->piece ? n : q->piece;
-    if ((s = tr_cuda_stage_upload(st, slot, x, m * C, &q->err)) != TR_OK) return s;
-    for (size_t done = 0; done < n; slot ^= 1) {
+    for (size_t done = 0;; slot ^= 1) {
         const uint64_t pos = q->position;
         const size_t next = done + m;
-        const size_t m2 = n - next < q->piece ? n - next : q->piece;
-        if ((s = tr_cuda_stage_wait(st, slot, &q->err)) != TR_OK) return s;
-        if (m2 > 0 && (s = tr_cuda_stage_upload(st, slot ^ 1, x + next * C, m2 * C,
-                                                &q->err)) != TR_OK)
+        const size_t m2 = m == 0 || n - next < piece ? n - next : piece;
+        t.run = m > 0;
+        t.slot = slot;
+        t.m = m;
+        t.m2 = m2;
+        t.x2 = x + next * C;
+        t.s0 = t.s1 = TR_OK;
+        tr_pool_run(q->cpool, cand_task, &t, 2);
+        s = t.s0 != TR_OK ? t.s0 : t.s1;
+        if (t.s0 == TR_OK && t.s1 != TR_OK) q->err = t.e1;
+        if (s != TR_OK || m == 0) {
+            /* the caller's samples must not be read after the return */
+            if (s != TR_OK && m2 > 0) (void)tr_cuda_stage_wait(st, slot ^ 1, NULL);
             return s;
-        s = device_run(q, tr_cuda_stage_x(st, slot), m, TR_BOXCAR_TIME_MAJOR, d_y, d_w);
+        }
         /* outputs k are positions pos - lat + k; those below 0 are skipped */
         const size_t neg = pos >= lat ? 0 : (size_t)(lat - pos < m ? lat - pos : m);
-        if (s == TR_OK && m > neg) {
-            s = tr_boxcar_cluster_device(c, q, pos + neg - lat, d_y, d_w, (int64_t)m,
-                                         (int64_t)neg, m - neg, 0);
-            if (s != TR_OK)
-                tr_fail(&q->err, s, "boxcar: %s", tr_candidates_last_error(c));
-        }
-        if (s != TR_OK) {
-            /* the caller's samples must not be read after the return */
+        t.cluster = m > neg;
+        if (t.cluster && (s = cand_parts(q, pos + neg - lat, m - neg)) != TR_OK) {
             if (m2 > 0) (void)tr_cuda_stage_wait(st, slot ^ 1, NULL);
             return s;
         }
+        t.oslot = slot;
+        t.ld = (int64_t)m;
+        t.k0 = (int64_t)neg;
         done = next;
         m = m2;
     }
-    return TR_OK;
 #else
     return TR_ERR_UNSUPPORTED;
 #endif

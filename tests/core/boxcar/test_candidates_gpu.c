@@ -393,6 +393,88 @@ static void test_cpu_refuses(void)
     tr_candidates_destroy(c);
 }
 
+/* tr_boxcar_search_candidates with calls of several pieces (search and
+ * clustering side by side) and with calls cut in two, from page-locked and
+ * pageable memory, FIXED and WHITE: the same events as the same stream in
+ * calls of 3000 samples (one piece each). */
+static void test_search_pieces(void)
+{
+    const uint32_t C = 64;
+    const size_t n = 300000;
+    for (int white = 0; white < 2; white++)
+        for (int pinned = 0; pinned < 2; pinned++) {
+            tu_rng r = {900 + white + 2 * pinned};
+            tr_boxcar_config bc = tr_boxcar_config_default();
+            bc.nchan = C;
+            bc.max_width = 256;
+            bc.backend = TR_BACKEND_CUDA;
+            bc.norm.mode = white ? TR_BOXCAR_NORM_WHITE : TR_BOXCAR_NORM_FIXED;
+            bc.batch = 131072;
+            tr_candidates_config cc = tr_candidates_config_default();
+            cc.nchan = C;
+            cc.threshold = 7.0f;
+            cc.backend = TR_BACKEND_CUDA;
+            tr_error err;
+            tr_boxcar *big = tr_boxcar_create(&bc, &err);
+            tr_boxcar *small = tr_boxcar_create(&bc, &err);
+            tr_candidates *cb = tr_candidates_create(&cc, &err);
+            tr_candidates *cs = tr_candidates_create(&cc, &err);
+            float *x = NULL;
+            if (big)
+                x = pinned ? tr_boxcar_host_alloc(big, n * C * sizeof *x)
+                           : malloc(n * C * sizeof *x);
+            if (!big || !small || !cb || !cs || !x) {
+                CHECK(0, "pieces setup: %s", err.message);
+                goto done;
+            }
+            for (size_t i = 0; i < n * C; i++)
+                x[i] = (float)tu_gauss(&r);
+            for (size_t k = 5000; k < n; k += 7919)
+                for (size_t j = 0; j < 20; j++)
+                    x[(k + j) * C + (k % C)] += 4.0f;
+            x[777 * C + 5] = NAN;
+            /* pieces of at most 65536 samples (2^22 values): calls of 131072
+             * (two pieces), 40000 (one), 65536 and the rest, 63392 (each cut
+             * in two) */
+            const size_t calls[] = {131072, 40000, 65536, n};
+            size_t done_ = 0, nb = 0, ns = 0;
+            tr_candidate *eb = NULL, *es = NULL;
+            for (size_t i = 0; i < 4 && done_ < n; i++) {
+                const size_t m = calls[i] < n - done_ ? calls[i] : n - done_;
+                CHECK(tr_boxcar_search_candidates(cb, big, x + done_ * C, m) == TR_OK,
+                      "pieces call %zu: %s", i, tr_boxcar_last_error(big));
+                done_ += m;
+            }
+            for (size_t k = 0; k < n; k += 3000) {
+                const size_t m = 3000 < n - k ? 3000 : n - k;
+                CHECK(tr_boxcar_search_candidates(cs, small, x + k * C, m) == TR_OK,
+                      "small calls: %s", tr_boxcar_last_error(small));
+            }
+            CHECK(tr_candidates_flush(cb) == TR_OK && tr_candidates_flush(cs) == TR_OK,
+                  "pieces flush");
+            nb = read_all(cb, &eb);
+            ns = read_all(cs, &es);
+            CHECK(nb > 20, "pieces: %zu events (pulses every 7919 samples)", nb);
+            CHECK(cts_compare(es, ns, eb, nb) == 0,
+                  "pieces (%s, %s): %zu events in pieces, %zu in small calls",
+                  white ? "white" : "fixed", pinned ? "page-locked" : "pageable", nb, ns);
+            CHECK(tr_boxcar_nonfinite(big) == tr_boxcar_nonfinite(small) &&
+                      tr_boxcar_nonfinite(big) >= 1,
+                  "pieces: non-finite counts %llu, %llu",
+                  (unsigned long long)tr_boxcar_nonfinite(big),
+                  (unsigned long long)tr_boxcar_nonfinite(small));
+            free(eb);
+            free(es);
+        done:
+            if (x && pinned) tr_boxcar_host_free(big, x);
+            if (!pinned) free(x);
+            tr_candidates_destroy(cb);
+            tr_candidates_destroy(cs);
+            tr_boxcar_destroy(big);
+            tr_boxcar_destroy(small);
+        }
+}
+
 int main(void)
 {
     char why[256];
@@ -402,6 +484,7 @@ int main(void)
     }
     test_backends();
     test_search();
+    test_search_pieces();
     test_cpu_refuses();
     return tu_finish("test_candidates_gpu");
 }
