@@ -10,7 +10,8 @@
  *   transient-bench --detector boxcar [--nchan C] [--samples N] [--max-width W]
  *       [--configs LIST] [--variants LIST] [--repeat R] [--ref-nchan C]
  *       [--ref-samples N] [--layout channel|time] [--batch B (default N)] [--device D]
- *       [--seed S] [--cuda-host] [--host-path] [--clock wall|cpu] [--json]
+ *       [--seed S] [--cuda-host] [--host-path] [--host-candidates]
+ *       [--clock wall|cpu] [--json]
  *
  * --host-path: instead of the variants, the host-to-host path of the CUDA
  * backend (tr_boxcar_process with host buffers, calls of --batch samples per
@@ -20,8 +21,9 @@
  * and page-locked buffers (tr_boxcar_host_alloc), with and without widths;
  * ceiling = the measured page-locked host-to-device bandwidth / 4 bytes per
  * sample. Then, with FIXED and WHITE, host samples to candidates only
- * (tr_boxcar_search_candidates, page-locked input: the S/N stay on the GPU and
- * are clustered there; mode "host-to-candidates"), against the same ceiling.
+ * (tr_boxcar_search_candidates, page-locked and pageable input: the S/N stay
+ * on the GPU and are clustered there; mode "host-to-candidates"), against the
+ * same ceiling. --host-candidates: these cases only.
  *
  * Configurations (--configs, comma separated): bd32, bd16, bd8 (constant
  * BoxDIT lists), aa (AstroAccelerate's 32,16,16,16,8), ig1, ig2, ig3 (IGRID
@@ -85,7 +87,7 @@ typedef struct {
     int json;
     uint32_t nchan, ref_nchan, max_width;
     size_t samples, ref_samples, batch;
-    int repeat, device, cuda_host, host_path, device_chain;
+    int repeat, device, cuda_host, host_path, host_cands, device_chain;
     uint64_t seed;
     tr_boxcar_layout layout;
     int want[V_N];
@@ -440,8 +442,8 @@ static void bx_usage(FILE *f)
             "         [--variants reference,cpu-fast,cuda-fast,cuda-paper]\n"
             "         [--repeat R] [--ref-nchan C] [--ref-samples N]\n"
             "         [--layout channel|time] [--batch B] [--device D] [--seed S]\n"
-            "         [--cuda-host] [--host-path] [--device-chain] [--clock wall|cpu]\n"
-            "         [--json]\n");
+            "         [--cuda-host] [--host-path] [--host-candidates] [--device-chain]\n"
+            "         [--clock wall|cpu] [--json]\n");
 }
 
 /* One configuration: every wanted variant. */
@@ -719,10 +721,10 @@ done:
  * the outputs (8 or 4 bytes per sample) is printed beside it. The outputs of
  * the first call of every case must equal the baseline's bit for bit. */
 /* Host samples to candidates only (tr_boxcar_search_candidates: the S/N stay
- * on the device and are clustered there), page-locked input, calls of
- * `batch` samples for 0.4 s; rate against the H2D ceiling. */
+ * on the device and are clustered there), page-locked or pageable input,
+ * calls of `batch` samples for 0.4 s; rate against the H2D ceiling. */
 static void bx_host_candidates(const bx_options *o, const bx_config *bc, int white,
-                               const float *tm, double h2d)
+                               int pinned, const float *tm, double h2d)
 {
     tr_boxcar_config c = bc->cfg;
     c.nchan = o->nchan;
@@ -740,7 +742,9 @@ static void bx_host_candidates(const bx_options *o, const bx_config *bc, int whi
     tr_candidates *cd = q ? tr_candidates_create(&cc, &err) : NULL;
     const uint32_t C = o->nchan;
     const size_t n = o->samples, b = c.batch < n ? c.batch : n, tot = (size_t)C * n;
-    float *x = q ? tr_boxcar_host_alloc(q, tot * sizeof(float)) : NULL;
+    float *x = !q       ? NULL
+               : pinned ? tr_boxcar_host_alloc(q, tot * sizeof(float))
+                        : malloc(tot * sizeof(float));
     tr_candidate ev[256];
     size_t done_s = 0, events = 0, off = 0;
     double t0 = 0.0, t = 0.0;
@@ -768,20 +772,24 @@ static void bx_host_candidates(const bx_options *o, const bx_config *bc, int whi
             printf("{\"type\":\"result\",\"detector\":\"boxcar\",\"config\":\"%s\","
                    "\"variant\":\"cuda-fast\",\"backend\":\"cuda\","
                    "\"mode\":\"host-to-candidates\",\"norm\":\"%s\",\"nchan\":%u,"
-                   "\"batch\":%zu,\"samples\":%zu,\"seconds\":%.6g,"
-                   "\"samples_per_s\":%.6g,\"events\":%zu,\"ceiling\":\"h2d\","
-                   "\"ceiling_samples_per_s\":%.6g,\"ratio\":%.4f,\"ok\":true}\n",
-                   bc->name, white ? "white" : "fixed", C, b, done_s * C, t - t0, sps,
+                   "\"buffers\":\"%s\",\"batch\":%zu,\"samples\":%zu,"
+                   "\"seconds\":%.6g,\"samples_per_s\":%.6g,\"events\":%zu,"
+                   "\"ceiling\":\"h2d\",\"ceiling_samples_per_s\":%.6g,"
+                   "\"ratio\":%.4f,\"ok\":true}\n",
+                   bc->name, white ? "white" : "fixed", C,
+                   pinned ? "page-locked" : "pageable", b, done_s * C, t - t0, sps,
                    events, ceil, sps / ceil);
         else
-            printf("%-7s host-to-candidates %-5s %4u x batch %-8zu %10.4g samples/s  "
-                   "%5.1f%% of H2D  %zu events\n",
-                   bc->name, white ? "white" : "fixed", C, b, sps, 100.0 * sps / ceil,
+            printf("%-7s host-to-candidates %-5s %-11s %4u x batch %-8zu %10.4g "
+                   "samples/s  %5.1f%% of H2D  %zu events\n",
+                   bc->name, white ? "white" : "fixed",
+                   pinned ? "page-locked" : "pageable", C, b, sps, 100.0 * sps / ceil,
                    events);
         fflush(stdout);
     }
 done:
-    if (x) tr_boxcar_host_free(q, x);
+    if (x && pinned) tr_boxcar_host_free(q, x);
+    if (!pinned) free(x);
     tr_candidates_destroy(cd);
     tr_boxcar_destroy(q);
 }
@@ -804,7 +812,7 @@ static void bx_host_path(const bx_options *o, const bx_config *bc, const float *
         bx_fail("host path", "out of host memory");
         goto out;
     }
-    for (int white = 0; white < 2; white++) {
+    for (int white = 0; white < 2 && !o->host_cands; white++) {
         bx_hcase base = {
             white ? "white" : "fixed", "per-window", "pageable", 1, 1, 0, 0, 0, 0};
         bx_host_case(o, bc, white, 1, 0, 1, 1, tm, ya, wa, &base);
@@ -864,7 +872,8 @@ static void bx_host_path(const bx_options *o, const bx_config *bc, const float *
         }
     }
     for (int white = 0; white < 2; white++)
-        bx_host_candidates(o, bc, white, tm, h2d);
+        for (int pinned = 1; pinned >= 0; pinned--)
+            bx_host_candidates(o, bc, white, pinned, tm, h2d);
 out:
     free(ya);
     free(yb);
@@ -900,6 +909,8 @@ int boxcar_bench_main(int argc, char **argv)
             o.cuda_host = 1;
         } else if (!strcmp(a, "--host-path")) {
             o.host_path = 1;
+        } else if (!strcmp(a, "--host-candidates")) {
+            o.host_path = o.host_cands = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             bx_usage(stdout);
             return 0;
