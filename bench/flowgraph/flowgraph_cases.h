@@ -53,8 +53,9 @@ struct det_case {
     std::string boxcar_norm = "white";     // boxcar: "white", "levels" or "fixed" (0, 1)
     bool boxcar_outputs = true; // boxcar: false = S/N and width not connected (candidates
                                 // on "detects" only; CUDA: clustered on the device)
-    bool spiir_output = true;   // spiir: false = SNR not connected (triggers on "detects"
-                                // only; CUDA: searched on the device)
+    size_t boxcar_spacing = 8192; // boxcar: samples between pulses (each is an event)
+    bool spiir_output = true; // spiir: false = SNR not connected (triggers on "detects"
+                              // only; CUDA: searched on the device)
     std::string spiir_msg_format = "dicts"; // spiir: "detects" as "dicts" or "vectors"
 };
 
@@ -131,10 +132,11 @@ inline std::vector<float> make_signal(det_case &c, size_t n, uint64_t seed)
         c.edge_levels[2] = info.high;
     } else if (c.detector == "boxcar") {
         // Unit white noise with a boxcar pulse (S/N about 15 to 40 at its own
-        // width) every 8192 samples, in a channel that moves along.
+        // width) every boxcar_spacing samples, in a channel that moves along.
         for (auto &v : x)
             v = (float)r.gauss();
-        for (size_t p = 4096, k = 0; p + 256 < n; p += 8192, k++) {
+        const size_t sp = std::max<size_t>(c.boxcar_spacing, 512);
+        for (size_t p = sp / 2, k = 0; p + 256 < n; p += sp, k++) {
             const unsigned w = 1u << (k % 7); // 1 .. 64 samples
             const double snr = 15.0 + 25.0 * r.uniform();
             const float a = (float)(snr / std::sqrt((double)w));

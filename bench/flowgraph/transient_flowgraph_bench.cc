@@ -14,6 +14,7 @@
  *                             [--edge-spacing MIN,MAX] [--edge-output MODE]
  *                             [--edge-msg dicts|vectors|both]
  *                             [--boxcar-norm MODE] [--boxcar-output MODE]
+ *                             [--boxcar-spacing N]
  *                             [--spiir-output MODE] [--spiir-msg dicts|vectors]
  *                             [--batch N] [--pin on|off|both] [--quick] [--json]
  *
@@ -29,7 +30,8 @@
  * those messages in the block's msg_format "dicts", the default, or "vectors",
  * or each in turn with --edge-msg both; field "msg_format");
  * boxcar, unit white noise with a pulse every 8192
- * samples, BoxDIT 32,16,16,16,8 up to width 256, normalisation "white"
+ * samples (--boxcar-spacing; every pulse is an event, a message entry),
+ * BoxDIT 32,16,16,16,8 up to width 256, normalisation "white"
  * (--boxcar-norm; "fixed" uses mean 0, sigma 1), 1 and 64 channels
  * (--boxcar-nchan), with the S/N and width outputs into the sink and, after
  * it, without outputs (candidates on "detects" into a message sink that
@@ -132,6 +134,7 @@ struct options {
     std::string edge_msg = "dicts";   // without the output: "dicts", "vectors" or "both"
     std::string boxcar_norm = "white";
     std::string boxcar_output = "both"; // "snr", "none" or "both"
+    size_t boxcar_spacing = 8192;       // samples between pulses
     std::string spiir_output = "both";  // "snr", "none" or "both"
     std::string spiir_msg = "dicts";    // without the output: "dicts" or "vectors"
     size_t batch = 0;                   // 0: per detector default
@@ -171,6 +174,7 @@ std::vector<std::string> split(const std::string &s)
            "  [--kalman-M M] [--edge-spacing MIN,MAX] [--edge-output pass|none|both]\n"
            "  [--edge-msg dicts|vectors|both]\n"
            "  [--boxcar-norm white|levels|fixed] [--boxcar-output snr|none|both]\n"
+           "  [--boxcar-spacing N]\n"
            "  [--spiir-output snr|none|both] [--spiir-msg dicts|vectors]\n"
            "  [--batch N] [--pin on|off|both] [--quick] [--json] [--version]\n"
            "The detector blocks in C++ GNU Radio flow graphs, timed against the\n"
@@ -636,7 +640,8 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
                  ",\"algorithm\":\"boxdit\",\"widths\":[32,16,16,16,8],\"max_width\":" +
                  std::to_string(trfg::k_boxcar_max_width) +
                  ",\"norm\":" + json_str(c.boxcar_norm) +
-                 ",\"threshold\":" + num(trfg::k_boxcar_threshold);
+                 ",\"threshold\":" + num(trfg::k_boxcar_threshold) +
+                 ",\"pulse_spacing\":" + std::to_string(c.boxcar_spacing);
         if (c.detector == "spiir" && br && br->detections >= 0)
             s += ",\"detections\":" + std::to_string(br->detections) +
                  ",\"msg_format\":" + json_str(c.spiir_msg_format);
@@ -747,7 +752,10 @@ int main(int argc, char **argv)
             o.edge_msg = val();
         else if (a == "--boxcar-norm")
             o.boxcar_norm = val();
-        else if (a == "--batch")
+        else if (a == "--boxcar-spacing") {
+            o.boxcar_spacing = (size_t)std::atoll(val().c_str());
+            if (o.boxcar_spacing < 512) usage("--boxcar-spacing needs N >= 512");
+        } else if (a == "--batch")
             o.batch = (size_t)std::atoll(val().c_str());
         else if (a == "--pin")
             o.pin = val();
@@ -841,6 +849,7 @@ int main(int argc, char **argv)
                 c.detector = d;
                 c.nchan = nc;
                 c.boxcar_norm = o.boxcar_norm;
+                c.boxcar_spacing = o.boxcar_spacing;
                 cases.push_back(c);
             }
             continue;
