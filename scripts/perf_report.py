@@ -62,6 +62,10 @@ def S(folder, file, role, reason, labels=None, cpu=None):
     return Source(folder, file, role, reason, labels, cpu)
 
 
+PIECE_FG_LABELS = ["1 channel, batch 1048576", "1 channel, batch 8388608",
+                   "64 channels, batch 65536", "64 channels, batch 262144",
+                   "1 channel, batch 1048576, a pulse every 1048576 samples"]
+
 SOURCES = [
     # edge localizer
     S("2026-11-22-h100-edges", "bench_edges.jsonl", FINAL,
@@ -374,12 +378,40 @@ SOURCES = [
     S("2026-11-27-h100-final", "flowgraph_frb.jsonl", FINAL,
       "frb_search_f (a sink) in the C++ flow graph benchmark beside tr_frb, CUDA (GNU "
       "Radio buffers page-locked) and CPU, the final tree (commit 714c0d4, H100)"),
-    S("2026-11-27-h100-boxcar-block-ready-runs", "flowgraph_boxcar_white.jsonl", FINAL,
+    S("2026-11-27-h100-boxcar-pieces-overlap", "flowgraph_boxcar_fixed.jsonl", FINAL,
+      "boxcar_search_ff CUDA without outputs, FIXED, after the host-to-candidates pieces "
+      "searched beside the clustering of the one before (commit 2e7d380, H100)",
+      labels=PIECE_FG_LABELS),
+    S("2026-11-27-h100-boxcar-pieces-overlap", "flowgraph_boxcar_white.jsonl", FINAL,
+      "the same with WHITE statistics (commit 2e7d380, H100)", labels=PIECE_FG_LABELS),
+    *[S("2026-11-27-h100-boxcar-pieces-overlap", "hc_%s_%d_%d.jsonl" % (v, ch, b), role, what % (ch, b))
+      for v, role, what in (
+          ("B", FINAL, "host to candidates (`transient-bench --host-candidates`), %d "
+                       "channel(s), batch %d, pieces searched beside the clustering of "
+                       "the one before (commit 2e7d380, H100), beside the tree before it "
+                       "in one call"),
+          ("A", EARLIER, "the same before the change (commit b52dbe7, `--host-path`), "
+                         "%d channel(s), batch %d, same call"))
+      for ch, b in ((1, 1048576), (1, 8388608), (64, 65536), (64, 262144))],
+    *[S("2026-11-27-h100-boxcar-pieces-overlap", "piece_sweep/piece_%d_%d_%d.jsonl" % (pv, ch, b), PROBE,
+        "host to candidates with pieces of %d values one after another (an intermediate "
+        "tree: pieces of 2^20 values by default, no clustering beside the search), %d "
+        "channel(s), batch %d (H100)" % (pv, ch, b))
+      for pv in (262144, 524288, 2097152, 4194304)
+      for ch, b in ((1, 1048576), (1, 8388608), (64, 65536), (64, 262144))],
+    S("2026-11-27-h100-boxcar-pieces-overlap", "block_whole_calls/flowgraph_boxcar_fixed.jsonl", PROBE,
+      "the block handing its whole input to the core in one call (tried, withdrawn), FIXED "
+      "(H100)", labels=["64 channels, batch 65536", "64 channels, batch 262144",
+                        "1 channel, batch 8388608",
+                        "1 channel, batch 1048576, a pulse every 1048576 samples"]),
+    S("2026-11-27-h100-boxcar-pieces-overlap", "block_whole_calls/flowgraph_boxcar_white.jsonl", PROBE,
+      "the same, WHITE (H100)", labels=["64 channels, batch 65536"]),
+    S("2026-11-27-h100-boxcar-block-ready-runs", "flowgraph_boxcar_white.jsonl", EARLIER,
       "boxcar_search_ff CUDA without outputs, WHITE, after the device clustering by runs "
       "of ready windows (commit b6856bb, H100)",
       labels=["1 channel, batch 1048576", "1 channel, batch 8388608",
               "64 channels, batch 65536", "64 channels, batch 262144"]),
-    S("2026-11-27-h100-boxcar-block-ready-runs", "flowgraph_boxcar_fixed.jsonl", FINAL,
+    S("2026-11-27-h100-boxcar-block-ready-runs", "flowgraph_boxcar_fixed.jsonl", EARLIER,
       "the same with FIXED statistics (commit b6856bb, H100)",
       labels=["1 channel, batch 1048576", "1 channel, batch 8388608",
               "64 channels, batch 65536", "64 channels, batch 262144"]),
@@ -410,7 +442,7 @@ SOURCES = [
     S("2026-11-27-h100-blocks-final", "host_paths/host_A_1_1.jsonl", EARLIER,
       "1 channel before the two-slot stage (commit 248a92d), same call"),
     S("2026-11-27-h100-blocks-final", "host_paths/host_A_1_2.jsonl", REPEAT, "the same, second run"),
-    S("2026-11-27-h100-boxcar-ready-runs", "host_B_64_1.jsonl", FINAL,
+    S("2026-11-27-h100-boxcar-ready-runs", "host_B_64_1.jsonl", EARLIER,
       "the boxcar host paths, 64 channels, with runs of ready statistics windows given to "
       "the device clustering as one part (commit 0aa7a03, H100), beside the tree before "
       "it in one call"),
@@ -419,7 +451,7 @@ SOURCES = [
       for v, ch, r, role, what in (
           ("B", 64, 2, REPEAT, "the same, second run"),
           ("B", 64, 3, REPEAT, "the same, third run"),
-          ("B", 1, 1, FINAL, "the same, 1 channel"),
+          ("B", 1, 1, EARLIER, "the same, 1 channel"),
           ("B", 1, 2, REPEAT, "the same, second run"),
           ("B", 1, 3, REPEAT, "the same, third run"),
           ("A", 64, 1, EARLIER, "64 channels before the change (commit b2acb3e, H100), same "
