@@ -132,12 +132,13 @@ typename boxcar_search<T>::sptr boxcar_search<T>::make(
     unsigned int norm_history, unsigned int baseline_window,
     const std::string &baseline_mode, double fixed_mean, double fixed_sigma,
     unsigned int cluster_time, unsigned int cluster_chan, const std::string &backend,
-    int device, size_t batch, bool device_buffers)
+    int device, size_t batch, bool device_buffers, const std::string &msg_format)
 {
     return gnuradio::make_block_sptr<boxcar_search_impl<T>>(
         nchan, algorithm, widths, depth, layers, max_width, threshold, norm_mode,
         reject_sigma, window, norm_history, baseline_window, baseline_mode, fixed_mean,
-        fixed_sigma, cluster_time, cluster_chan, backend, device, batch, device_buffers);
+        fixed_sigma, cluster_time, cluster_chan, backend, device, batch, device_buffers,
+        msg_format);
 }
 
 template <class T>
@@ -148,7 +149,7 @@ boxcar_search_impl<T>::boxcar_search_impl(
     unsigned int norm_history, unsigned int baseline_window,
     const std::string &baseline_mode, double fixed_mean, double fixed_sigma,
     unsigned int cluster_time, unsigned int cluster_chan, const std::string &backend,
-    int device, size_t batch, bool device_buffers)
+    int device, size_t batch, bool device_buffers, const std::string &msg_format)
     : gr::block(block_name<T>(),
                 gr::io_signature::make(1, 1, sizeof(T) * std::max(nchan, 1u)),
                 gr::io_signature::make(0, 2, sizeof(float) * std::max(nchan, 1u))),
@@ -160,12 +161,13 @@ boxcar_search_impl<T>::boxcar_search_impl(
       d_released(0), d_flushed(false), d_restart_pending(false), d_ncands(0),
       d_nonfinite_before(0), d_fifo_snr(std::max(nchan, 1u)),
       d_fifo_width(std::max(nchan, 1u)), d_span(0),
-      d_block_baseline(parse_baseline_mode<T>(baseline_mode)), d_port(pmt::mp("detects")),
-      d_key_pulse(pmt::mp("pulse")), d_key_pulses(pmt::mp("pulses")),
-      d_key_start(pmt::mp("start")), d_key_width(pmt::mp("width")),
-      d_key_snr(pmt::mp("snr")), d_key_channel(pmt::mp("channel")),
-      d_key_sample(pmt::mp("sample")), d_key_members(pmt::mp("members")),
-      d_device_buffers(device_buffers)
+      d_block_baseline(parse_baseline_mode<T>(baseline_mode)),
+      d_vectors(detail::parse_msg_format(block_name<T>(), msg_format)),
+      d_port(pmt::mp("detects")), d_key_pulse(pmt::mp("pulse")),
+      d_key_pulses(pmt::mp("pulses")), d_key_start(pmt::mp("start")),
+      d_key_width(pmt::mp("width")), d_key_snr(pmt::mp("snr")),
+      d_key_channel(pmt::mp("channel")), d_key_sample(pmt::mp("sample")),
+      d_key_members(pmt::mp("members")), d_device_buffers(device_buffers)
 {
     if (nchan < 1 || nchan > TR_BOXCAR_MAX_NCHAN)
         invalid<T>("nchan must be in [1, " + std::to_string(TR_BOXCAR_MAX_NCHAN) +
@@ -323,6 +325,12 @@ template <class T> void boxcar_search_impl<T>::reset_stream()
     d_fifo_width.clear();
     d_tags.clear();
     d_batch.clear();
+    d_vstart.clear();
+    d_vwidth.clear();
+    d_vsnr.clear();
+    d_vchannel.clear();
+    d_vsample.clear();
+    d_vmembers.clear();
 }
 
 template <class T> bool boxcar_search_impl<T>::start()
@@ -568,19 +576,27 @@ template <class T> void boxcar_search_impl<T>::read_events()
             const tr_candidate &e = d_events[i];
             const uint64_t start = static_cast<uint64_t>(std::max<int64_t>(e.start, 0));
             const uint64_t offset = d_out_base + start;
+            const uint64_t sample =
+                d_out_base + static_cast<uint64_t>(std::max<int64_t>(e.peak, 0));
+            d_ncands++;
+            if (d_vectors) {
+                d_vstart.push_back(offset);
+                d_vwidth.push_back(static_cast<int32_t>(e.width));
+                d_vsnr.push_back(e.snr);
+                d_vchannel.push_back(static_cast<int32_t>(e.channel));
+                d_vsample.push_back(sample);
+                d_vmembers.push_back(e.members);
+                if (!has_output()) continue; // no stream to tag: no dict at all
+            }
             pmt::pmt_t dict = pmt::make_dict();
             dict = pmt::dict_add(dict, d_key_start, pmt::from_uint64(offset));
             dict = pmt::dict_add(dict, d_key_width, pmt::from_long(e.width));
             dict = pmt::dict_add(dict, d_key_snr, pmt::from_double(e.snr));
             dict = pmt::dict_add(dict, d_key_channel, pmt::from_long(e.channel));
-            dict = pmt::dict_add(
-                dict, d_key_sample,
-                pmt::from_uint64(d_out_base +
-                                 static_cast<uint64_t>(std::max<int64_t>(e.peak, 0))));
+            dict = pmt::dict_add(dict, d_key_sample, pmt::from_uint64(sample));
             dict = pmt::dict_add(dict, d_key_members,
                                  pmt::from_long(static_cast<long>(e.members)));
-            d_batch.push(dict);
-            d_ncands++;
+            if (!d_vectors) d_batch.push(dict);
             if (!has_output()) continue; // no stream to tag
             if (start < d_released) {
                 // Cannot happen: output is released only up to safe_position().
@@ -606,6 +622,26 @@ template <class T> uint64_t boxcar_search_impl<T>::safe_position() const
 
 template <class T> void boxcar_search_impl<T>::publish_batch()
 {
+    if (!d_vstart.empty()) {
+        // One dict of six uniform vectors (copied into the PMTs).
+        const size_t n = d_vstart.size();
+        pmt::pmt_t msg = pmt::make_dict();
+        msg = pmt::dict_add(msg, d_key_start, pmt::init_u64vector(n, d_vstart.data()));
+        msg = pmt::dict_add(msg, d_key_width, pmt::init_s32vector(n, d_vwidth.data()));
+        msg = pmt::dict_add(msg, d_key_snr, pmt::init_f32vector(n, d_vsnr.data()));
+        msg =
+            pmt::dict_add(msg, d_key_channel, pmt::init_s32vector(n, d_vchannel.data()));
+        msg = pmt::dict_add(msg, d_key_sample, pmt::init_u64vector(n, d_vsample.data()));
+        msg =
+            pmt::dict_add(msg, d_key_members, pmt::init_u64vector(n, d_vmembers.data()));
+        d_vstart.clear();
+        d_vwidth.clear();
+        d_vsnr.clear();
+        d_vchannel.clear();
+        d_vsample.clear();
+        d_vmembers.clear();
+        this->message_port_pub(d_port, msg);
+    }
     d_batch.publish(*this, d_port, d_key_pulses);
 }
 

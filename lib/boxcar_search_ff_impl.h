@@ -78,6 +78,11 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
 
     detail::pending_tags d_tags;   // events waiting for their start sample
     detail::message_batch d_batch; // dicts of the current detects message
+    // msg_format "vectors": the fields of the current detects message's events
+    const bool d_vectors;
+    std::vector<uint64_t> d_vstart, d_vsample, d_vmembers;
+    std::vector<int32_t> d_vwidth, d_vchannel;
+    std::vector<float> d_vsnr;
 
     const pmt::pmt_t d_port;
     const pmt::pmt_t d_key_pulse;
@@ -128,7 +133,7 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
                        unsigned int baseline_window, const std::string &baseline_mode,
                        double fixed_mean, double fixed_sigma, unsigned int cluster_time,
                        unsigned int cluster_chan, const std::string &backend, int device,
-                       size_t batch, bool device_buffers);
+                       size_t batch, bool device_buffers, const std::string &msg_format);
     ~boxcar_search_impl() override;
 
     boxcar_search_impl(const boxcar_search_impl &) = delete;
@@ -167,6 +172,7 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     std::string warning() const override;
     std::string backend() const override;
     bool device_buffers() const override { return d_device_buffers; }
+    std::string msg_format() const override { return d_vectors ? "vectors" : "dicts"; }
     int cuda_device() const override { return d_cfg.device; }
     bool device_input() const override { return d_device_buffers; }
 };

@@ -56,6 +56,8 @@ Helpers on numpy arrays (libtransient, no flowgraph needed):
     spiir_trigger_arrays(msg)
                        the triggers of a spiir_bank_fc/cc "detects" message
                        (either msg_format) as numpy arrays
+    pulse_arrays(msg)  the events of a boxcar_search_ff/cf "detects" message
+                       (either msg_format) as numpy arrays
 
 Pure-Python modules of the package are imported on their own:
     gnuradio.transient.sigrok        sigrok session files
@@ -94,3 +96,4 @@ from ._version import __version__
 from .detections_pdu import detections_to_pdu
 from .edge_messages import edge_arrays, is_metrics, metric_arrays
 from .spiir_messages import spiir_trigger_arrays
+from .boxcar_messages import pulse_arrays

@@ -398,6 +398,7 @@ class qa_boxcar_search_ff(gr_unittest.TestCase):
             dict(baseline_window=8, baseline_mode="block"),
             dict(baseline_window=1025, baseline_mode="mean"),
             dict(backend="fpga"),
+            dict(msg_format="list"),
         ]
         for kw in cases:
             with self.assertRaises(ValueError, msg=str(kw)) as cm:
@@ -409,6 +410,66 @@ class qa_boxcar_search_ff(gr_unittest.TestCase):
                 make(backend="cuda")
             blk = make(backend="auto")
             self.assertEqual(blk.backend(), "cpu")
+
+    def test_008b_vector_messages(self):
+        # msg_format "vectors": the events of "dicts", as one dict of uniform
+        # vectors per message, with and without the outputs (the tags stay).
+        n = 50000
+        x = inject(noise(n, seed=5), PULSES, 25.0)
+
+        def make(fmt):
+            return transient.boxcar_search_ff(1, "ideal", [], 1, 0, 128, 8.0, "fixed",
+                                              backend="cpu", msg_format=fmt)
+
+        def vector_events(dbg):
+            out = []
+            for i in range(dbg.num_messages()):
+                m = dbg.get_message(i)
+                keys = pmt.dict_keys(m)
+                self.assertEqual(sorted(pmt.symbol_to_string(pmt.nth(k, keys))
+                                        for k in range(pmt.length(keys))),
+                                 ["channel", "members", "sample", "snr", "start", "width"])
+                a = transient.pulse_arrays(m)
+                self.assertGreater(len(a["start"]), 0)
+                for k in range(len(a["start"])):
+                    out.append({f: a[f][k].item() for f in a})
+            return out
+
+        def key(e):
+            return (e["start"], e["width"], round(e["snr"], 4), e["channel"], e["sample"],
+                    e["members"])
+
+        ref = make("dicts")
+        self.assertEqual(ref.msg_format(), "dicts")
+        _, _, snk_ref, dbg_ref = self.run_block(x, ref, max_items=997, src_items=613)
+        want = [key(e) for e in detect_dicts(dbg_ref)]
+        self.assertEqual(len(want), len(PULSES))
+        # pulse_arrays reads the dicts too
+        got = []
+        for i in range(dbg_ref.num_messages()):
+            a = transient.pulse_arrays(dbg_ref.get_message(i))
+            got += [{f: a[f][k].item() for f in a} for k in range(len(a["start"]))]
+        self.assertEqual([key(e) for e in got], want)
+        with self.assertRaises(ValueError):
+            transient.pulse_arrays(pmt.intern("pulses"))
+        # with the outputs: the same messages' events, and the same tags
+        self.tb = gr.top_block()
+        blk = make("vectors")
+        self.assertEqual(blk.msg_format(), "vectors")
+        _, _, snk, dbg = self.run_block(x, blk, max_items=997, src_items=613)
+        self.assertEqual([key(e) for e in vector_events(dbg)], want)
+        self.assertEqual([(o, key(v)) for o, v in pulse_tags(snk)],
+                         [(o, key(v)) for o, v in pulse_tags(snk_ref)])
+        # without the outputs (the block is the sink)
+        self.tb = gr.top_block()
+        blk = make("vectors")
+        src = blocks.vector_source_f(x.tolist(), False)
+        dbg = blocks.message_debug()
+        self.tb.connect(src, blk)
+        self.tb.msg_connect((blk, "detects"), (dbg, "store"))
+        self.tb.run()
+        self.assertEqual([key(e) for e in vector_events(dbg)], want)
+        self.assertEqual(blk.candidates(), len(want))
 
     def test_009_pulsar_recording(self):
         ts = timeseries.read_tim(os.path.join(DATA, "GBT_J1807-0847.tim"))

@@ -77,8 +77,14 @@ namespace transient
  *     uint64 absolute start + (width - 1) / 2, the pulse centre,
  *     "members": long number of peaks clustered};
  *   - an entry of a message on port "detects": for every work call that
- *     closed events, dict {"pulses": vector of the per-event dicts above,
- *     oldest first}. When the flow graph is stopped before the end of its
+ *     closed events, with \p msg_format "dicts" (the default) dict
+ *     {"pulses": vector of the per-event dicts above, oldest first}, and with
+ *     "vectors" the same events as uniform vectors of equal length, oldest
+ *     first, without a PMT object per event: dict {"start": u64vector,
+ *     "width": s32vector, "snr": f32vector, "channel": s32vector, "sample":
+ *     u64vector, "members": u64vector} ("vectors" is for dense events, where
+ *     the dicts cost the block several microseconds each; the tags stay one
+ *     dict per event). When the flow graph is stopped before the end of its
  *     stream, the events still open are closed and published there as the
  *     block stops (without tags: their samples are not released); a receiver
  *     gets them only if it still handles messages then.
@@ -123,6 +129,8 @@ namespace transient
  *                (cuda_buffer), read in place from a gr-transient CUDA block
  *                such as power_cf(device_buffers=True) or copied from a host
  *                block; see docs/device-buffers.md for what is refused
+ *   msg_format   "detects" messages: "dicts" (a dict per event, the default)
+ *                or "vectors" (a vector per field)
  *
  * Run-time settings (GRC callbacks): set_threshold() applies from the next
  * position given to the clustering (those not searched yet). The statistics
@@ -158,7 +166,8 @@ template <class T> class TRANSIENT_API boxcar_search : virtual public gr::block
                      const std::string &baseline_mode = "median", double fixed_mean = 0.0,
                      double fixed_sigma = 1.0, unsigned int cluster_time = 0,
                      unsigned int cluster_chan = 1, const std::string &backend = "auto",
-                     int device = 0, size_t batch = 65536, bool device_buffers = false);
+                     int device = 0, size_t batch = 65536, bool device_buffers = false,
+                     const std::string &msg_format = "dicts");
 
     /*!
      * \brief Candidate S/N threshold (applies to the next samples searched).
@@ -238,6 +247,8 @@ template <class T> class TRANSIENT_API boxcar_search : virtual public gr::block
     virtual std::string backend() const = 0;
     //! Whether the input is a device buffer (make's device_buffers)
     virtual bool device_buffers() const = 0;
+    //! "detects" message format: "dicts" or "vectors" (make's msg_format).
+    virtual std::string msg_format() const = 0;
 };
 
 typedef boxcar_search<float> boxcar_search_ff;

@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(boxcar_search_ff.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(136db120085bb36ca881306323b5912a)                     */
+/* BINDTOOL_HEADER_FILE_HASH(6c3d26431c5fd9278bc71ff5dc6fde59)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
@@ -44,7 +44,8 @@ template <class T> void bind_boxcar_search_template(py::module &m, const char *c
              py::arg("fixed_sigma") = 1.0, py::arg("cluster_time") = 0,
              py::arg("cluster_chan") = 1, py::arg("backend") = "auto",
              py::arg("device") = 0, py::arg("batch") = 65536,
-             py::arg("device_buffers") = false, D(boxcar_search, make))
+             py::arg("device_buffers") = false, py::arg("msg_format") = "dicts",
+             D(boxcar_search, make))
 
         .def("set_threshold", &boxcar_search::set_threshold, py::arg("threshold"),
              D(boxcar_search, set_threshold))
@@ -85,6 +86,7 @@ template <class T> void bind_boxcar_search_template(py::module &m, const char *c
         .def("backend", &boxcar_search::backend, D(boxcar_search, backend))
         .def("device_buffers", &boxcar_search::device_buffers,
              D(boxcar_search, device_buffers))
+        .def("msg_format", &boxcar_search::msg_format, D(boxcar_search, msg_format))
 
         ;
 }

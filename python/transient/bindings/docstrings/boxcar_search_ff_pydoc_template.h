@@ -72,6 +72,9 @@ Args:
     batch: CUDA samples per channel per batch (and output multiple)
     device_buffers: input in a CUDA device buffer (off by default; CUDA backend,
         float input, norm_mode "fixed" without baseline; share/doc/gr-transient/device-buffers.md)
+    msg_format: "detects" messages: "dicts" (a dict per event, the default) or
+        "vectors" (one uniform vector per field: start, width, snr, channel,
+        sample, members; for dense events)
 
 Raises ValueError on invalid parameters, RuntimeError if the backend cannot be
 used.)doc";
@@ -150,6 +153,9 @@ channel's first window had no usable statistics. Also logged as a warning.)doc";
 
 static const char *__doc_gr_transient_boxcar_search_backend = R"doc(
 Backend in use: "cpu" or "cuda".)doc";
+
+static const char *__doc_gr_transient_boxcar_search_msg_format = R"doc(
+The "detects" message format: "dicts" or "vectors" (make's msg_format).)doc";
 
 static const char *__doc_gr_transient_boxcar_search_device_buffers = R"doc(
 Whether the input is a device buffer (make's device_buffers; off by default).
