@@ -54,6 +54,7 @@ struct det_case {
     bool boxcar_outputs = true; // boxcar: false = S/N and width not connected (candidates
                                 // on "detects" only; CUDA: clustered on the device)
     size_t boxcar_spacing = 8192; // boxcar: samples between pulses (each is an event)
+    std::string boxcar_msg_format = "dicts"; // boxcar: "detects" as "dicts" or "vectors"
     bool spiir_output = true; // spiir: false = SNR not connected (triggers on "detects"
                               // only; CUDA: searched on the device)
     std::string spiir_msg_format = "dicts"; // spiir: "detects" as "dicts" or "vectors"
@@ -246,7 +247,7 @@ inline gr::block_sptr make_block(const det_case &c, const std::string &backend,
         return gr::transient::boxcar_search_ff::make(
             c.nchan, "boxdit", {32, 16, 16, 16, 8}, 1, 0, k_boxcar_max_width,
             k_boxcar_threshold, c.boxcar_norm, 3.0, 16384, 4, 0, "median", 0.0, 1.0, 0, 1,
-            backend, 0, c.batch);
+            backend, 0, c.batch, false, c.boxcar_msg_format);
     }
     if (c.detector == "spiir") {
         out_sizes.assign(c.spiir_output ? 1 : 0, (int)(2 * sizeof(float) * c.templates));

@@ -14,7 +14,7 @@
  *                             [--edge-spacing MIN,MAX] [--edge-output MODE]
  *                             [--edge-msg dicts|vectors|both]
  *                             [--boxcar-norm MODE] [--boxcar-output MODE]
- *                             [--boxcar-spacing N]
+ *                             [--boxcar-spacing N] [--boxcar-msg dicts|vectors]
  *                             [--spiir-output MODE] [--spiir-msg dicts|vectors]
  *                             [--batch N] [--pin on|off|both] [--quick] [--json]
  *
@@ -30,7 +30,8 @@
  * those messages in the block's msg_format "dicts", the default, or "vectors",
  * or each in turn with --edge-msg both; field "msg_format");
  * boxcar, unit white noise with a pulse every 8192
- * samples (--boxcar-spacing; every pulse is an event, a message entry),
+ * samples (--boxcar-spacing; every pulse is an event, a message entry in
+ * the --boxcar-msg format, "dicts" by default; field "msg_format"),
  * BoxDIT 32,16,16,16,8 up to width 256, normalisation "white"
  * (--boxcar-norm; "fixed" uses mean 0, sigma 1), 1 and 64 channels
  * (--boxcar-nchan), with the S/N and width outputs into the sink and, after
@@ -135,6 +136,7 @@ struct options {
     std::string boxcar_norm = "white";
     std::string boxcar_output = "both"; // "snr", "none" or "both"
     size_t boxcar_spacing = 8192;       // samples between pulses
+    std::string boxcar_msg = "dicts";   // "detects" as "dicts" or "vectors"
     std::string spiir_output = "both";  // "snr", "none" or "both"
     std::string spiir_msg = "dicts";    // without the output: "dicts" or "vectors"
     size_t batch = 0;                   // 0: per detector default
@@ -174,7 +176,7 @@ std::vector<std::string> split(const std::string &s)
            "  [--kalman-M M] [--edge-spacing MIN,MAX] [--edge-output pass|none|both]\n"
            "  [--edge-msg dicts|vectors|both]\n"
            "  [--boxcar-norm white|levels|fixed] [--boxcar-output snr|none|both]\n"
-           "  [--boxcar-spacing N]\n"
+           "  [--boxcar-spacing N] [--boxcar-msg dicts|vectors]\n"
            "  [--spiir-output snr|none|both] [--spiir-msg dicts|vectors]\n"
            "  [--batch N] [--pin on|off|both] [--quick] [--json] [--version]\n"
            "The detector blocks in C++ GNU Radio flow graphs, timed against the\n"
@@ -641,7 +643,8 @@ void emit(const options &o, const env_info &env, const trfg::det_case &c,
                  std::to_string(trfg::k_boxcar_max_width) +
                  ",\"norm\":" + json_str(c.boxcar_norm) +
                  ",\"threshold\":" + num(trfg::k_boxcar_threshold) +
-                 ",\"pulse_spacing\":" + std::to_string(c.boxcar_spacing);
+                 ",\"pulse_spacing\":" + std::to_string(c.boxcar_spacing) +
+                 ",\"msg_format\":" + json_str(c.boxcar_msg_format);
         if (c.detector == "spiir" && br && br->detections >= 0)
             s += ",\"detections\":" + std::to_string(br->detections) +
                  ",\"msg_format\":" + json_str(c.spiir_msg_format);
@@ -752,6 +755,8 @@ int main(int argc, char **argv)
             o.edge_msg = val();
         else if (a == "--boxcar-norm")
             o.boxcar_norm = val();
+        else if (a == "--boxcar-msg")
+            o.boxcar_msg = val();
         else if (a == "--boxcar-spacing") {
             o.boxcar_spacing = (size_t)std::atoll(val().c_str());
             if (o.boxcar_spacing < 512) usage("--boxcar-spacing needs N >= 512");
@@ -782,6 +787,8 @@ int main(int argc, char **argv)
         usage("--boxcar-output: snr, none or both");
     if (o.spiir_output != "snr" && o.spiir_output != "none" && o.spiir_output != "both")
         usage("--spiir-output: snr, none or both");
+    if (o.boxcar_msg != "dicts" && o.boxcar_msg != "vectors")
+        usage("--boxcar-msg: dicts or vectors");
     if (o.spiir_msg != "dicts" && o.spiir_msg != "vectors")
         usage("--spiir-msg: dicts or vectors");
     if (o.edge_msg != "dicts" && o.edge_msg != "vectors" && o.edge_msg != "both")
@@ -850,6 +857,7 @@ int main(int argc, char **argv)
                 c.nchan = nc;
                 c.boxcar_norm = o.boxcar_norm;
                 c.boxcar_spacing = o.boxcar_spacing;
+                c.boxcar_msg_format = o.boxcar_msg;
                 cases.push_back(c);
             }
             continue;
