@@ -378,6 +378,12 @@ SOURCES = [
     S("2026-11-27-h100-final", "flowgraph_frb.jsonl", FINAL,
       "frb_search_f (a sink) in the C++ flow graph benchmark beside tr_frb, CUDA (GNU "
       "Radio buffers page-locked) and CPU, the final tree (commit 714c0d4, H100)"),
+    *[S("2026-11-27-cpu-boxcar-msg-vectors", "spacing%d_%s_%d.jsonl" % (sp, f, r),
+        FINAL if r == 1 else REPEAT,
+        "boxcar_search_ff CPU backend without outputs, detects as %s, a pulse every %d "
+        "samples (development machine)%s" % (f, sp, "" if r == 1 else ", second round"),
+        cpu="AMD EPYC")
+      for sp in (512, 8192) for f in ("dicts", "vectors") for r in (1, 2)],
     S("2026-11-27-h100-boxcar-pieces-overlap", "flowgraph_boxcar_fixed.jsonl", FINAL,
       "boxcar_search_ff CUDA without outputs, FIXED, after the host-to-candidates pieces "
       "searched beside the clustering of the one before (commit 2e7d380, H100)",
