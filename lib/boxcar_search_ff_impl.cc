@@ -325,12 +325,7 @@ template <class T> void boxcar_search_impl<T>::reset_stream()
     d_fifo_width.clear();
     d_tags.clear();
     d_batch.clear();
-    d_vstart.clear();
-    d_vwidth.clear();
-    d_vsnr.clear();
-    d_vchannel.clear();
-    d_vsample.clear();
-    d_vmembers.clear();
+    clear_event_vectors();
 }
 
 template <class T> bool boxcar_search_impl<T>::start()
@@ -634,15 +629,20 @@ template <class T> void boxcar_search_impl<T>::publish_batch()
         msg = pmt::dict_add(msg, d_key_sample, pmt::init_u64vector(n, d_vsample.data()));
         msg =
             pmt::dict_add(msg, d_key_members, pmt::init_u64vector(n, d_vmembers.data()));
-        d_vstart.clear();
-        d_vwidth.clear();
-        d_vsnr.clear();
-        d_vchannel.clear();
-        d_vsample.clear();
-        d_vmembers.clear();
+        clear_event_vectors();
         this->message_port_pub(d_port, msg);
     }
     d_batch.publish(*this, d_port, d_key_pulses);
+}
+
+template <class T> void boxcar_search_impl<T>::clear_event_vectors()
+{
+    d_vstart.clear();
+    d_vwidth.clear();
+    d_vsnr.clear();
+    d_vchannel.clear();
+    d_vsample.clear();
+    d_vmembers.clear();
 }
 
 /* ---- scheduling ------------------------------------------------------ */

@@ -117,7 +117,8 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     void flush_all();
     void finish_stream();
     void publish_batch();
-    bool has_output() const; // some output connected (else candidates only)
+    void clear_event_vectors(); // msg_format "vectors": the columns emptied
+    bool has_output() const;    // some output connected (else candidates only)
     int work_no_output(int ninput_items, const T *in);
     uint64_t safe_position() const;
     void validate_norm(const tr_boxcar_norm_config &norm) const;

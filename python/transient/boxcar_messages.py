@@ -12,13 +12,13 @@ Both message formats of the blocks give the same arrays:
   msg_format "vectors": {"start": u64vector, "width": s32vector,
                          "snr": f32vector, "channel": s32vector,
                          "sample": u64vector, "members": u64vector}
-GNU Radio 3.10's pmt.to_python does not convert u64 vectors, so the "vectors"
-messages are read here with the typed element accessors.
+(read by detects_arrays.py, which both formats share with the other blocks).
 """
 import numpy as np
 import pmt
 
-_PULSES = pmt.intern("pulses")
+from .detects_arrays import detects_arrays
+
 # name: (numpy type, PMT scalar reader, uniform vector test, vector reader)
 _FIELDS = {
     "start": (np.uint64, pmt.to_uint64, pmt.is_u64vector, pmt.u64vector_elements),
@@ -28,7 +28,6 @@ _FIELDS = {
     "sample": (np.uint64, pmt.to_uint64, pmt.is_u64vector, pmt.u64vector_elements),
     "members": (np.uint64, pmt.to_long, pmt.is_u64vector, pmt.u64vector_elements),
 }
-_KEYS = {k: pmt.intern(k) for k in _FIELDS}
 
 
 def pulse_arrays(msg):
@@ -36,25 +35,4 @@ def pulse_arrays(msg):
     "sample": uint64, "members": uint64} numpy arrays of equal length, oldest
     event first, from one "detects" message (a PMT, either format). Raises
     ValueError for anything else."""
-    if not pmt.is_dict(msg):
-        raise ValueError("pulse_arrays: a detects message is a PMT dict")
-    pulses = pmt.dict_ref(msg, _PULSES, pmt.PMT_NIL)
-    if pmt.is_vector(pulses):
-        n = pmt.length(pulses)
-        out = {k: np.empty(n, f[0]) for k, f in _FIELDS.items()}
-        for i in range(n):
-            d = pmt.vector_ref(pulses, i)
-            for k, f in _FIELDS.items():
-                out[k][i] = f[1](pmt.dict_ref(d, _KEYS[k], pmt.PMT_NIL))
-        return out
-    out = {}
-    for k, (dtype, _, is_vec, elements) in _FIELDS.items():
-        v = pmt.dict_ref(msg, _KEYS[k], pmt.PMT_NIL)
-        if not is_vec(v):
-            raise ValueError("pulse_arrays: neither {'pulses': [...]} nor the vectors "
-                             "start (u64), width (s32), snr (f32), channel (s32), "
-                             "sample (u64) and members (u64): %s is not" % k)
-        out[k] = np.array(elements(v), dtype)
-    if len({len(v) for v in out.values()}) != 1:
-        raise ValueError("pulse_arrays: vectors of unequal length")
-    return out
+    return detects_arrays(msg, "pulse_arrays", "pulses", _FIELDS)
