@@ -105,6 +105,7 @@ struct tr_boxcar {
     int have_wins;
     void *dnorm;    /* tr_cuda_norm: statistics of device samples, or NULL */
     void *stage;    /* tr_cuda_stage: device buffers of tr_boxcar_search_candidates */
+    size_t cpiece;  /* its largest piece, samples per channel (set with the stage) */
     tr_pool *cpool; /* its two threads: search and clustering side by side */
     struct cand_part_s *parts; /* its clustering parts of the last piece searched */
     uint8_t *part_flags;       /* their channel flags, nchan per part */
@@ -1133,14 +1134,16 @@ tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const floa
                        "backend");
 #ifdef TR_HAVE_CUDA
     const uint32_t C = q->cfg.nchan;
-    const size_t largest = candidates_piece(q);
-    const size_t piece = candidates_call_piece(q, largest, n);
     if (!q->stage) {
+        /* the stage holds the largest piece: both are fixed from here on */
         tr_cuda_stage *st = NULL;
-        if ((s = tr_cuda_stage_create(q->cfg.device, largest * C, &st, &q->err)) != TR_OK)
+        q->cpiece = candidates_piece(q);
+        if ((s = tr_cuda_stage_create(q->cfg.device, q->cpiece * C, &st, &q->err)) !=
+            TR_OK)
             return s;
         q->stage = st;
     }
+    const size_t piece = candidates_call_piece(q, q->cpiece, n);
     /* Two threads when the call has several pieces (without them, the tasks
      * run one after the other in the same order). */
     if (n > piece && !q->cpool) {
