@@ -1,8 +1,8 @@
 /*
  * Kernel-level throughput of the CUDA boxcar search (cuda/boxcar/boxcar_cuda.h) on
  * the paper's set-up: nchan DM trials x n samples, data on the device
- * (channel-major), L_end near 8192, FAST at several tile sizes (lane-shared
- * widths of coarse stages on, tr_cuda_boxcar_set_split; at the largest tile
+ * (channel-major), L_end near 8192, FAST at several tile sizes (sparse
+ * stages in a pass of their own, tr_cuda_boxcar_set_split; at the largest tile
  * also off, and with 16 positions per thread, tr_cuda_boxcar_set_positions)
  * and PAPER, with the bandwidth ceiling (read x once, write Y and W) and the
  * FP32 ceiling (4 operations per evaluated boxcar: add, fma = 2, compare),

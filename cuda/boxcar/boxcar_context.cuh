@@ -70,7 +70,7 @@ struct tr_cuda_boxcar {
     int win_mode = 0; /* 1: the per-window tables are in effect */
     /* FAST */
     int T = 0, Tmax = 0;
-    int split = 1; /* lane-shared widths of coarse stages (tr_cuda_boxcar_set_split) */
+    int split = 1; /* sparse stages in a pass of their own (tr_cuda_boxcar_set_split) */
     int kq = boxcar_cuda::kQ; /* positions per thread (tr_cuda_boxcar_set_positions) */
     size_t smem_max = 0;
     boxcar_cuda::fplan fp{};

@@ -165,11 +165,10 @@ tr_status tr_cuda_boxcar_set_tile(tr_cuda_boxcar *ctx, uint32_t tile, tr_error *
  * uses its padded layout, so this only checks ctx and has no effect. */
 tr_status tr_cuda_boxcar_set_skew(tr_cuda_boxcar *ctx, int on, tr_error *err);
 
-/* Benchmark knob of the FAST kernel: 1 (default) = stages whose stride is at
- * least 16 spread the widths of each start over up to 32 lanes (at least 2
- * widths per lane), 0 = the owning lane evaluates them all. The S/N values
- * are the same bits either way; the width on exact ties too (first in
- * order). */
+/* Benchmark knob of the FAST kernel: 1 (default) = the last stages whose
+ * stride is at least twice the positions per thread are evaluated first,
+ * their starts spread over the block's threads, 0 = the thread that owns a
+ * start evaluates it in turn. The same bits either way. */
 tr_status tr_cuda_boxcar_set_split(tr_cuda_boxcar *ctx, int on, tr_error *err);
 
 /* Benchmark knob of the FAST kernel: consecutive positions per thread, 8

@@ -8,34 +8,37 @@
  * of a position never depends on how the stream was cut), loads the span
  * [t0, t0 + T + latency) once (coalesced 16-byte loads of aligned groups of
  * 4 samples wherever they lie in one buffer, single loads otherwise: the
- * same values either way; the halo is mostly an L2 hit, the neighbouring tile
- * reads it too), subtracts an offset m (the mean of the 1024 samples before
- * the tile and up to 1024 at its start, always inside the data), and forms
- * the prefix sums of x - m in shared memory with a CUB block scan: at full
- * resolution up to T + (widest "fine" width), and beyond that only every R
- * samples (R-sample sums in a fixed order: pairs within a thread, then warp
- * shuffles), which is all the stages whose stride and widths are multiples
- * of R need. Every boxcar is then a difference of two prefix values,
- * X = P[p + L] - P[p], and S/N = fma(X, 1/sigma_L, (L m - mu_L)/sigma_L), the
- * offset formed in double per tile.
- * Evaluation: each thread owns kQ = 8 consecutive positions (rounds of
- * NT * 8 positions per tile) and keeps their best S/N and width in registers
- * through all stages, evaluating the starts of each stage that fall on its
- * positions (8, 4, 2 or 1 of them); for stages whose width step equals their
- * stride (BoxDIT, ideal) the ends of the starts and 8 widths form a sliding
- * window in registers, so one shared-memory load serves up to 8 boxcars.
- * Stages of stride >= 16 have fewer starts than lanes: there up to 32 lanes
- * share the widths of one start (at least 2 each; unrolled for 8, 16 or 32
- * widths on 2..16 lanes) and a butterfly keeps the first best
- * (tr_cuda_boxcar_set_split). Sliding-window stages of stride 1,
- * 2, 4 or 8 with 8, 16 or 32 widths (every stage of a BoxDIT plan with 8, 16
- * or 32 widths per iteration, AstroAccelerate's list included) run a path
- * specialised on (stride, widths): fully unrolled, each end loaded once by
- * an immediate offset from one base. Shared arrays are padded by one word per
- * 8 (index i + i / 8): lanes 8 positions apart are 9 words apart (different
- * banks), and for u a multiple of 8 the index of u + k is that of u plus that
- * of k, a constant. Results leave through a per-warp staging area as
- * coalesced stores.
+ * same values either way; a span that lies wholly in the call's new block,
+ * most of them, is read without per-group bounds tests; the halo is mostly
+ * an L2 hit, the neighbouring tile reads it too), subtracts an offset m (the
+ * mean of the 1024 samples before the tile and up to 1024 at its start,
+ * always inside the data), and forms the prefix sums of x - m in shared
+ * memory with a CUB block scan: at full resolution up to T + (widest "fine"
+ * width), and beyond that only every R samples (R-sample sums in a fixed
+ * pairwise order), which is all the stages whose stride and widths are
+ * multiples of R need. Every boxcar is then a difference of two prefix
+ * values, X = P[p + L] - P[p], and S/N = fma(X, 1/sigma_L, (L m - mu_L) /
+ * sigma_L), the offset formed in double per tile.
+ * Evaluation: the last stages of stride >= 2 kQ ("sparse": fewer starts than
+ * positions per thread) go first, all their starts of the tile spread over
+ * the block's threads (4 consecutive starts per thread for window stages, in
+ * a sliding window of ends), each start's best S/N and width to shared
+ * memory (tr_cuda_boxcar_set_split switches this off). Then each thread owns
+ * kQ = 8 consecutive positions (rounds of NT * 8 positions per tile) and
+ * keeps their best S/N and width in registers through the other (dense)
+ * stages, evaluating the starts of each stage that fall on its positions (8,
+ * 4, 2 or 1 of them), and merges the sparse stages' best at its first
+ * position last; for stages whose width step equals their stride (BoxDIT,
+ * ideal) the ends of the starts and 8 widths form a sliding window in
+ * registers, so one shared-memory load serves up to 8 boxcars. Sliding-window
+ * stages of stride 1, 2, 4 or 8 with 8, 16 or 32 widths (every dense stage of
+ * a BoxDIT plan with 8, 16 or 32 widths per iteration, AstroAccelerate's list
+ * included) run a path specialised on (stride, widths): fully unrolled, each
+ * end loaded once by an immediate offset from one base. Shared arrays are
+ * padded by one word per 8 (index i + i / 8): lanes 8 positions apart are 9
+ * words apart (different banks), and for u a multiple of 8 the index of
+ * u + k is that of u plus that of k, a constant. Results leave through a
+ * per-warp staging area as coalesced stores.
  */
 #ifndef TRANSIENT_CUDA_BOXCAR_FAST_CUH
 #define TRANSIENT_CUDA_BOXCAR_FAST_CUH
@@ -69,15 +72,16 @@ __host__ __device__ constexpr int sk(int i)
     return i + (i >> 3);
 }
 
+/* Padded index of item j + 1 + k (k < 8) relative to sk(j), j a multiple of
+ * 8: 1 .. 7, then 9. */
+__host__ __device__ constexpr int goff(int k)
+{
+    return k < 7 ? k + 1 : 9;
+}
+
 /* Stride and width count of the specialised window stages (fstage::fix):
  * code 1 + 3 log2(stride) + log2(widths / 8), strides 1..8, widths 8, 16, 32. */
 constexpr int kFixCodes = 12;
-/* Widths and lanes of the specialised lane-shared stages: code k + 1
- * (fstage::sfix) is kSplitShape[k]. */
-constexpr int kSplitCodes = 9;
-constexpr int kSplitShape[kSplitCodes][2] = {{8, 2},  {8, 4},  {16, 2}, {16, 4}, {16, 8},
-                                             {32, 2}, {32, 4}, {32, 8}, {32, 16}};
-
 /* f(std::integral_constant<int, c>) for the run-time code c in 1 .. N. */
 template <int N, class F> __device__ __forceinline__ void dispatch(int c, F &&f)
 {
@@ -103,16 +107,21 @@ struct fstage {
     int w0p;    /* w0 in entries */
     int wsp;    /* ws in entries */
     int window; /* ws == st: sliding-window evaluation */
-    int grp;    /* stride >= kQ: lanes that share the widths of one start (1 = none) */
     int fix;    /* 0, or the specialised window path (kFixCodes) */
     int basep;  /* fix: padded index of the first width - stride (a multiple of 8) */
-    int sfix;   /* 0, or the specialised lane-shared path (kSplitCodes) */
+    int lst;    /* log2 of st */
+    int J;      /* sparse: starts per item (1, or 4 for window stages) */
+    int ioff;   /* sparse: index of the stage's first item in the tile's items */
+    int eoff;   /* sparse: index of the stage's first start in the start arrays */
     int code0;  /* 0, known only at run time: the width codes of pack_key are
                    then registers, and (S/N & mask) | code is one LOP3 */
 };
 
 struct fplan {
     int n;
+    int sp0;    /* stages sp0 .. n - 1 are sparse (sp0 = n: none) */
+    int nitems; /* items of the sparse stages per tile */
+    int nent;   /* starts of the sparse stages per tile */
     fstage s[TR_BOXCAR_MAX_STAGES];
 };
 
@@ -208,73 +217,82 @@ __device__ __forceinline__ void merge_key(float key, int w0, int ws, float &best
     }
 }
 
-/* Lane-shared widths of a stage of stride >= 2 kQ: the grp lanes that own
- * positions uo, uo + kQ, .. share the widths of the start uo (width m to lane
- * m % grp), then a butterfly keeps the best (the smaller width on ties: the
- * first in order) and the owner merges it into its running best (strict >).
- * NWc, Gc: the widths and lanes when known at compile time (the loop is then
- * unrolled), 0 = read them from the stage. */
-template <int kQ, int NWc, int Gc, bool kClip>
-__device__ __forceinline__ void eval_split(const fstage &s, const float *__restrict__ P,
-                                           const float2 *__restrict__ C, int u0,
-                                           int64_t lim, float (&best)[kQ], int (&bw)[kQ])
+/* One item of a sparse stage s (stride >= 2 kQ, so that a thread's kQ
+ * positions hold at most one of its starts): the J starts u, u + st, ..
+ * (tile-relative) with all widths, the best S/N of each start (first width
+ * on ties, strict >) and its width to ob[j], ow[j]. The same arithmetic and
+ * order as eval_stage; the owner of a start merges it after the dense stages
+ * (strict >), which gives what evaluating the stage in place gives, since the
+ * sparse stages come last in the plan. For J > 1 (window stages: ws == st)
+ * the ends of the J starts and the current width are a sliding window in
+ * registers: end (j, m) is end (j + 1, m - 1). */
+template <int J, bool kClip>
+__device__ __forceinline__ void sparse_item(const fstage &s, const float *__restrict__ P,
+                                            const float2 *__restrict__ C, int u,
+                                            int64_t lim, float *ob, int *ow)
 {
-    const int g = Gc ? Gc : s.grp;
-    const int sub = (u0 & (s.st - 1)) / kQ;
-    const int uo = u0 - sub * kQ;
-    float b = -INFINITY;
-    int bl = 0;
-    if (sub < g) {
-        const int e0 = uo >> s.lsc;
-        const float s0v = P[sk(e0)];
-        const int base = e0 + s.w0p;
-        auto width = [&](int m) {
-            const float2 cf = C[s.widx + m];
-            const int L = s.w0 + m * s.ws;
-            const float snr =
-                __fmaf_rn(__fsub_rn(P[sk(base + m * s.wsp)], s0v), cf.x, cf.y);
-            bool up = snr > b;
-            if constexpr (kClip) up = up && (int64_t)uo + L <= lim;
+    const int e0 = u >> s.lsc;
+    const int base = e0 + s.w0p;
+    float s0[J], e[J], b[J];
+    int bl[J];
+#pragma unroll
+    for (int j = 0; j < J; j++) {
+        s0[j] = P[sk(e0 + j * s.stp)];
+        e[j] = P[sk(base + j * s.stp)];
+        b[j] = -INFINITY;
+        bl[j] = 0;
+    }
+    for (int m = 0; m < s.nw; m++) {
+        const float2 cf = C[s.widx + m];
+        const int L = s.w0 + m * s.ws;
+        if constexpr (J == 1) e[0] = P[sk(base + m * s.wsp)];
+#pragma unroll
+        for (int j = 0; j < J; j++) {
+            const float snr = __fmaf_rn(__fsub_rn(e[j], s0[j]), cf.x, cf.y);
+            bool up = snr > b[j];
+            if constexpr (kClip) up = up && (int64_t)(u + j * s.st) + L <= lim;
             if (up) {
-                b = snr;
-                bl = L;
+                b[j] = snr;
+                bl[j] = L;
             }
-        };
-        if constexpr (NWc > 0) {
+        }
+        if constexpr (J > 1) {
+            if (m + 1 < s.nw) {
 #pragma unroll
-            for (int k = 0; k < NWc / Gc; k++)
-                width(sub + k * Gc);
-        } else {
-            for (int m = sub; m < s.nw; m += g)
-                width(m);
+                for (int j = 0; j + 1 < J; j++)
+                    e[j] = e[j + 1];
+                e[J - 1] = P[sk(base + (J + m) * s.stp)];
+            }
         }
     }
 #pragma unroll
-    for (int off = 1; off < g; off <<= 1) {
-        const float ob = __shfl_xor_sync(0xffffffffu, b, off);
-        const int ol = __shfl_xor_sync(0xffffffffu, bl, off);
-        if (ob > b || (ob == b && ol < bl)) {
-            b = ob;
-            bl = ol;
-        }
-    }
-    if (sub == 0 && b > best[0]) {
-        best[0] = b;
-        bw[0] = bl;
+    for (int j = 0; j < J; j++) {
+        ob[j] = b[j];
+        ow[j] = bl[j];
     }
 }
 
-/* The specialised lane-shared path of code s.sfix (1 .. kSplitCodes). */
-template <int kQ, bool kClip>
-__device__ __forceinline__ void eval_split_s(const fstage &s, const float *P,
-                                             const float2 *C, int u0, int64_t lim,
-                                             float (&best)[kQ], int (&bw)[kQ])
+/* The sparse stages of a tile: every item once, over the block's threads
+ * (followed by a block barrier in the kernel). */
+template <int NT, bool kClip>
+__device__ __forceinline__ void sparse_stages(const fplan &pl, const float *Qp,
+                                              const float *Pc, const float2 *C,
+                                              int64_t lim, float *Sb, int *Sw)
 {
-    dispatch<kSplitCodes>(s.sfix, [&](auto code) {
-        constexpr int k = decltype(code)::value - 1;
-        eval_split<kQ, kSplitShape[k][0], kSplitShape[k][1], kClip>(s, P, C, u0, lim,
-                                                                    best, bw);
-    });
+    for (int it = threadIdx.x; it < pl.nitems; it += NT) {
+        int k = pl.sp0;
+        while (k + 1 < pl.n && it >= pl.s[k + 1].ioff)
+            k++;
+        const fstage &s = pl.s[k];
+        const int i = it - s.ioff;
+        const int u = i * s.J * s.st;
+        const float *P = s.coarse ? Pc : Qp;
+        const int o = s.eoff + i * s.J;
+        if (s.J == 4)
+            sparse_item<4, kClip>(s, P, C, u, lim, Sb + o, Sw + o);
+        else
+            sparse_item<1, kClip>(s, P, C, u, lim, Sb + o, Sw + o);
+    }
 }
 
 template <int kQ, int S, bool kWin, bool kClip>
@@ -285,10 +303,6 @@ __device__ __forceinline__ void eval_stage(const fstage &s, const float *__restr
 {
     constexpr int NJ = kQ / S;
     if constexpr (S == kQ) {
-        if (s.grp > 1) {
-            eval_split<kQ, 0, 0, kClip>(s, P, C, u0, lim, best, bw);
-            return;
-        }
         if ((u0 & (s.st - 1)) != 0) return; /* not a start of this stage */
     }
     const int e0 = u0 >> s.lsc;
@@ -438,53 +452,85 @@ __device__ __forceinline__ void eval_fixed_s(const fstage &s, const float *P,
     });
 }
 
-/*
- * FAST kernel: one block per (tile of T positions, channel). Phases: (1) the
- * span [t0, t0 + T + latency) into shared memory, 16-byte loads, the far part
- * as R-sample sums; (2) the offset m and the prefix sums of x - m (CUB block
- * scan); (3) in rounds of NT * kQ positions, every thread evaluates all stages
- * for its kQ consecutive positions with the best S/N and width in registers;
- * (4) the results leave through a per-warp staging area in shared memory as
- * coalesced stores.
- */
-template <int NT, int kQ, bool kClip>
-__global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan pl)
+/* Phase 1 of the FAST kernel, fine items: sample j of the span at padded
+ * index sk(1 + j) for j < F, eight per thread and step (lanes 8 items apart
+ * store to different banks). */
+template <int NT>
+__device__ __forceinline__ void load_fine(const source &s, int c, int64_t t0, int F,
+                                          int64_t clo, int64_t chi, unsigned &cnt,
+                                          float *Qp)
 {
-    using ops = block_ops<NT>;
-    __shared__ typename ops::storage tmp;
-    __shared__ float s_m;
-
-    TR_DYN_SHARED(float4, smem4);
-    float2 *C = reinterpret_cast<float2 *>(smem4);
-    float *Qp = reinterpret_cast<float *>(C + a.totpad); /* M + 1 prefix entries */
-    float *Pc = Qp + skew_len(a.M + 8);                  /* nc coarse entries */
-    float *stg = Pc + skew_len(a.nc);                    /* per warp 32 kQ entries */
-
-    const int c = blockIdx.y;
-    const int tid = threadIdx.x;
-    const int T = a.T, F = a.F, R = a.R;
-    const int64_t t0 = a.tile0 + (int64_t)blockIdx.x * T;
-    const source &s = a.src;
-    const int64_t cnt_lo = max(t0 + a.lat, s.pos);
-    const int64_t cnt_hi = min(t0 + a.lat + T, s.end);
-    unsigned cnt = 0;
-    /* 1. Fine items: one sample each, eight per thread and step (lanes 8
-     * items apart store to different banks). */
-    for (int j = 8 * tid; j < F; j += 8 * NT) {
+    for (int j = 8 * threadIdx.x; j < F; j += 8 * NT) {
 #pragma unroll
         for (int h = 0; h < 8; h += 4) {
             if (j + h >= F) break;
-            const float4 v = load4(s, c, t0 + j + h, cnt_lo, cnt_hi, cnt);
+            const float4 v = load4(s, c, t0 + j + h, clo, chi, cnt);
             Qp[sk(1 + j + h)] = v.x;
             if (j + h + 1 < F) Qp[sk(2 + j + h)] = v.y;
             if (j + h + 2 < F) Qp[sk(3 + j + h)] = v.z;
             if (j + h + 3 < F) Qp[sk(4 + j + h)] = v.w;
         }
     }
-    /* 2. Coarse items: sums of R samples ((x0 + x1) + (x2 + x3) per thread, then
-     * over R / 4 lanes by shuffles; whole warps iterate, Ecoarse % 128 == 0). */
-    for (int o = 4 * tid; o < a.Ecoarse; o += 4 * NT) {
-        const float4 v = load4(s, c, t0 + F + o, cnt_lo, cnt_hi, cnt);
+}
+
+/* The group of n samples at p (g0 = position of p[0]) with its non-finite
+ * samples replaced by fill and those in [clo, chi) counted: the values of
+ * load_sample for them. */
+template <int N>
+__device__ __forceinline__ void clean_group(float (&v)[N], int64_t g0, float fill,
+                                            int64_t clo, int64_t chi, unsigned &cnt)
+{
+#pragma unroll
+    for (int k = 0; k < N; k++)
+        if (!finite_f(v[k])) {
+            v[k] = fill;
+            cnt += g0 + k >= clo && g0 + k < chi;
+        }
+}
+
+/* load_fine from a buffer that holds the whole span (xc = sample 0 of the
+ * span at position t0, 16-byte aligned; F a multiple of 4; fill: NULL or
+ * the channel's fill value): for j a multiple of 8 the padded indices of
+ * 1 + j .. 8 + j are sk(j) + 1 .. 7 and sk(j) + 9. A group whose sum is
+ * finite holds only finite samples (a sum that overflows is cleaned to the
+ * same values). */
+template <int NT>
+__device__ __forceinline__ void load_fine_direct(const float *__restrict__ xc, int64_t t0,
+                                                 int F, const float *fill, int64_t clo,
+                                                 int64_t chi, unsigned &cnt, float *Qp)
+{
+    for (int j = 8 * threadIdx.x; j < F; j += 8 * NT) {
+        float *q = Qp + sk(j);
+        const bool two = j + 4 < F;
+        const float4 v4 = *reinterpret_cast<const float4 *>(xc + j);
+        float4 u4 = {0.0f, 0.0f, 0.0f, 0.0f};
+        if (two) u4 = *reinterpret_cast<const float4 *>(xc + j + 4);
+        float v[8] = {v4.x, v4.y, v4.z, v4.w, u4.x, u4.y, u4.z, u4.w};
+        if (fill &&
+            !finite_f(__fadd_rn(__fadd_rn(__fadd_rn(v[0], v[1]), __fadd_rn(v[2], v[3])),
+                                __fadd_rn(__fadd_rn(v[4], v[5]), __fadd_rn(v[6], v[7])))))
+            clean_group<8>(v, t0 + j, *fill, clo, chi, cnt);
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            q[goff(k)] = v[k];
+        if (two) {
+#pragma unroll
+            for (int k = 4; k < 8; k++)
+                q[goff(k)] = v[k];
+        }
+    }
+}
+
+/* Phase 2, coarse items: sums of R samples from the span's position F on,
+ * item i at sk(1 + F + i): (x0 + x1) + (x2 + x3) per thread, then pairwise
+ * over R / 4 lanes by shuffles (whole warps iterate: E % 128 == 0). */
+template <int NT>
+__device__ __forceinline__ void load_coarse(const source &s, int c, int64_t g0, int E,
+                                            int R, int F, int64_t clo, int64_t chi,
+                                            unsigned &cnt, float *Qp)
+{
+    for (int o = 4 * threadIdx.x; o < E; o += 4 * NT) {
+        const float4 v = load4(s, c, g0 + o, clo, chi, cnt);
         const float p0 = __fadd_rn(v.x, v.y), p1 = __fadd_rn(v.z, v.w);
         if (R == 2) {
             Qp[sk(1 + F + o / 2)] = p0;
@@ -495,6 +541,133 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
                 sum = __fadd_rn(sum, __shfl_down_sync(0xffffffffu, sum, d));
             if (o % R == 0) Qp[sk(1 + F + o / R)] = sum;
         }
+    }
+}
+
+/* One coarse item of NQ groups of 4 samples at p (position g0) in one
+ * thread, in the order of load_coarse: each group (x0 + x1) + (x2 + x3), then
+ * the groups pairwise (the shuffle tree's order), so the same bits. A sum
+ * that is not finite is formed again from cleaned samples (fill: NULL or the
+ * channel's fill value). */
+template <int NQ>
+__device__ __forceinline__ float coarse_item(const float *__restrict__ p, int64_t g0,
+                                             const float *fill, int64_t clo, int64_t chi,
+                                             unsigned &cnt)
+{
+    auto sum = [&](bool clean) {
+        float q[NQ];
+#pragma unroll
+        for (int k = 0; k < NQ; k++) {
+            const float4 v4 = *reinterpret_cast<const float4 *>(p + 4 * k);
+            float v[4] = {v4.x, v4.y, v4.z, v4.w};
+            if (clean) clean_group<4>(v, g0 + 4 * k, *fill, clo, chi, cnt);
+            q[k] = __fadd_rn(__fadd_rn(v[0], v[1]), __fadd_rn(v[2], v[3]));
+        }
+#pragma unroll
+        for (int d = 1; d < NQ; d *= 2)
+#pragma unroll
+            for (int k = 0; k + d < NQ; k += 2 * d)
+                q[k] = __fadd_rn(q[k], q[k + d]);
+        return q[0];
+    };
+    const float r = sum(false);
+    return fill && !finite_f(r) ? sum(true) : r;
+}
+
+/* load_coarse from a buffer that holds the whole span (xe = sample F of the
+ * span at position g0, 16-byte aligned; R >= 4): one item per thread and
+ * step, no shuffles. */
+template <int NT>
+__device__ __forceinline__ void
+load_coarse_direct(const float *__restrict__ xe, int64_t g0, int E, int R, int F,
+                   const float *fill, int64_t clo, int64_t chi, unsigned &cnt, float *Qp)
+{
+    const int n = E / R;
+    for (int i = threadIdx.x; i < n; i += NT) {
+        const float *p = xe + (int64_t)i * R;
+        const int64_t g = g0 + (int64_t)i * R;
+        float v;
+        switch (R) {
+        case 4:
+            v = coarse_item<1>(p, g, fill, clo, chi, cnt);
+            break;
+        case 8:
+            v = coarse_item<2>(p, g, fill, clo, chi, cnt);
+            break;
+        case 16:
+            v = coarse_item<4>(p, g, fill, clo, chi, cnt);
+            break;
+        default:
+            v = coarse_item<8>(p, g, fill, clo, chi, cnt);
+            break;
+        }
+        Qp[sk(1 + F + i)] = v;
+    }
+}
+
+/* Phase 4's first pass over the 8 items of a group at q = Qp + sk(j): item k
+ * minus its offset (sf for the nf fine items, sc for the coarse ones), stored,
+ * and added to the running total tot. */
+template <bool kMixed>
+__device__ __forceinline__ float offset_group(float *q, float sf, float sc, int nf,
+                                              float tot)
+{
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        const float v = __fsub_rn(q[goff(k)], !kMixed || k < nf ? sf : sc);
+        q[goff(k)] = v;
+        tot = __fadd_rn(tot, v);
+    }
+    return tot;
+}
+
+/*
+ * FAST kernel: one block per (tile of T positions, channel). Phases: (1) the
+ * span [t0, t0 + T + latency) into shared memory, 16-byte loads, the far part
+ * as R-sample sums; (2) the offset m and the prefix sums of x - m (CUB block
+ * scan); (3) in rounds of NT * kQ positions, every thread evaluates all stages
+ * for its kQ consecutive positions with the best S/N and width in registers;
+ * (4) the results leave through a per-warp staging area in shared memory as
+ * coalesced stores.
+ */
+template <int NT, int kQ, bool kClip>
+__global__ void __launch_bounds__(NT, kQ == 8 && !kClip ? 1024 / NT : 1)
+    fast_kernel(const fast_args a, const fplan pl)
+{
+    using ops = block_ops<NT>;
+    __shared__ typename ops::storage tmp;
+    __shared__ float s_m;
+
+    TR_DYN_SHARED(float4, smem4);
+    float2 *C = reinterpret_cast<float2 *>(smem4);
+    float *Qp = reinterpret_cast<float *>(C + a.totpad); /* M + 1 prefix entries */
+    float *Pc = Qp + skew_len(a.M + 8);                  /* nc coarse entries */
+    float *stg = Pc + skew_len(a.nc);                    /* per warp 32 kQ entries */
+    float *Sb = stg + (NT / 32) * skew_len(32 * kQ);     /* sparse starts: best S/N */
+    int *Sw = reinterpret_cast<int *>(Sb + pl.nent);     /* and its width */
+
+    const int c = blockIdx.y;
+    const int tid = threadIdx.x;
+    const int T = a.T, F = a.F, R = a.R;
+    const int64_t t0 = a.tile0 + (int64_t)blockIdx.x * T;
+    const source &s = a.src;
+    const int64_t cnt_lo = max(t0 + a.lat, s.pos);
+    const int64_t cnt_hi = min(t0 + a.lat + T, s.end);
+    unsigned cnt = 0;
+    /* Every sample of the span lies in the call's new block and 16-byte loads
+     * are allowed (block-uniform): the loads then read the buffer directly,
+     * the same values as load4. */
+    const bool direct =
+        s.vec && t0 >= s.pos && t0 + F + a.Ecoarse <= s.end && (F & 3) == 0 && R != 2;
+    if (direct) {
+        const float *xc = s.x + (int64_t)c * s.ldx + (t0 - s.pos);
+        const float *fill = s.fill ? s.fill + c : nullptr;
+        load_fine_direct<NT>(xc, t0, F, fill, cnt_lo, cnt_hi, cnt, Qp);
+        load_coarse_direct<NT>(xc + F, t0 + F, a.Ecoarse, R, F, fill, cnt_lo, cnt_hi, cnt,
+                               Qp);
+    } else {
+        load_fine<NT>(s, c, t0, F, cnt_lo, cnt_hi, cnt, Qp);
+        load_coarse<NT>(s, c, t0 + F, a.Ecoarse, R, F, cnt_lo, cnt_hi, cnt, Qp);
     }
     /* 3. Offset m: mean of the data in [t0 - kMeanBack, t0 + ahead). */
     {
@@ -533,10 +706,22 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
         const bool inside = t0 >= 0 && t0 + F + a.Ecoarse <= s.end;
         const float mR = __fmul_rn((float)R, m);
         float tot = 0.0f;
-        for (int j = j0; j < j1; j++) {
+        int j = j0;
+        if (inside) { /* whole groups of 8 (j0 is a multiple of 8) */
+            for (; j + 8 <= j1; j += 8) {
+                float *q = Qp + sk(j);
+                if (j + 8 <= F)
+                    tot = offset_group<false>(q, m, m, 8, tot);
+                else if (j >= F)
+                    tot = offset_group<false>(q, mR, mR, 0, tot);
+                else
+                    tot = offset_group<true>(q, m, mR, F - j, tot);
+            }
+        }
+        for (; j < j1; j++) {
             float sub;
             if (inside) {
-                sub = j < F ? __fmul_rn(1.0f, m) : mR;
+                sub = j < F ? m : mR;
             } else {
                 const int64_t g = j < F ? t0 + j : t0 + F + (int64_t)(j - F) * R;
                 const int len = j < F ? 1 : R;
@@ -549,7 +734,15 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
             tot = __fadd_rn(tot, v);
         }
         float pre = ops::exclusive_sum(tmp, tot);
-        for (int j = j0; j < j1; j++) {
+        for (j = j0; j + 8 <= j1; j += 8) {
+            float *q = Qp + sk(j);
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                pre = __fadd_rn(pre, q[goff(k)]);
+                q[goff(k)] = pre;
+            }
+        }
+        for (; j < j1; j++) {
             pre = __fadd_rn(pre, Qp[sk(1 + j)]);
             Qp[sk(1 + j)] = pre;
         }
@@ -575,8 +768,13 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
         Pc[sk(k)] = v <= F ? Qp[sk(v)] : Qp[sk(F + (v - F) / R)];
     }
     __syncthreads();
-    /* 6. Stages, kQ positions per thread per round; 7. outputs. */
+    /* 6. The sparse stages' starts, then the other (dense) stages, kQ
+     * positions per thread per round; 7. outputs. */
     const int64_t lim = s.end - t0;
+    if (pl.sp0 < pl.n) {
+        sparse_stages<NT, kClip>(pl, Qp, Pc, C, lim, Sb, Sw);
+        __syncthreads();
+    }
     const int lane = tid & 31, warp = tid >> 5;
     float *wst = stg + warp * skew_len(32 * kQ);
     /* every position of the tile is an output of this call (block-uniform) */
@@ -591,22 +789,29 @@ __global__ void __launch_bounds__(NT) fast_kernel(const fast_args a, const fplan
             bw[j] = 0;
         }
         if (u0 < T) {
-            for (int i = 0; i < pl.n; i++) {
+            for (int i = 0; i < pl.sp0; i++) {
                 const fstage &st = pl.s[i];
                 if (st.fix) {
                     eval_fixed_s<kQ, kClip>(st, Qp, C, u0, lim, best, bw);
                     continue;
                 }
                 const float *P = st.coarse ? Pc : Qp;
-                if (st.sfix) {
-                    eval_split_s<kQ, kClip>(st, P, C, u0, lim, best, bw);
-                    continue;
-                }
                 const int plast = st.coarse ? a.nc - 1 : a.M;
                 if (st.window)
                     eval_stage_s<kQ, true, kClip>(st, P, plast, C, u0, lim, best, bw);
                 else
                     eval_stage_s<kQ, false, kClip>(st, P, plast, C, u0, lim, best, bw);
+            }
+            /* the sparse stages' best at the thread's first position */
+            for (int i = pl.sp0; i < pl.n; i++) {
+                const int st = pl.s[i].st;
+                if ((u0 & (st - 1)) != 0) continue;
+                const int e = pl.s[i].eoff + (u0 >> pl.s[i].lst);
+                const float v = Sb[e];
+                if (v > best[0]) {
+                    best[0] = v;
+                    bw[0] = Sw[e];
+                }
             }
         }
         /* transpose through the warp's staging area: lane l writes positions

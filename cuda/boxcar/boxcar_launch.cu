@@ -26,10 +26,10 @@ static int fast_threads(int T, int kq)
     return (int)std::min<int64_t>(512, std::max<int64_t>(128, T / kq));
 }
 
-static size_t fast_smem_bytes(int T, int kq, int M, int nc, int totpad)
+static size_t fast_smem_bytes(int T, int kq, int M, int nc, int totpad, int nent)
 {
     return (size_t)totpad * 8 + (size_t)skew_len(M + 8) * 4 + (size_t)skew_len(nc) * 4 +
-           (size_t)(fast_threads(T, kq) / 32) * skew_len(32 * kq) * 4;
+           (size_t)(fast_threads(T, kq) / 32) * skew_len(32 * kq) * 4 + (size_t)nent * 8;
 }
 
 /* The FAST layout for tile T: resolution R of the far halo and the stages. */
@@ -85,21 +85,9 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
         f.w0p = f.w0 / sc;
         f.wsp = f.ws / sc;
         f.window = s.nwidths > 1 && s.width_step == s.stride;
-        /* lanes per start for strides >= 2 kq: at least 2 widths each,
-         * within a warp, only when whole warps take part (T >= 32 kq) */
-        f.grp = 1;
-        if (q->split && f.st >= 2 * q->kq && T >= 32 * q->kq) {
-            f.grp = std::min(f.st / q->kq, 32);
-            while (f.grp > 1 && f.nw < 2 * f.grp)
-                f.grp /= 2;
-        }
-        /* the specialised lane-shared path: 8/16/32 widths, 2..16 lanes */
-        f.sfix = 0;
-        if (f.grp > 1 && (f.nw == 8 || f.nw == 16 || f.nw == 32)) {
-            for (int k = 0; k < kSplitCodes; k++)
-                if (kSplitShape[k][0] == f.nw && kSplitShape[k][1] == f.grp)
-                    f.sfix = 1 + k;
-        }
+        f.lst = 0;
+        while ((1 << f.lst) < f.st)
+            f.lst++;
         /* the specialised window path: strides 1..8, 8/16/32 widths, fine
          * array, first width - stride a multiple of 8 */
         f.fix = 0;
@@ -108,15 +96,32 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
         const int lgw = f.nw == 8 ? 0 : (f.nw == 16 ? 1 : (f.nw == 32 ? 2 : -1));
         if (f.window && !f.coarse && f.st <= 8 && lgw >= 0 && f.w0 >= f.st &&
             (f.w0 - f.st) % 8 == 0) {
-            int lgs = 0;
-            while ((1 << lgs) < f.st)
-                lgs++;
-            f.fix = 1 + 3 * lgs + lgw;
+            f.fix = 1 + 3 * f.lst + lgw;
             f.basep = sk(f.w0 - f.st);
         }
         widx += s.nwidths;
     }
-    q->fast_smem = fast_smem_bytes(T, q->kq, q->M, q->nc, (int)((q->total + 1) & ~1u));
+    /* Sparse stages: the last stages of the plan whose stride is at least
+     * 2 kq (a thread's positions hold at most one of their starts), when
+     * q->split; an item takes J starts (4 for window stages where the tile
+     * holds at least 4, else 1). */
+    fp.sp0 = fp.n;
+    while (q->split && fp.sp0 > 0 && fp.s[fp.sp0 - 1].st >= 2 * q->kq &&
+           T % fp.s[fp.sp0 - 1].st == 0)
+        fp.sp0--;
+    fp.nitems = 0;
+    fp.nent = 0;
+    for (int i = fp.sp0; i < fp.n; i++) {
+        fstage &f = fp.s[i];
+        const int starts = T / f.st;
+        f.J = f.window && starts >= 4 ? 4 : 1;
+        f.ioff = fp.nitems;
+        f.eoff = fp.nent;
+        fp.nitems += starts / f.J;
+        fp.nent += starts;
+    }
+    q->fast_smem =
+        fast_smem_bytes(T, q->kq, q->M, q->nc, (int)((q->total + 1) & ~1u), fp.nent);
 }
 
 /* Every FAST kernel instance (attributes at create). */

@@ -6,7 +6,7 @@
  * pulses and NaN/Inf, several channels, random chunkings (sizes 1..3 at the
  * start), time-major and channel-major buffers (the latter also through the
  * device-pointer path, served from host memory by the emulation), flush.
- * FAST's chunked run may have the lane-shared widths of coarse stages switched
+ * FAST's chunked run may have the sparse stages' own pass switched
  * off (tr_cuda_boxcar_set_split) and 16 positions per thread
  * (tr_cuda_boxcar_set_positions), which must give the same bits. S/N within
  * TR_BOXCAR_FAST_TOL(L_end); widths equal, or evaluated at that position and
@@ -100,7 +100,7 @@ bool emulated(const tr_boxcar_plan *plan, uint32_t C, tr_variant v, size_t batch
         std::printf("create: %s\n", err.message);
         return false;
     }
-    /* knobs: 1 = lane-shared widths off, 2 = 16 positions per thread */
+    /* knobs: 1 = sparse stages' own pass off, 2 = 16 positions per thread */
     if (((knobs & 1) && tr_cuda_boxcar_set_split(ctx, 0, &err) != TR_OK) ||
         ((knobs & 2) && tr_cuda_boxcar_set_positions(ctx, 16, &err) != TR_OK)) {
         std::printf("FAST knobs: %s\n", err.message);
