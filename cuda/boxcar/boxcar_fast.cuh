@@ -113,8 +113,9 @@ struct fstage {
     int J;      /* sparse: starts per item (1, or 4 for window stages) */
     int ioff;   /* sparse: index of the stage's first item in the tile's items */
     int eoff;   /* sparse: index of the stage's first start in the start arrays */
-    int code0;  /* 0, known only at run time: the width codes of pack_key are
-                   then registers, and (S/N & mask) | code is one LOP3 */
+    int kmask;  /* ~kCodeMask, known only at run time: with the mask in a
+                   register and the width code an immediate, (S/N & mask) |
+                   code is one LOP3 (two when both are immediates) */
 };
 
 struct fplan {
@@ -198,9 +199,9 @@ constexpr int kMC = 8; /* widths per window step */
 constexpr int kCodeBits = 5;
 constexpr int kCodeMask = (1 << kCodeBits) - 1;
 
-__device__ __forceinline__ float pack_key(float snr, int code)
+__device__ __forceinline__ float pack_key(float snr, int kmask, int code)
 {
-    return __int_as_float((__float_as_int(snr) & ~kCodeMask) | code);
+    return __int_as_float((__float_as_int(snr) & kmask) | code);
 }
 
 /* Merge a stage's best key of one start into the running best: the
@@ -224,8 +225,8 @@ __device__ __forceinline__ void merge_key(float key, int w0, int ws, float &best
  * order as eval_stage; the owner of a start merges it after the dense stages
  * (strict >), which gives what evaluating the stage in place gives, since the
  * sparse stages come last in the plan. For J > 1 (window stages: ws == st)
- * the ends of the J starts and the current width are a sliding window in
- * registers: end (j, m) is end (j + 1, m - 1). */
+ * the ends are a sliding window in registers: end (j, m) is end (j + 1,
+ * m - 1), so 4 widths of J starts take J + 3 ends. */
 template <int J, bool kClip>
 __device__ __forceinline__ void sparse_item(const fstage &s, const float *__restrict__ P,
                                             const float2 *__restrict__ C, int u,
@@ -233,36 +234,58 @@ __device__ __forceinline__ void sparse_item(const fstage &s, const float *__rest
 {
     const int e0 = u >> s.lsc;
     const int base = e0 + s.w0p;
-    float s0[J], e[J], b[J];
+    float s0[J], b[J];
     int bl[J];
 #pragma unroll
     for (int j = 0; j < J; j++) {
         s0[j] = P[sk(e0 + j * s.stp)];
-        e[j] = P[sk(base + j * s.stp)];
         b[j] = -INFINITY;
         bl[j] = 0;
     }
-    for (int m = 0; m < s.nw; m++) {
+    /* boxcar (start j, width m) with end value e */
+    auto boxcar = [&](int j, int m, float e) {
         const float2 cf = C[s.widx + m];
         const int L = s.w0 + m * s.ws;
-        if constexpr (J == 1) e[0] = P[sk(base + m * s.wsp)];
-#pragma unroll
-        for (int j = 0; j < J; j++) {
-            const float snr = __fmaf_rn(__fsub_rn(e[j], s0[j]), cf.x, cf.y);
-            bool up = snr > b[j];
-            if constexpr (kClip) up = up && (int64_t)(u + j * s.st) + L <= lim;
-            if (up) {
-                b[j] = snr;
-                bl[j] = L;
-            }
+        const float snr = __fmaf_rn(__fsub_rn(e, s0[j]), cf.x, cf.y);
+        bool up = snr > b[j];
+        if constexpr (kClip) up = up && (int64_t)(u + j * s.st) + L <= lim;
+        if (up) {
+            b[j] = snr;
+            bl[j] = L;
         }
-        if constexpr (J > 1) {
-            if (m + 1 < s.nw) {
+    };
+    if constexpr (J == 1) {
+        for (int m = 0; m < s.nw; m++)
+            boxcar(0, m, P[sk(base + m * s.wsp)]);
+    } else {
+        /* E[k]: the end of index m + k (the end of start j, width m is
+         * index j + m); groups of 4 widths, then one at a time */
+        float E[J + 3];
 #pragma unroll
-                for (int j = 0; j + 1 < J; j++)
-                    e[j] = e[j + 1];
-                e[J - 1] = P[sk(base + (J + m) * s.stp)];
-            }
+        for (int k = 0; k + 1 < J; k++)
+            E[k] = P[sk(base + k * s.stp)];
+        int m = 0;
+        for (; m + 4 <= s.nw; m += 4) {
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                E[J - 1 + k] = P[sk(base + (m + J - 1 + k) * s.stp)];
+#pragma unroll
+            for (int mm = 0; mm < 4; mm++)
+#pragma unroll
+                for (int j = 0; j < J; j++)
+                    boxcar(j, m + mm, E[j + mm]);
+#pragma unroll
+            for (int k = 0; k + 1 < J; k++)
+                E[k] = E[k + 4];
+        }
+        for (; m < s.nw; m++) {
+            E[J - 1] = P[sk(base + (m + J - 1) * s.stp)];
+#pragma unroll
+            for (int j = 0; j < J; j++)
+                boxcar(j, m, E[j]);
+#pragma unroll
+            for (int k = 0; k + 1 < J; k++)
+                E[k] = E[k + 1];
         }
     }
 #pragma unroll
@@ -408,6 +431,7 @@ __device__ __forceinline__ void eval_fixed(const fstage &s, const float *__restr
     const float *ps = P + sk(u0);
     const float *pe = ps + s.basep;
     const float2 *cw = C + s.widx;
+    const int kmask = s.kmask;
     float s0[NJ], e[NJ], key[NJ];
 #pragma unroll
     for (int j = 0; j < NJ; j++) {
@@ -419,14 +443,14 @@ __device__ __forceinline__ void eval_fixed(const fstage &s, const float *__restr
     for (int m = 0; m < NW; m++) {
         const float2 cf = cw[m];
         [[maybe_unused]] const int L = s.w0 + m * S;
-        const int code = s.code0 + (NW - 1 - m);
+        const int code = NW - 1 - m;
 #pragma unroll
         for (int j = 0; j < NJ; j++) {
             const float snr = __fmaf_rn(__fsub_rn(e[j], s0[j]), cf.x, cf.y);
             if (!kClip && m == 0)
-                key[j] = pack_key(snr, code);
+                key[j] = pack_key(snr, kmask, code);
             else if (!kClip || (int64_t)(u0 + j * S) + L <= lim)
-                key[j] = fmaxf(key[j], pack_key(snr, code));
+                key[j] = fmaxf(key[j], pack_key(snr, kmask, code));
         }
         if (m + 1 < NW) {
 #pragma unroll

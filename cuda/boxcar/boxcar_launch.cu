@@ -92,7 +92,7 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
          * array, first width - stride a multiple of 8 */
         f.fix = 0;
         f.basep = 0;
-        f.code0 = 0;
+        f.kmask = ~kCodeMask;
         const int lgw = f.nw == 8 ? 0 : (f.nw == 16 ? 1 : (f.nw == 32 ? 2 : -1));
         if (f.window && !f.coarse && f.st <= 8 && lgw >= 0 && f.w0 >= f.st &&
             (f.w0 - f.st) % 8 == 0) {
