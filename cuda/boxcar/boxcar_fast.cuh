@@ -678,6 +678,28 @@ __global__ void __launch_bounds__(NT, kQ == 8 && !kClip ? 1024 / NT : 1)
     const int64_t cnt_lo = max(t0 + a.lat, s.pos);
     const int64_t cnt_hi = min(t0 + a.lat + T, s.end);
     unsigned cnt = 0;
+    /* A tile wholly before the stream's start (the first latency positions
+     * of a stream) has only zero outputs: they are written without the
+     * search; its share of the non-finite count is still counted. */
+    if (t0 + T <= 0) {
+        for (int u = tid; u < T; u += NT) {
+            const int64_t p = t0 + u;
+            if (p >= a.q0 && p < a.q0 + a.n_out) {
+                a.y[(int64_t)c * a.ldy + (p - a.q0)] = 0.0f;
+                if (a.w) a.w[(int64_t)c * a.ldy + (p - a.q0)] = 0;
+            }
+        }
+        if (a.count) {
+            for (int64_t g = cnt_lo + tid; g < cnt_hi; g += NT) {
+                bool bad;
+                load_sample(s, c, g, bad);
+                cnt += bad;
+            }
+            const unsigned tot = ops::usum(tmp, cnt);
+            if (tid == 0 && tot) atomicAdd(a.count, (unsigned long long)tot);
+        }
+        return;
+    }
     /* Every sample of the span lies in the call's new block and 16-byte loads
      * are allowed (block-uniform): the loads then read the buffer directly,
      * the same values as load4. */
