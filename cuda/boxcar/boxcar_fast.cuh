@@ -82,18 +82,32 @@ __host__ __device__ constexpr int goff(int k)
 /* Stride and width count of the specialised window stages (fstage::fix):
  * code 1 + 3 log2(stride) + log2(widths / 8), strides 1..8, widths 8, 16, 32. */
 constexpr int kFixCodes = 12;
-/* f(std::integral_constant<int, c>) for the run-time code c in 1 .. N. */
-template <int N, class F> __device__ __forceinline__ void dispatch(int c, F &&f)
+/* f(std::integral_constant<int, c>) for the run-time code c in 1 ..
+ * kFixCodes, through one switch (a jump table, not a chain of compares). */
+template <class F> __device__ __forceinline__ void dispatch_fix(int c, F &&f)
 {
-    if constexpr (N > 1) {
-        if (c == N) {
-            f(std::integral_constant<int, N>{});
-            return;
-        }
-        dispatch<N - 1>(c, f);
-    } else {
-        f(std::integral_constant<int, 1>{});
+#define TR_FIX_CASE(k)                                                                   \
+    case k:                                                                              \
+        f(std::integral_constant<int, k>{});                                             \
+        break;
+    static_assert(kFixCodes == 12, "one case per code");
+    switch (c) {
+        TR_FIX_CASE(1)
+        TR_FIX_CASE(2)
+        TR_FIX_CASE(3)
+        TR_FIX_CASE(4)
+        TR_FIX_CASE(5)
+        TR_FIX_CASE(6)
+        TR_FIX_CASE(7)
+        TR_FIX_CASE(8)
+        TR_FIX_CASE(9)
+        TR_FIX_CASE(10)
+        TR_FIX_CASE(11)
+    default:
+        f(std::integral_constant<int, 12>{});
+        break;
     }
+#undef TR_FIX_CASE
 }
 
 struct fstage {
@@ -295,10 +309,14 @@ __device__ __forceinline__ void sparse_item(const fstage &s, const float *__rest
     }
 }
 
-/* The sparse stages of a tile: every item once, over the block's threads
- * (followed by a block barrier in the kernel). */
+/* The sparse stages of a tile: every item once, over the block's threads;
+ * then, with more than one sparse stage, the best of them at each start of
+ * the first (strides nondecreasing: every start of a later stage is one of
+ * the first's), in stage order (strict >), into the first stage's entries,
+ * so that a thread merges one entry at most. Followed by a block barrier in
+ * the kernel. */
 template <int NT, bool kClip>
-__device__ __forceinline__ void sparse_stages(const fplan &pl, const float *Qp,
+__device__ __forceinline__ void sparse_stages(const fplan &pl, int T, const float *Qp,
                                               const float *Pc, const float2 *C,
                                               int64_t lim, float *Sb, int *Sw)
 {
@@ -315,6 +333,26 @@ __device__ __forceinline__ void sparse_stages(const fplan &pl, const float *Qp,
             sparse_item<4, kClip>(s, P, C, u, lim, Sb + o, Sw + o);
         else
             sparse_item<1, kClip>(s, P, C, u, lim, Sb + o, Sw + o);
+    }
+    if (pl.n - pl.sp0 < 2) return;
+    __syncthreads();
+    const int l0 = pl.s[pl.sp0].lst; /* the first sparse stage's entries are 0 .. */
+    for (int i = threadIdx.x; i < T >> l0; i += NT) {
+        const int u = i << l0;
+        float b = Sb[i];
+        int w = Sw[i];
+        for (int k = pl.sp0 + 1; k < pl.n; k++) {
+            const int lst = pl.s[k].lst;
+            if ((u & ((1 << lst) - 1)) != 0) break;
+            const int e = pl.s[k].eoff + (u >> lst);
+            const float v = Sb[e];
+            if (v > b) {
+                b = v;
+                w = Sw[e];
+            }
+        }
+        Sb[i] = b;
+        Sw[i] = w;
     }
 }
 
@@ -470,7 +508,7 @@ __device__ __forceinline__ void eval_fixed_s(const fstage &s, const float *P,
                                              const float2 *C, int u0, int64_t lim,
                                              float (&best)[kQ], int (&bw)[kQ])
 {
-    dispatch<kFixCodes>(s.fix, [&](auto code) {
+    dispatch_fix(s.fix, [&](auto code) {
         constexpr int k = decltype(code)::value - 1;
         eval_fixed<kQ, 1 << (k / 3), 8 << (k % 3), kClip>(s, P, C, u0, lim, best, bw);
     });
@@ -818,7 +856,7 @@ __global__ void __launch_bounds__(NT, kQ == 8 && !kClip ? 1024 / NT : 1)
      * positions per thread per round; 7. outputs. */
     const int64_t lim = s.end - t0;
     if (pl.sp0 < pl.n) {
-        sparse_stages<NT, kClip>(pl, Qp, Pc, C, lim, Sb, Sw);
+        sparse_stages<NT, kClip>(pl, T, Qp, Pc, C, lim, Sb, Sw);
         __syncthreads();
     }
     const int lane = tid & 31, warp = tid >> 5;
@@ -849,14 +887,14 @@ __global__ void __launch_bounds__(NT, kQ == 8 && !kClip ? 1024 / NT : 1)
                     eval_stage_s<kQ, false, kClip>(st, P, plast, C, u0, lim, best, bw);
             }
             /* the sparse stages' best at the thread's first position */
-            for (int i = pl.sp0; i < pl.n; i++) {
-                const int st = pl.s[i].st;
-                if ((u0 & (st - 1)) != 0) continue;
-                const int e = pl.s[i].eoff + (u0 >> pl.s[i].lst);
-                const float v = Sb[e];
-                if (v > best[0]) {
-                    best[0] = v;
-                    bw[0] = Sw[e];
+            if (pl.sp0 < pl.n) {
+                const int l0 = pl.s[pl.sp0].lst;
+                if ((u0 & ((1 << l0) - 1)) == 0) {
+                    const float v = Sb[u0 >> l0];
+                    if (v > best[0]) {
+                        best[0] = v;
+                        bw[0] = Sw[u0 >> l0];
+                    }
                 }
             }
         }

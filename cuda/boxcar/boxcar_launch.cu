@@ -102,12 +102,13 @@ static void fast_layout(tr_cuda_boxcar *q, int T)
         widx += s.nwidths;
     }
     /* Sparse stages: the last stages of the plan whose stride is at least
-     * 2 kq (a thread's positions hold at most one of their starts), when
-     * q->split; an item takes J starts (4 for window stages where the tile
-     * holds at least 4, else 1). */
+     * 2 kq (a thread's positions hold at most one of their starts) and does
+     * not decrease from one to the next, when q->split; an item takes J
+     * starts (4 for window stages where the tile holds at least 4, else 1). */
     fp.sp0 = fp.n;
     while (q->split && fp.sp0 > 0 && fp.s[fp.sp0 - 1].st >= 2 * q->kq &&
-           T % fp.s[fp.sp0 - 1].st == 0)
+           T % fp.s[fp.sp0 - 1].st == 0 &&
+           (fp.sp0 == fp.n || fp.s[fp.sp0 - 1].st <= fp.s[fp.sp0].st))
         fp.sp0--;
     fp.nitems = 0;
     fp.nent = 0;
