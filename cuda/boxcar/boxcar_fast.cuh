@@ -861,8 +861,10 @@ __global__ void __launch_bounds__(NT, kQ == 8 && !kClip ? 1024 / NT : 1)
     }
     const int lane = tid & 31, warp = tid >> 5;
     float *wst = stg + warp * skew_len(32 * kQ);
-    /* every position of the tile is an output of this call (block-uniform) */
-    const bool full = t0 >= 0 && t0 >= a.q0 && t0 + T <= a.q0 + a.n_out;
+    /* every position of the tile is an output of this call and the rounds
+     * cover the tile exactly (block-uniform) */
+    const bool full =
+        t0 >= 0 && t0 >= a.q0 && t0 + T <= a.q0 + a.n_out && T % (NT * kQ) == 0;
     for (int r0 = 0; r0 < T; r0 += NT * kQ) {
         const int u0 = r0 + tid * kQ;
         float best[kQ];
@@ -916,7 +918,7 @@ __global__ void __launch_bounds__(NT, kQ == 8 && !kClip ? 1024 / NT : 1)
         if (full) {
 #pragma unroll
             for (int j = 0; j < kQ; j++)
-                if (wbase + j * 32 < T) a.y[o0 + j * 32] = wst[j * 33 + lane];
+                a.y[o0 + j * 32] = wst[j * 33 + lane];
         } else {
 #pragma unroll
             for (int j = 0; j < kQ; j++) {
@@ -935,7 +937,7 @@ __global__ void __launch_bounds__(NT, kQ == 8 && !kClip ? 1024 / NT : 1)
             if (full) {
 #pragma unroll
                 for (int j = 0; j < kQ; j++)
-                    if (wbase + j * 32 < T) a.w[o0 + j * 32] = wsti[j * 33 + lane];
+                    a.w[o0 + j * 32] = wsti[j * 33 + lane];
             } else {
 #pragma unroll
                 for (int j = 0; j < kQ; j++) {
