@@ -309,16 +309,17 @@ __device__ __forceinline__ void sparse_item(const fstage &s, const float *__rest
     }
 }
 
-/* The sparse stages of a tile: every item once, over the block's threads;
+/* The sparse stages of a tile: every item once, over the block's threads
+ * (items none of whose starts is in the call's outputs [ua, ub) store -inf);
  * then, with more than one sparse stage, the best of them at each start of
  * the first (strides nondecreasing: every start of a later stage is one of
  * the first's), in stage order (strict >), into the first stage's entries,
  * so that a thread merges one entry at most. Followed by a block barrier in
  * the kernel. */
 template <int NT, bool kClip>
-__device__ __forceinline__ void sparse_stages(const fplan &pl, int T, const float *Qp,
-                                              const float *Pc, const float2 *C,
-                                              int64_t lim, float *Sb, int *Sw)
+__device__ __forceinline__ void
+sparse_stages(const fplan &pl, int T, int ua, int ub, const float *Qp, const float *Pc,
+              const float2 *C, int64_t lim, float *Sb, int *Sw)
 {
     for (int it = threadIdx.x; it < pl.nitems; it += NT) {
         int k = pl.sp0;
@@ -329,6 +330,13 @@ __device__ __forceinline__ void sparse_stages(const fplan &pl, int T, const floa
         const int u = i * s.J * s.st;
         const float *P = s.coarse ? Pc : Qp;
         const int o = s.eoff + i * s.J;
+        if (u >= ub || u + s.J * s.st <= ua) { /* no start is an output */
+            for (int j = 0; j < s.J; j++) {
+                Sb[o + j] = -INFINITY;
+                Sw[o + j] = 0;
+            }
+            continue;
+        }
         if (s.J == 4)
             sparse_item<4, kClip>(s, P, C, u, lim, Sb + o, Sw + o);
         else
@@ -561,25 +569,43 @@ __device__ __forceinline__ void load_fine_direct(const float *__restrict__ xc, i
                                                  int F, const float *fill, int64_t clo,
                                                  int64_t chi, unsigned &cnt, float *Qp)
 {
-    for (int j = 8 * threadIdx.x; j < F; j += 8 * NT) {
-        float *q = Qp + sk(j);
-        const bool two = j + 4 < F;
+    /* the 8 samples from j (the last 4 zero past F) */
+    auto load8 = [&](int j, float(&v)[8]) {
         const float4 v4 = *reinterpret_cast<const float4 *>(xc + j);
         float4 u4 = {0.0f, 0.0f, 0.0f, 0.0f};
-        if (two) u4 = *reinterpret_cast<const float4 *>(xc + j + 4);
-        float v[8] = {v4.x, v4.y, v4.z, v4.w, u4.x, u4.y, u4.z, u4.w};
+        if (j + 4 < F) u4 = *reinterpret_cast<const float4 *>(xc + j + 4);
+        v[0] = v4.x;
+        v[1] = v4.y;
+        v[2] = v4.z;
+        v[3] = v4.w;
+        v[4] = u4.x;
+        v[5] = u4.y;
+        v[6] = u4.z;
+        v[7] = u4.w;
+    };
+    auto store8 = [&](int j, float(&v)[8]) {
         if (fill &&
             !finite_f(__fadd_rn(__fadd_rn(__fadd_rn(v[0], v[1]), __fadd_rn(v[2], v[3])),
                                 __fadd_rn(__fadd_rn(v[4], v[5]), __fadd_rn(v[6], v[7])))))
             clean_group<8>(v, t0 + j, *fill, clo, chi, cnt);
+        float *q = Qp + sk(j);
 #pragma unroll
         for (int k = 0; k < 4; k++)
             q[goff(k)] = v[k];
-        if (two) {
+        if (j + 4 < F) {
 #pragma unroll
             for (int k = 4; k < 8; k++)
                 q[goff(k)] = v[k];
         }
+    };
+    /* two steps' loads before their stores, so that their latencies overlap */
+    for (int j = 8 * threadIdx.x; j < F; j += 16 * NT) {
+        const int j2 = j + 8 * NT;
+        float v[8], w[8];
+        load8(j, v);
+        if (j2 < F) load8(j2, w);
+        store8(j, v);
+        if (j2 < F) store8(j2, w);
     }
 }
 
@@ -738,6 +764,17 @@ __global__ void __launch_bounds__(NT, kQ == 8 && !kClip ? 1024 / NT : 1)
         }
         return;
     }
+    /* The offset's samples before the tile (phase 3), loaded first so that
+     * their latency overlaps the span's loads. */
+    float back = 0.0f;
+    for (int j = 4 * tid; j < kMeanBack; j += 4 * NT) {
+        unsigned dummy = 0;
+        const float4 v = load4(s, c, t0 - kMeanBack + j, 0, 0, dummy);
+        back = __fadd_rn(back, v.x);
+        back = __fadd_rn(back, v.y);
+        back = __fadd_rn(back, v.z);
+        back = __fadd_rn(back, v.w);
+    }
     /* Every sample of the span lies in the call's new block and 16-byte loads
      * are allowed (block-uniform): the loads then read the buffer directly,
      * the same values as load4. */
@@ -756,15 +793,7 @@ __global__ void __launch_bounds__(NT, kQ == 8 && !kClip ? 1024 / NT : 1)
     /* 3. Offset m: mean of the data in [t0 - kMeanBack, t0 + ahead). */
     {
         const int ahead = min(min(a.lat + 1, kMeanAhead), F);
-        float part = 0.0f;
-        for (int j = 4 * tid; j < kMeanBack; j += 4 * NT) {
-            unsigned dummy = 0;
-            const float4 v = load4(s, c, t0 - kMeanBack + j, 0, 0, dummy);
-            part = __fadd_rn(part, v.x);
-            part = __fadd_rn(part, v.y);
-            part = __fadd_rn(part, v.z);
-            part = __fadd_rn(part, v.w);
-        }
+        float part = back;
         __syncthreads();
         for (int j = tid; j < ahead; j += NT)
             part = __fadd_rn(part, Qp[sk(1 + j)]);
@@ -855,8 +884,11 @@ __global__ void __launch_bounds__(NT, kQ == 8 && !kClip ? 1024 / NT : 1)
     /* 6. The sparse stages' starts, then the other (dense) stages, kQ
      * positions per thread per round; 7. outputs. */
     const int64_t lim = s.end - t0;
+    /* the tile's positions that are outputs of this call: [ua, ub) */
+    const int ua = (int)max((int64_t)0, min((int64_t)T, a.q0 - t0));
+    const int ub = (int)max((int64_t)0, min((int64_t)T, a.q0 + a.n_out - t0));
     if (pl.sp0 < pl.n) {
-        sparse_stages<NT, kClip>(pl, T, Qp, Pc, C, lim, Sb, Sw);
+        sparse_stages<NT, kClip>(pl, T, ua, ub, Qp, Pc, C, lim, Sb, Sw);
         __syncthreads();
     }
     const int lane = tid & 31, warp = tid >> 5;
@@ -867,6 +899,10 @@ __global__ void __launch_bounds__(NT, kQ == 8 && !kClip ? 1024 / NT : 1)
         t0 >= 0 && t0 >= a.q0 && t0 + T <= a.q0 + a.n_out && T % (NT * kQ) == 0;
     for (int r0 = 0; r0 < T; r0 += NT * kQ) {
         const int u0 = r0 + tid * kQ;
+        const int wbase = r0 + warp * 32 * kQ;
+        /* a warp none of whose positions is an output of this call (in the
+         * tiles at the ends of a call) has nothing to evaluate */
+        if (!full && (wbase >= ub || wbase + 32 * kQ <= ua)) continue;
         float best[kQ];
         int bw[kQ];
 #pragma unroll
@@ -906,7 +942,6 @@ __global__ void __launch_bounds__(NT, kQ == 8 && !kClip ? 1024 / NT : 1)
          * positions are all outputs of this call (most) skips the per-position
          * tests */
         static_assert(32 % kQ == 0, "kQ divides 32");
-        const int wbase = r0 + warp * 32 * kQ;
         const int wl = lane * kQ + ((lane * kQ) >> 5);
         int *wsti = reinterpret_cast<int *>(wst);
         const int64_t o0 = (int64_t)c * a.ldy + (t0 + wbase - a.q0) + lane;
