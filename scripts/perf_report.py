@@ -41,16 +41,22 @@ Source = namedtuple("Source", "folder file role reason labels cpu")
 # FAST boxcar beside AstroAccelerate's SPDT (bench/tuning/boxcar_vs_aa.sh): folder,
 # subfolder, role, what the run is; the first is the final one.
 AA_KEYS_FOLDER = "2026-11-26-h200-boxcar-keys"
+AA_FINAL_FOLDER = "2026-11-27-h100-boxcar-sparse-direct"
 AA_RUNS = [
-    (AA_KEYS_FOLDER, "", FINAL, "H200, commit 7f1d940 (packed keys, one LOP3 a boxcar): "),
+    (AA_FINAL_FOLDER, "", FINAL, "H100, commit b29bbc3 (sparse stages in a pass of their own, "
+                                 "direct span loads, end tiles): "),
+    (AA_FINAL_FOLDER, "step3/", EARLIER, "H100, commit 64dedcb (its third step): "),
+    (AA_FINAL_FOLDER, "step2/", EARLIER, "H100, commit 103c57b (its second step): "),
+    (AA_FINAL_FOLDER, "step1/", EARLIER, "H100, commit 809cbfc (its first step): "),
+    ("2026-11-27-h100-boxcar-keyed-split", "", PROBE, "H100, commit 6bfce0a (packed keys in "
+                                                      "the lane-shared stages, withdrawn): "),
+    (AA_KEYS_FOLDER, "", EARLIER, "H200, commit 7f1d940 (packed keys, one LOP3 a boxcar; "
+                                  "another GPU: compare ratios to SPDT, not rates): "),
     (AA_KEYS_FOLDER, "run1/", EARLIER, "H200, commit 446233f (packed keys, first form: two "
                                        "LOP3 a boxcar): "),
     (AA_KEYS_FOLDER, "run3/", EARLIER, "H200, commit fd4857d (tiles up to 16384, withdrawn): "),
-    ("2026-11-27-h100-boxcar-keyed-split", "", PROBE, "H100, commit 6bfce0a (packed keys in "
-                                                      "the lane-shared stages, withdrawn): "),
-    ("2026-11-26-h100-boxcar-vs-aa", "", EARLIER, "an earlier run on another GPU (H100, commit "
-                                                  "cc86487, before the packed keys; compare "
-                                                  "ratios to SPDT, not rates): "),
+    ("2026-11-26-h100-boxcar-vs-aa", "", EARLIER, "H100, commit cc86487 (before the packed "
+                                                  "keys): "),
 ]
 AA_SIZES = (("256x131072", "256 x 131072"), ("1024x262144", "1024 x 262144"))
 
@@ -136,9 +142,10 @@ SOURCES = [
       "first run of the flow graph benchmark (1 s per case); it found the Kalman block's lost "
       "tail, fixed before the run above"),
     # boxcar search
-    # FAST beside AstroAccelerate's SPDT: the README's table is the H200 run of commit
-    # 7f1d940 (packed keys); run1/ and run3/ are its earlier steps on the same GPU, and the
-    # H100 folder the run before them on another GPU (commit cc86487)
+    # FAST beside AstroAccelerate's SPDT: the final table is the H100 run of commit b29bbc3
+    # (its step1/ .. step3/ the earlier steps of the same design); the H200 folder holds the
+    # packed keys before it (commit 7f1d940, its run1/ and run3/ earlier steps), the H100
+    # boxcar-vs-aa folder the first comparison (commit cc86487)
     *[S(folder, sub + "%s_%s.jsonl" % (kind, tag), role, why + what + ", " + label,
         labels=[label])
       for folder, sub, role, why in AA_RUNS
@@ -151,6 +158,25 @@ SOURCES = [
         % (what, label), labels=[label])
       for v, what in (("A", "commit f6c5d88 (before the keyed lane-shared stages)"),
                       ("B", "commit 6bfce0a (keyed lane-shared stages), again"))
+      for tag, label in AA_SIZES],
+    *[S(AA_FINAL_FOLDER, sub + "kernels_%s_%s.jsonl" % (v, tag), REPEAT,
+        "kernel sweep of %s in the same call as the SPDT comparison, %s" % (what, label),
+        labels=[label])
+      for sub, v, what, sizes in (
+          ("step1/", "A", "commit 1d65ff6 (before the sparse pass)", AA_SIZES),
+          ("step1/", "B", "commit 809cbfc (the step's tree), again", AA_SIZES),
+          ("step3/", "A", "commit 103c57b (before the step)", AA_SIZES),
+          ("step3/", "C", "commit 64dedcb (the step's tree), again", AA_SIZES),
+          ("", "A", "commit 64dedcb (before the last step)", AA_SIZES),
+          ("", "C", "commit b29bbc3 (the final tree), again", AA_SIZES),
+          ("", "A2", "commit 64dedcb, second sweep", AA_SIZES[:1]),
+          ("", "C2", "commit b29bbc3, second sweep", AA_SIZES[:1]))
+      for tag, label in sizes],
+    *[S(AA_FINAL_FOLDER, "step1/bench_%s_%s.jsonl" % (v, tag), REPEAT,
+        "transient-bench, FAST, %s, in the same call as the SPDT comparison, %s"
+        % (what, label), labels=[label])
+      for v, what in (("A", "commit 1d65ff6 (before the sparse pass)"),
+                      ("B", "commit 809cbfc, again"))
       for tag, label in AA_SIZES],
     S("2026-11-22-h100-boxcar-fast", "final/kernels.jsonl", FINAL,
       "the committed FAST kernel (commit e2f99d1) against PAPER through the CUDA context, "
@@ -1198,10 +1224,11 @@ class Report:
         self.w(table(["run", "config", "variant", "where", "data", "samples/s", "bytes ceiling",
                       "ops ceiling", "of ceiling", "baseline (same run)", "speedup",
                       "SKA real time"], rows), "")
-        V = AA_KEYS_FOLDER
+        V = AA_FINAL_FOLDER
         self.w("### Against AstroAccelerate's SPDT (same run)", "",
-               "%s: FAST with the specialised stages and packed keys (commit 7f1d940, default "
-               "configuration) and AstroAccelerate's BoxDIT kernels (SPDT, per-width statistics "
+               "%s: FAST with the sparse stages' own pass, direct span loads and packed keys "
+               "(commit b29bbc3, default configuration) and AstroAccelerate's BoxDIT kernels "
+               "(SPDT, per-width statistics "
                "precomputed) on the same data sizes in one run. SPDT writes per-iteration "
                "planes (S/N and width of the best boxcar of each iteration); FAST writes the "
                "best over all iterations. Ceilings: 12 bytes per sample (FAST), about 32 "
@@ -1222,7 +1249,7 @@ class Report:
                       "AA of ceiling"], rows), "")
         self.w("Every run of this comparison, the final one first: FAST kernel over SPDT in "
                "the same run (the default configuration of each commit: its largest tile). The "
-               "H100 run is on another GPU: compare these ratios, not its rates.", "")
+               "H200 runs are on another GPU: compare these ratios, not their rates.", "")
         rows = []
         for folder, sub, _, why in AA_RUNS:
             for tag, label in AA_SIZES:
