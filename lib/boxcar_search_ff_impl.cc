@@ -659,10 +659,18 @@ void boxcar_search_impl<T>::forecast(int noutput_items,
         ninput_items_required[0] = noutput_items + (done ? 0 : 1);
         return;
     }
-    // Device buffers: any input will do (a single-mapped buffer may hold
-    // fewer contiguous items than a batch at its end).
+    // Device buffers and other single-mapped inputs: any input will do. Such
+    // a buffer may hold fewer contiguous items than a batch at its end, and
+    // asking for more makes GNU Radio 3.10 move the unread items within the
+    // buffer (its input-blocked callback), which changed the data read in
+    // tests/flowgraph/test_device_buffers (case single_mapped, one run in
+    // several).
+    const block_detail_sptr det = this->detail();
+    const bool single = d_devio || (det && det->ninputs() > 0 &&
+                                    det->input(0)->buffer()->get_mapping_type() ==
+                                        gr::buffer_mapping_type::single_mapped);
     ninput_items_required[0] =
-        (done || safe_position() > d_released) ? 0 : (d_devio ? 1 : noutput_items);
+        (done || safe_position() > d_released) ? 0 : (single ? 1 : noutput_items);
 }
 
 template <class T>
