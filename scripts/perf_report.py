@@ -72,6 +72,9 @@ PIECE_FG_LABELS = ["1 channel, batch 1048576", "1 channel, batch 8388608",
                    "64 channels, batch 65536", "64 channels, batch 262144",
                    "1 channel, batch 1048576, a pulse every 1048576 samples"]
 
+BLOCK_MSG_LABELS = ["FIXED, 1 channel, batch 1048576", "FIXED, 64 channels, batch 65536",
+                    "WHITE, 1 channel, batch 1048576", "WHITE, 64 channels, batch 65536"]
+
 SOURCES = [
     # edge localizer
     S("2026-11-22-h100-edges", "bench_edges.jsonl", FINAL,
@@ -410,11 +413,17 @@ SOURCES = [
         "samples (development machine)%s" % (f, sp, "" if r == 1 else ", second round"),
         cpu="AMD EPYC")
       for sp in (512, 8192) for f in ("dicts", "vectors") for r in (1, 2)],
-    S("2026-11-27-h100-boxcar-pieces-overlap", "flowgraph_boxcar_fixed.jsonl", FINAL,
+    *[S("2026-11-27-h100-boxcar-block-vectors", "flowgraph_boxcar_%s.jsonl" % m, FINAL,
+        "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects messages "
+        "%s (commit fab407f: the FAST kernel after the sparse pass, H100)" % what,
+        labels=BLOCK_MSG_LABELS)
+      for m, what in (("dicts", "as one PMT dict per event"),
+                      ("vectors", "as one dict of uniform vectors per message"))],
+    S("2026-11-27-h100-boxcar-pieces-overlap", "flowgraph_boxcar_fixed.jsonl", EARLIER,
       "boxcar_search_ff CUDA without outputs, FIXED, after the host-to-candidates pieces "
       "searched beside the clustering of the one before (commit 2e7d380, H100)",
       labels=PIECE_FG_LABELS),
-    S("2026-11-27-h100-boxcar-pieces-overlap", "flowgraph_boxcar_white.jsonl", FINAL,
+    S("2026-11-27-h100-boxcar-pieces-overlap", "flowgraph_boxcar_white.jsonl", EARLIER,
       "the same with WHITE statistics (commit 2e7d380, H100)", labels=PIECE_FG_LABELS),
     *[S("2026-11-27-h100-boxcar-pieces-overlap", "hc_%s_%d_%d.jsonl" % (v, ch, b), role, what % (ch, b))
       for v, role, what in (
