@@ -635,6 +635,14 @@ template <class T> void boxcar_search_impl<T>::publish_batch()
     d_batch.publish(*this, d_port, d_key_pulses);
 }
 
+template <class T> bool boxcar_search_impl<T>::input_single_mapped() const
+{
+    const block_detail_sptr det = this->detail();
+    return det && det->ninputs() > 0 &&
+           det->input(0)->buffer()->get_mapping_type() ==
+               gr::buffer_mapping_type::single_mapped;
+}
+
 template <class T> void boxcar_search_impl<T>::clear_event_vectors()
 {
     d_vstart.clear();
@@ -665,10 +673,7 @@ void boxcar_search_impl<T>::forecast(int noutput_items,
     // buffer (its input-blocked callback), which changed the data read in
     // tests/flowgraph/test_device_buffers (case single_mapped, one run in
     // several).
-    const block_detail_sptr det = this->detail();
-    const bool single = d_devio || (det && det->ninputs() > 0 &&
-                                    det->input(0)->buffer()->get_mapping_type() ==
-                                        gr::buffer_mapping_type::single_mapped);
+    const bool single = d_devio || input_single_mapped();
     ninput_items_required[0] =
         (done || safe_position() > d_released) ? 0 : (single ? 1 : noutput_items);
 }
@@ -690,9 +695,6 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
     if (d_need_base) {
         d_out_base = this->nitems_written(0);
         d_need_base = false;
-        const block_detail_sptr det = this->detail();
-        d_input_single_mapped = det && det->input(0)->buffer()->get_mapping_type() ==
-                                           gr::buffer_mapping_type::single_mapped;
     }
     const bool finished = detail::input_finished(*this, ninput_items[0]);
     if (d_backend == TR_BACKEND_CUDA) d_pins.pin(*this, this->d_logger);
@@ -714,7 +716,7 @@ int boxcar_search_impl<T>::general_work(int noutput_items, gr_vector_int &ninput
         // buffer changed the results in tests/flowgraph/test_device_buffers).
         const size_t room = noutput > in_fifo ? noutput - in_fifo : 0;
         const size_t least =
-            d_input_single_mapped ? take : std::min<size_t>(take, d_hold);
+            input_single_mapped() ? take : std::min<size_t>(take, d_hold);
         direct = take > 0 && room > 0 && !(finished && take == ninput) &&
                  std::min(take, room) >= least;
         if (direct) {

@@ -64,10 +64,9 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     std::vector<float> d_power; // complex input: |z|^2
     std::vector<float> d_snr;
     std::vector<int32_t> d_width;
-    uint64_t d_out_ready = 0;           // direct: position of out[0] in this call
-    bool d_input_single_mapped = false; // the input buffer is single-mapped
-    uint64_t d_span;                    // clustering max_span
-    bool d_block_baseline;              // baseline mode "block" (else "median")
+    uint64_t d_out_ready = 0; // direct: position of out[0] in this call
+    uint64_t d_span;          // clustering max_span
+    bool d_block_baseline;    // baseline mode "block" (else "median")
     std::vector<tr_candidate> d_events;
 
     // CUDA: page-locked GNU Radio buffers and d_snr/d_width (the core's
@@ -117,8 +116,9 @@ template <class T> class boxcar_search_impl : public boxcar_search<T>, public de
     void flush_all();
     void finish_stream();
     void publish_batch();
-    void clear_event_vectors(); // msg_format "vectors": the columns emptied
-    bool has_output() const;    // some output connected (else candidates only)
+    void clear_event_vectors();       // msg_format "vectors": the columns emptied
+    bool has_output() const;          // some output connected (else candidates only)
+    bool input_single_mapped() const; // the input buffer is single-mapped
     int work_no_output(int ninput_items, const T *in);
     uint64_t safe_position() const;
     void validate_norm(const tr_boxcar_norm_config &norm) const;
