@@ -228,6 +228,42 @@ static void update_check(tr_candidates *q, const tr_candidate *ev)
     if (t < q->next_check) q->next_check = t;
 }
 
+/* x takes in the members of y: the better one's best member, the union of
+ * the ranges. */
+static void merge_event(tr_candidate *x, const tr_candidate *y)
+{
+    if (better(y, x)) {
+        x->start = y->start;
+        x->peak = y->peak;
+        x->snr = y->snr;
+        x->width = y->width;
+        x->channel = y->channel;
+    }
+    if (y->first < x->first) x->first = y->first;
+    if (y->end > x->end) x->end = y->end;
+    x->members += y->members;
+    if (y->chan_lo < x->chan_lo) x->chan_lo = y->chan_lo;
+    if (y->chan_hi > x->chan_hi) x->chan_hi = y->chan_hi;
+    if (y->width_lo < x->width_lo) x->width_lo = y->width_lo;
+    if (y->width_hi > x->width_hi) x->width_hi = y->width_hi;
+}
+
+/* The event of one peak (p, c, w, s). */
+static tr_candidate peak_event(int64_t p, uint32_t c, uint32_t w, float s)
+{
+    tr_candidate ev;
+    memset(&ev, 0, sizeof ev);
+    ev.start = p;
+    ev.peak = p + (int64_t)(w - 1) / 2;
+    ev.first = p;
+    ev.end = p + (int64_t)w;
+    ev.members = 1;
+    ev.snr = s;
+    ev.width = ev.width_lo = ev.width_hi = w;
+    ev.channel = ev.chan_lo = ev.chan_hi = c;
+    return ev;
+}
+
 /* Merge the sets of roots a and b (a != b); returns the new root. */
 static uint32_t unite(tr_candidates *q, uint32_t a, uint32_t b)
 {
@@ -237,23 +273,7 @@ static uint32_t unite(tr_candidates *q, uint32_t a, uint32_t b)
         b = t;
     }
     cluster_t *A = &q->cl[a], *B = &q->cl[b];
-    tr_candidate *x = &A->ev;
-    const tr_candidate *y = &B->ev;
-    const tr_candidate keep = *x;
-    if (better(y, x)) {
-        x->start = y->start;
-        x->peak = y->peak;
-        x->snr = y->snr;
-        x->width = y->width;
-        x->channel = y->channel;
-    }
-    x->first = keep.first < y->first ? keep.first : y->first;
-    x->end = keep.end > y->end ? keep.end : y->end;
-    x->members = keep.members + y->members;
-    x->chan_lo = keep.chan_lo < y->chan_lo ? keep.chan_lo : y->chan_lo;
-    x->chan_hi = keep.chan_hi > y->chan_hi ? keep.chan_hi : y->chan_hi;
-    x->width_lo = keep.width_lo < y->width_lo ? keep.width_lo : y->width_lo;
-    x->width_hi = keep.width_hi > y->width_hi ? keep.width_hi : y->width_hi;
+    merge_event(&A->ev, &B->ev);
     /* b leaves the open list (swap-remove) */
     const uint32_t s = B->slot, last = q->open[--q->nopen];
     q->open[s] = last;
@@ -261,7 +281,7 @@ static uint32_t unite(tr_candidates *q, uint32_t a, uint32_t b)
     B->parent = a;
     q->cl[A->tail].next = b;
     A->tail = B->tail;
-    update_check(q, x);
+    update_check(q, &A->ev);
     return a;
 }
 
@@ -353,17 +373,8 @@ static tr_status new_cluster(tr_candidates *q, int64_t p, uint32_t c, uint32_t w
     k->tail = id;
     k->slot = q->nopen;
     q->open[q->nopen++] = id;
-    tr_candidate *ev = &k->ev;
-    memset(ev, 0, sizeof *ev);
-    ev->start = p;
-    ev->peak = p + (int64_t)(w - 1) / 2;
-    ev->first = p;
-    ev->end = p + (int64_t)w;
-    ev->members = 1;
-    ev->snr = s;
-    ev->width = ev->width_lo = ev->width_hi = w;
-    ev->channel = ev->chan_lo = ev->chan_hi = c;
-    update_check(q, ev);
+    k->ev = peak_event(p, c, w, s);
+    update_check(q, &k->ev);
     *id_out = id;
     return TR_OK;
 }
@@ -375,16 +386,35 @@ static int widths_link(const tr_candidates *q, uint32_t a, uint32_t b)
     return (double)hi <= q->cfg.link_width * (double)lo;
 }
 
+/* The set of root r joined to the set of root (NONE: none yet). */
+static uint32_t join(tr_candidates *q, uint32_t root, uint32_t r)
+{
+    if (root == NONE) return r;
+    return r != root ? unite(q, root, r) : root;
+}
+
+/* The peak (p, c, w, s) into the set *root, or into a new cluster (its id
+ * in *root) when *root is NONE. */
+static tr_status add_to(tr_candidates *q, uint32_t *root, int64_t p, uint32_t c,
+                        uint32_t w, float s)
+{
+    if (*root == NONE) return new_cluster(q, p, c, w, s, root);
+    tr_candidate *ev = &q->cl[*root].ev;
+    const tr_candidate pe = peak_event(p, c, w, s);
+    merge_event(ev, &pe);
+    update_check(q, ev);
+    return TR_OK;
+}
+
 /* One peak (p, c, w, s); prev: the channel of the previous peak of the same
  * position (NONE for the first). */
 static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, float s,
                           uint32_t prev)
 {
-    uint32_t id;
-    tr_status st = new_cluster(q, p, c, w, s, &id);
-    if (st != TR_OK) return st;
     q->peaks++;
-    uint32_t root = id;
+    /* The set the peak joins: the first friend's, united with every other
+     * friend's; a peak without friends opens a cluster of its own. */
+    uint32_t root = NONE;
     const uint32_t lc = q->cfg.link_chan;
     const uint32_t c0 = c > lc ? c - lc : 0;
     const uint32_t c1 = (uint64_t)c + lc < q->cfg.nchan ? c + lc : q->cfg.nchan - 1;
@@ -399,8 +429,7 @@ static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, f
          * O(channels + peaks), not O(peaks x link_chan). */
         uint64_t from = c0;
         if (prev != NONE && (uint64_t)prev + lc >= c) {
-            const uint32_t r = find(q, q->ch[prev].sid);
-            if (r != root) root = unite(q, root, r);
+            root = find(q, q->ch[prev].sid);
             from = (uint64_t)prev + lc + 1;
         }
         if (from <= c1) q->visits += c1 - from + 1;
@@ -411,9 +440,10 @@ static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, f
                 ch->has = 0; /* its set was closed, or no peak is active */
                 continue;
             }
-            const uint32_t r = find(q, ch->sid);
-            if (r != root) root = unite(q, root, r);
+            root = join(q, root, find(q, ch->sid));
         }
+        const tr_status st = add_to(q, &root, p, c, w, s);
+        if (st != TR_OK) return st;
         chan_t *ch = &q->ch[c];
         const int64_t end = p + (int64_t)w;
         if (!ch->has || end > ch->max_end) ch->max_end = end;
@@ -432,13 +462,12 @@ static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, f
                 ch->e[i] = ch->e[--ch->n];
                 continue;
             }
-            if (widths_link(q, e->width, w)) {
-                const uint32_t r = find(q, e->id);
-                if (r != root) root = unite(q, root, r);
-            }
+            if (widths_link(q, e->width, w)) root = join(q, root, find(q, e->id));
             i++;
         }
     }
+    const tr_status st = add_to(q, &root, p, c, w, s);
+    if (st != TR_OK) return st;
     /* remember the peak in its channel: replaces the entry of the same width */
     chan_t *ch = &q->ch[c];
     for (uint32_t i = 0; i < ch->n; i++)
