@@ -346,8 +346,7 @@ static tr_status close_events(tr_candidates *q, int64_t p, int all)
     return enqueue(q, q->tmp, nb);
 }
 
-static tr_status new_cluster(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, float s,
-                             uint32_t *id_out)
+static tr_status new_cluster(tr_candidates *q, const tr_candidate *ev, uint32_t *id_out)
 {
     uint32_t id;
     if (q->nfree) {
@@ -373,7 +372,7 @@ static tr_status new_cluster(tr_candidates *q, int64_t p, uint32_t c, uint32_t w
     k->tail = id;
     k->slot = q->nopen;
     q->open[q->nopen++] = id;
-    k->ev = peak_event(p, c, w, s);
+    k->ev = *ev;
     update_check(q, &k->ev);
     *id_out = id;
     return TR_OK;
@@ -393,25 +392,26 @@ static uint32_t join(tr_candidates *q, uint32_t root, uint32_t r)
     return r != root ? unite(q, root, r) : root;
 }
 
-/* The peak (p, c, w, s) into the set *root, or into a new cluster (its id
- * in *root) when *root is NONE. */
-static tr_status add_to(tr_candidates *q, uint32_t *root, int64_t p, uint32_t c,
-                        uint32_t w, float s)
+/* The peaks of pe into the set *root, or into a new cluster (its id in
+ * *root) when *root is NONE. */
+static tr_status add_to(tr_candidates *q, uint32_t *root, const tr_candidate *pe)
 {
-    if (*root == NONE) return new_cluster(q, p, c, w, s, root);
+    if (*root == NONE) return new_cluster(q, pe, root);
     tr_candidate *ev = &q->cl[*root].ev;
-    const tr_candidate pe = peak_event(p, c, w, s);
-    merge_event(ev, &pe);
+    merge_event(ev, pe);
     update_check(q, ev);
     return TR_OK;
 }
 
-/* One peak (p, c, w, s); prev: the channel of the previous peak of the same
- * position (NONE for the first). */
-static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, float s,
-                          uint32_t prev)
+/* One peak (the event pe of one member), or in summary mode a run of one
+ * channel's peaks that link among themselves (pe merges them; it links as
+ * its first member, at pe->first); prev: the channel of the previous peak of
+ * the same position (NONE for the first). */
+static tr_status add_peak(tr_candidates *q, const tr_candidate *pe, uint32_t prev)
 {
-    q->peaks++;
+    const int64_t p = pe->first;
+    const uint32_t c = pe->channel, w = pe->width;
+    q->peaks += pe->members;
     /* The set the peak joins: the first friend's, united with every other
      * friend's; a peak without friends opens a cluster of its own. */
     uint32_t root = NONE;
@@ -442,10 +442,10 @@ static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, f
             }
             root = join(q, root, find(q, ch->sid));
         }
-        const tr_status st = add_to(q, &root, p, c, w, s);
+        const tr_status st = add_to(q, &root, pe);
         if (st != TR_OK) return st;
         chan_t *ch = &q->ch[c];
-        const int64_t end = p + (int64_t)w;
+        const int64_t end = pe->end;
         if (!ch->has || end > ch->max_end) ch->max_end = end;
         ch->has = 1;
         ch->sid = root;
@@ -466,7 +466,7 @@ static tr_status add_peak(tr_candidates *q, int64_t p, uint32_t c, uint32_t w, f
             i++;
         }
     }
-    const tr_status st = add_to(q, &root, p, c, w, s);
+    const tr_status st = add_to(q, &root, pe);
     if (st != TR_OK) return st;
     /* remember the peak in its channel: replaces the entry of the same width */
     chan_t *ch = &q->ch[c];
@@ -586,7 +586,8 @@ static tr_status add_position(tr_candidates *q, const float *snr, const int32_t 
         const float s = snr[k * C + c];
         if (!(s >= thr)) continue;
         const int32_t wi = width ? width[k * C + c] : 1;
-        const tr_status st = add_peak(q, p, c, wi < 1 ? 1u : (uint32_t)wi, s, prev);
+        const tr_candidate pe = peak_event(p, c, wi < 1 ? 1u : (uint32_t)wi, s);
+        const tr_status st = add_peak(q, &pe, prev);
         if (st != TR_OK) return st;
         prev = c;
     }
@@ -661,6 +662,8 @@ tr_status tr_candidates_process_peaks(tr_candidates *q, const tr_cuda_cand_peak 
                                       size_t npk, size_t n)
 {
     const int64_t base = q->position;
+    const int64_t lt = (int64_t)q->cfg.link_time;
+    const int runs = q->cfg.nchan == 1 && q->summary && q->cfg.max_span == 0;
     size_t i = 0; /* next peak */
     size_t k = 0; /* next input position */
     while (k < n) {
@@ -671,13 +674,34 @@ tr_status tr_candidates_process_peaks(tr_candidates *q, const tr_cuda_cand_peak 
         const int64_t p = base + (int64_t)kp;
         q->position = p;
         uint32_t prev = NONE;
+        size_t last = kp; /* position of the last peak taken */
+        if (runs) {
+            /* One channel, any widths, no span limit: the following peaks
+             * that each start at most link_time after the largest end before
+             * them join the set of the first whatever it links to, and no
+             * event closes among them (the set is the channel's only open
+             * one), so they go in as one merged peak. */
+            tr_candidate run =
+                peak_event(p, 0, pk[i].w < 1 ? 1u : (uint32_t)pk[i].w, pk[i].s);
+            for (i++; i < npk && pk[i].k < n && base + (int64_t)pk[i].k <= run.end + lt;
+                 i++) {
+                const tr_candidate pe =
+                    peak_event(base + (int64_t)pk[i].k, 0,
+                               pk[i].w < 1 ? 1u : (uint32_t)pk[i].w, pk[i].s);
+                merge_event(&run, &pe);
+                last = pk[i].k;
+            }
+            const tr_status st = add_peak(q, &run, prev);
+            if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
+        }
         for (; i < npk && pk[i].k == kp; i++) {
-            const tr_status st = add_peak(
-                q, p, pk[i].c, pk[i].w < 1 ? 1u : (uint32_t)pk[i].w, pk[i].s, prev);
+            const tr_candidate pe =
+                peak_event(p, pk[i].c, pk[i].w < 1 ? 1u : (uint32_t)pk[i].w, pk[i].s);
+            const tr_status st = add_peak(q, &pe, prev);
             if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
             prev = pk[i].c;
         }
-        k = kp + 1;
+        k = last + 1;
     }
     q->position = base + (int64_t)n;
     const tr_status st = close_events(q, q->position, 0);
