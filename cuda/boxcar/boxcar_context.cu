@@ -300,7 +300,8 @@ static tr_status run_device(tr_cuda_boxcar *q, const float *x, size_t n, bool fl
 {
     const cudaStream_t st = q->stream;
     const size_t total = flush ? (size_t)q->lat : n;
-    const bool direct = layout == TR_BOXCAR_CHANNEL_MAJOR;
+    /* one channel: time-major is channel-major, nothing to transpose */
+    const bool direct = layout == TR_BOXCAR_CHANNEL_MAJOR || q->nchan == 1;
     if (!direct && !q->y) {
         const size_t bn = (size_t)q->nchan * q->nmax;
         TR_CUDA_TRY(dev_alloc(&q->in, bn), err, "boxcar/cuda: allocate input staging",
