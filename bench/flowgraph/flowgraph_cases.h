@@ -431,7 +431,7 @@ class core_runner
             }
         } else if (d_boxcar && d_cands &&
                    tr_candidates_backend(d_cands) == TR_BACKEND_CUDA) {
-            if (tr_boxcar_search_candidates(d_cands, d_boxcar, x, n) != TR_OK)
+            if (tr_boxcar_search_candidates_pipelined(d_cands, d_boxcar, x, n) != TR_OK)
                 fail(tr_boxcar_last_error(d_boxcar));
             found += read_candidates();
         } else if (d_boxcar) {

@@ -38,7 +38,7 @@
  * it, without outputs (candidates on "detects" into a message sink that
  * counts them; with CUDA the S/N stay on the GPU and are clustered there;
  * its core line is the search and clustering with the same split:
- * tr_boxcar_search_candidates on CUDA; field "outputs"; --boxcar-output
+ * tr_boxcar_search_candidates_pipelined on CUDA; field "outputs"; --boxcar-output
  * snr, none or both, the default); spiir, a random bank of T templates of L
  * filters (default 256 x 64; poles near the unit circle, delays up to 4096)
  * on white noise with an impulse every 16384 samples, with the SNR output

@@ -46,7 +46,10 @@
  * through the device path in pieces of up to TR_BOXCAR_CAND_VALUES values;
  * piece j is copied in while piece j - 1 is searched, and searched on one
  * thread while the peaks of piece j - 1 are selected and clustered on a
- * second (a pool of two), with the same events as one piece at a time.
+ * second (a pool of two), with the same events as one piece at a time. A
+ * pipelined call leaves its last piece for the next call's first step (or
+ * the drain, which every other device call and the flush make first), so
+ * that calls of one piece overlap too.
  */
 #include <transient/boxcar.h>
 #include <transient/candidates.h>
@@ -110,8 +113,15 @@ struct tr_boxcar {
     struct cand_part_s *parts; /* its clustering parts of the last piece searched */
     uint8_t *part_flags;       /* their channel flags, nchan per part */
     size_t nparts, partcap;
-    void *hstage;     /* tr_cuda_stage: outputs of a held device stream, placed */
-    int dnorm_active; /* this stream's statistics are measured on the device */
+    int cslot; /* its stage slot of the next piece */
+    /* tr_boxcar_search_candidates_pipelined: the last piece searched, whose
+     * clustering (its parts above, its outputs in stage slot cslot ^ 1)
+     * waits for the next call, or NULL */
+    tr_candidates *pend;
+    int64_t pend_ld, pend_k0; /* its output positions, first output to cluster */
+    float pend_thr;           /* the threshold when it was searched */
+    void *hstage;             /* tr_cuda_stage: outputs of a held device stream, placed */
+    int dnorm_active;         /* this stream's statistics are measured on the device */
     /* hold of the first window (see the top of this file) */
     uint32_t hold; /* W with measured statistics and first_own, else 0 */
     float *ring;   /* hold * nchan cleaned samples: position p at (p % hold) * nchan */
@@ -326,6 +336,7 @@ tr_status tr_boxcar_reset(tr_boxcar *q)
         return tr_fail(&q->err, s, "boxcar: %s", tr_boxcar_norm_last_error(q->norm));
 #ifdef TR_HAVE_CUDA
     q->dnorm_active = 0;
+    q->pend = NULL; /* a pipelined call's last piece is dropped */
     if (q->dnorm && (s = tr_cuda_norm_reset((tr_cuda_norm *)q->dnorm, &q->err)) != TR_OK)
         return s;
     if (q->cuda) return tr_cuda_boxcar_reset((tr_cuda_boxcar *)q->cuda, &q->err);
@@ -793,7 +804,7 @@ tr_status tr_boxcar_flush(tr_boxcar *q, float *snr, int32_t *width)
     if (!q) return TR_ERR_INVALID;
     const uint32_t L = tr_boxcar_plan_latency(&q->plan);
     tr_status s = check_io(q, snr, 0, snr);
-    if (s != TR_OK) return s;
+    if (s != TR_OK || (s = tr_boxcar_search_candidates_drain(q)) != TR_OK) return s;
     if (L + q->hold > 0 && !snr)
         return tr_fail(&q->err, TR_ERR_INVALID, "boxcar: NULL S/N output for the flush");
     if ((s = stage_prepare(q, (size_t)L + q->hold)) != TR_OK) return s;
@@ -934,6 +945,7 @@ tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, flo
     tr_status s = check_io(q, d_x, n, d_snr);
     if (s != TR_OK) return s;
     if ((s = device_check(q)) != TR_OK || n == 0) return s;
+    if ((s = tr_boxcar_search_candidates_drain(q)) != TR_OK) return s;
 #ifdef TR_HAVE_CUDA
     return device_run(q, d_x, n, q->cfg.device_layout, d_snr, d_width);
 #else
@@ -945,7 +957,7 @@ tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, flo
 tr_status tr_boxcar_flush_device(tr_boxcar *q, float *d_snr, int32_t *d_width)
 {
     tr_status s = check_io(q, d_snr, 0, d_snr);
-    if (s != TR_OK) return s;
+    if (s != TR_OK || (s = tr_boxcar_search_candidates_drain(q)) != TR_OK) return s;
     if ((s = device_check(q)) != TR_OK) return s;
     const uint32_t L = tr_boxcar_plan_latency(&q->plan);
     if (L + q->hold > 0 && !d_snr)
@@ -1049,9 +1061,11 @@ typedef struct {
     const float *x2;
     tr_status s0;
     /* task 1: cluster the parts of the piece before from output slot `oslot`
-     * (ld positions, outputs from k0) */
+     * (ld positions, outputs from k0) with the threshold thr it was searched
+     * with */
     int cluster, oslot;
     int64_t ld, k0;
+    float thr;
     tr_status s1;
     tr_error e1; /* task 1's message (task 0 writes q->err meanwhile) */
 } cand_step;
@@ -1080,6 +1094,9 @@ static void cand_task(void *arg, size_t task)
     if (!t->cluster) return;
     float *y = NULL;
     int32_t *w = NULL;
+    /* a piece left by a pipelined call: the threshold of its time */
+    const float thr = tr_candidates_threshold(t->c);
+    if (thr != t->thr) tr_candidates_set_threshold(t->c, t->thr);
     tr_status s = tr_cuda_stage_outputs(t->st, t->oslot, &y, &w, &t->e1);
     for (size_t i = 0; i < q->nparts && s == TR_OK; i++) {
         const cand_part *pt = &q->parts[i];
@@ -1088,6 +1105,7 @@ static void cand_task(void *arg, size_t task)
             pt->flagged ? q->part_flags + i * q->cfg.nchan : NULL);
         if (s != TR_OK) tr_fail(&t->e1, s, "boxcar: %s", tr_candidates_last_error(t->c));
     }
+    if (thr != t->thr) tr_candidates_set_threshold(t->c, thr);
     t->s1 = s;
 }
 
@@ -1121,18 +1139,25 @@ static tr_status cand_parts(tr_boxcar *q, uint64_t p, size_t n)
 }
 #endif
 
-tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const float *x,
-                                      size_t n)
+/* Host samples to candidates; defer: the call's last piece is clustered
+ * with the next call (or the drain), beside its search. */
+static tr_status search_candidates(tr_candidates *c, tr_boxcar *q, const float *x,
+                                   size_t n, int defer)
 {
     if (!c) return TR_ERR_INVALID;
     tr_status s = check_io(q, x, n, x);
     if (s != TR_OK) return s;
-    if ((s = device_check(q)) != TR_OK || n == 0) return s;
+    if ((s = device_check(q)) != TR_OK) return s;
     if (tr_candidates_backend(c) != TR_BACKEND_CUDA)
         return tr_fail(&q->err, TR_ERR_UNSUPPORTED,
                        "boxcar: tr_boxcar_search_candidates needs candidates on the CUDA "
                        "backend");
 #ifdef TR_HAVE_CUDA
+    if (q->pend && q->pend != c)
+        return tr_fail(&q->err, TR_ERR_STATE,
+                       "boxcar: the last piece of a pipelined call waits for the "
+                       "candidates it was searched for (drain it first)");
+    if (n == 0 && (defer || !q->pend)) return TR_OK;
     const uint32_t C = q->cfg.nchan;
     if (!q->stage) {
         /* the stage holds the largest piece: both are fixed from here on */
@@ -1144,9 +1169,9 @@ tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const floa
         q->stage = st;
     }
     const size_t piece = candidates_call_piece(q, q->cpiece, n);
-    /* Two threads when the call has several pieces (without them, the tasks
-     * run one after the other in the same order). */
-    if (n > piece && !q->cpool) {
+    /* Two threads when a step has two tasks (without them, the tasks run
+     * one after the other in the same order). */
+    if ((n > piece || q->pend || defer) && !q->cpool) {
         tr_error perr;
         if (tr_pool_create(2, "boxcar", &q->cpool, &perr) != TR_OK) q->cpool = NULL;
     }
@@ -1155,16 +1180,24 @@ tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const floa
     /* Piece j is copied into sample slot j % 2 while piece j - 1 is
      * searched, and searched into output slot j % 2 while the peaks of piece
      * j - 1 are selected and clustered (their outputs in the other slot): a
-     * slot is reused two pieces later, after both have finished. */
+     * slot is reused two pieces later, after both have finished. The slots
+     * alternate across calls: a pending piece is piece -1 of the next call. */
+    int slot = q->cslot;
     size_t m = n < piece ? n : piece;
-    if ((s = tr_cuda_stage_upload(st, 0, x, m * C, &q->err)) != TR_OK) return s;
+    if (m > 0 && (s = tr_cuda_stage_upload(st, slot, x, m * C, &q->err)) != TR_OK)
+        return s;
     cand_step t;
     memset(&t, 0, sizeof t);
     t.q = q;
     t.c = c;
     t.st = st;
     t.pinned = tr_cuda_stage_pinned(x);
-    int slot = 0;
+    t.cluster = q->pend != NULL;
+    t.oslot = slot ^ 1;
+    t.ld = q->pend_ld;
+    t.k0 = q->pend_k0;
+    t.thr = q->pend_thr;
+    q->pend = NULL;
     for (size_t done = 0;; slot ^= 1) {
         const uint64_t pos = q->position;
         const size_t next = done + m;
@@ -1173,7 +1206,7 @@ tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const floa
         t.slot = slot;
         t.m = m;
         t.m2 = m2;
-        t.x2 = x + next * C;
+        t.x2 = x ? x + next * C : NULL;
         t.s0 = t.s1 = TR_OK;
         tr_pool_run(q->cpool, cand_task, &t, 2);
         s = t.s0 != TR_OK ? t.s0 : t.s1;
@@ -1181,6 +1214,7 @@ tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const floa
         if (s != TR_OK || m == 0) {
             /* the caller's samples must not be read after the return */
             if (s != TR_OK && m2 > 0) (void)tr_cuda_stage_wait(st, slot ^ 1, NULL);
+            q->cslot = slot;
             return s;
         }
         /* outputs k are positions pos - lat + k; those below 0 are skipped */
@@ -1188,17 +1222,50 @@ tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const floa
         t.cluster = m > neg;
         if (t.cluster && (s = cand_parts(q, pos + neg - lat, m - neg)) != TR_OK) {
             if (m2 > 0) (void)tr_cuda_stage_wait(st, slot ^ 1, NULL);
+            q->cslot = slot ^ 1;
             return s;
         }
         t.oslot = slot;
         t.ld = (int64_t)m;
         t.k0 = (int64_t)neg;
+        t.thr = tr_candidates_threshold(c);
         done = next;
         m = m2;
+        if (defer && m == 0) {
+            /* the last piece's clustering goes with the next call */
+            q->pend = t.cluster ? c : NULL;
+            q->pend_ld = t.ld;
+            q->pend_k0 = t.k0;
+            q->pend_thr = t.thr;
+            q->cslot = slot ^ 1;
+            return TR_OK;
+        }
     }
 #else
+    (void)defer;
     return TR_ERR_UNSUPPORTED;
 #endif
+}
+
+tr_status tr_boxcar_search_candidates(tr_candidates *c, tr_boxcar *q, const float *x,
+                                      size_t n)
+{
+    return search_candidates(c, q, x, n, 0);
+}
+
+tr_status tr_boxcar_search_candidates_pipelined(tr_candidates *c, tr_boxcar *q,
+                                                const float *x, size_t n)
+{
+    return search_candidates(c, q, x, n, 1);
+}
+
+tr_status tr_boxcar_search_candidates_drain(tr_boxcar *q)
+{
+    if (!q) return TR_ERR_INVALID;
+#ifdef TR_HAVE_CUDA
+    if (q->pend) return search_candidates(q->pend, q, NULL, 0, 0);
+#endif
+    return TR_OK;
 }
 
 int tr_boxcar_ready(const tr_boxcar *q, uint64_t p, uint32_t c)

@@ -26,6 +26,9 @@
  *     tolerance. tr_boxcar_search_candidates (host samples, S/N kept on the
  *     device) gives, call by call, the events of the CPU clustering of the
  *     device S/N of positions >= 0.
+ *     Calls of several pieces give the events of calls of one piece; a
+ *     pipelined stream of calls (tr_boxcar_search_candidates_pipelined) the
+ *     events of single calls, threshold changes included.
  *  3. A CPU object refuses device pointers (TR_ERR_UNSUPPORTED).
  */
 #include <transient/boxcar.h>
@@ -475,6 +478,109 @@ static void test_search_pieces(void)
         }
 }
 
+/* tr_boxcar_search_candidates_pipelined (the clustering of a call's last
+ * piece beside the next call's search): the same events as
+ * tr_boxcar_search_candidates over the same calls, with threshold changes
+ * between calls (each piece clustered with the threshold it was searched
+ * with), calls of 1 to 70000 samples, 1 and 64 channels, FIXED and WHITE,
+ * dense pulses; the drain, the flush's drain, and another candidates object
+ * refused while a piece waits. */
+static void test_search_pipelined(void)
+{
+    for (int cfgi = 0; cfgi < 4; cfgi++) {
+        const uint32_t C = cfgi < 2 ? 1 : 64;
+        const int white = cfgi % 2;
+        const size_t n = C == 1 ? 3000000 : 200000;
+        tu_rng r = {4200 + (uint64_t)cfgi};
+        tr_boxcar_config bc = tr_boxcar_config_default();
+        bc.nchan = C;
+        bc.max_width = 256;
+        bc.backend = TR_BACKEND_CUDA;
+        bc.norm.mode = white ? TR_BOXCAR_NORM_WHITE : TR_BOXCAR_NORM_FIXED;
+        bc.batch = 1048576;
+        tr_candidates_config cc = tr_candidates_config_default();
+        cc.nchan = C;
+        cc.threshold = 7.0f;
+        cc.backend = TR_BACKEND_CUDA;
+        tr_error err;
+        tr_boxcar *qa = tr_boxcar_create(&bc, &err);
+        tr_boxcar *qb = tr_boxcar_create(&bc, &err);
+        tr_candidates *ca = tr_candidates_create(&cc, &err);
+        tr_candidates *cb = tr_candidates_create(&cc, &err);
+        tr_candidates *other = tr_candidates_create(&cc, &err);
+        float *x = malloc(n * C * sizeof *x);
+        tr_candidate *ea = NULL, *eb = NULL;
+        size_t na = 0, nb = 0, calls = 0;
+        if (!qa || !qb || !ca || !cb || !other || !x) {
+            CHECK(0, "pipelined setup: %s", err.message);
+            goto done;
+        }
+        for (size_t i = 0; i < n * C; i++)
+            x[i] = (float)tu_gauss(&r);
+        /* a pulse every 4096 samples (every one a burst of peaks) */
+        for (size_t k = 2048, j = 0; k + 64 < n; k += 4096, j++) {
+            const unsigned w = 1u << (j % 7);
+            const float a = (float)((12.0 + 20.0 * tu_uniform(&r)) / sqrt((double)w));
+            for (unsigned i = 0; i < w; i++)
+                x[(k + i) * C + (j * 7) % C] += a;
+        }
+        x[1234 * C] = NAN;
+        for (size_t done_ = 0; done_ < n; calls++) {
+            const int kind = (int)tu_range(&r, 0, 5);
+            size_t m = kind == 0   ? (size_t)tu_range(&r, 1, 3)
+                       : kind == 1 ? (size_t)tu_range(&r, 1, 5000)
+                                   : (size_t)tu_range(&r, 5000, 70000);
+            if (m > n - done_) m = n - done_;
+            if (tu_range(&r, 0, 7) == 0) {
+                const float thr = 6.5f + 0.5f * (float)tu_range(&r, 0, 3);
+                tr_candidates_set_threshold(ca, thr);
+                tr_candidates_set_threshold(cb, thr);
+            }
+            CHECK(tr_boxcar_search_candidates_pipelined(ca, qa, x + done_ * C, m) ==
+                      TR_OK,
+                  "pipelined call %zu: %s", calls, tr_boxcar_last_error(qa));
+            CHECK(tr_boxcar_search_candidates(cb, qb, x + done_ * C, m) == TR_OK,
+                  "reference call %zu: %s", calls, tr_boxcar_last_error(qb));
+            done_ += m;
+        }
+        CHECK(tr_boxcar_search_candidates_pipelined(other, qa, x, 1) == TR_ERR_STATE,
+              "another candidates object while a piece waits");
+        CHECK(tr_candidates_pending(ca) <= tr_candidates_pending(cb),
+              "pipelined events come no earlier");
+        if (cfgi % 2 == 0) {
+            CHECK(tr_boxcar_search_candidates_drain(qa) == TR_OK, "drain: %s",
+                  tr_boxcar_last_error(qa));
+        } else {
+            /* the flush drains first */
+            const size_t L = tr_boxcar_latency(qa);
+            float *y = malloc(L * C * sizeof *y);
+            int32_t *w = malloc(L * C * sizeof *w);
+            CHECK(y && w && tr_boxcar_flush(qa, y, w) == TR_OK, "flush: %s",
+                  tr_boxcar_last_error(qa));
+            free(y);
+            free(w);
+        }
+        CHECK(tr_candidates_flush(ca) == TR_OK && tr_candidates_flush(cb) == TR_OK,
+              "pipelined flush");
+        na = read_all(ca, &ea);
+        nb = read_all(cb, &eb);
+        CHECK(nb > (C == 1 ? 500u : 30u), "pipelined: %zu events", nb);
+        CHECK(cts_compare(eb, nb, ea, na) == 0,
+              "pipelined (%u channels, %s): %zu events, %zu by single calls (%zu calls)",
+              C, white ? "white" : "fixed", na, nb, calls);
+        CHECK(tr_candidates_peaks(ca) == tr_candidates_peaks(cb), "pipelined peaks");
+    done:
+        free(ea);
+        free(eb);
+        free(x);
+        tr_candidates_destroy(ca);
+        tr_candidates_destroy(cb);
+        tr_candidates_destroy(other);
+        tr_boxcar_destroy(qa);
+        tr_boxcar_destroy(qb);
+    }
+}
+
 int main(void)
 {
     char why[256];
@@ -485,6 +591,7 @@ int main(void)
     test_backends();
     test_search();
     test_search_pieces();
+    test_search_pipelined();
     test_cpu_refuses();
     return tu_finish("test_candidates_gpu");
 }

@@ -209,6 +209,23 @@ tr_status tr_boxcar_candidates_process_device(tr_candidates *c, const struct tr_
 tr_status tr_boxcar_search_candidates(tr_candidates *c, struct tr_boxcar *q,
                                       const float *x, size_t n);
 
+/*
+ * tr_boxcar_search_candidates for a stream of calls: the selection and
+ * clustering of the call's last piece run beside the search of the next
+ * call's first piece (a call of one piece otherwise waits for its own
+ * clustering), so the events of a call's last piece come out with the next
+ * call. The same events in the same order as tr_boxcar_search_candidates,
+ * with the threshold each piece was searched with. The samples are read
+ * before the return, as there. The piece left over belongs to c: the next
+ * call must give the same c (else TR_ERR_STATE), and
+ * tr_boxcar_search_candidates_drain clusters it without new samples;
+ * tr_boxcar_search_candidates, tr_boxcar_process_device and both flushes of q
+ * drain first, tr_boxcar_reset drops it. Drain before tr_candidates_flush.
+ */
+tr_status tr_boxcar_search_candidates_pipelined(tr_candidates *c, struct tr_boxcar *q,
+                                                const float *x, size_t n);
+tr_status tr_boxcar_search_candidates_drain(struct tr_boxcar *q);
+
 tr_backend tr_candidates_backend(const tr_candidates *q); /* CPU or CUDA */
 size_t tr_candidates_pending(const tr_candidates *q);     /* queued, not yet read */
 size_t tr_candidates_open(const tr_candidates *q);        /* events still growing */
