@@ -663,7 +663,7 @@ tr_status tr_candidates_process_peaks(tr_candidates *q, const tr_cuda_cand_peak 
 {
     const int64_t base = q->position;
     const int64_t lt = (int64_t)q->cfg.link_time;
-    const int runs = q->cfg.nchan == 1 && q->summary && q->cfg.max_span == 0;
+    const int runs = q->cfg.nchan == 1 && q->summary;
     size_t i = 0; /* next peak */
     size_t k = 0; /* next input position */
     while (k < n) {
@@ -676,14 +676,23 @@ tr_status tr_candidates_process_peaks(tr_candidates *q, const tr_cuda_cand_peak 
         uint32_t prev = NONE;
         size_t last = kp; /* position of the last peak taken */
         if (runs) {
-            /* One channel, any widths, no span limit: the following peaks
-             * that each start at most link_time after the largest end before
-             * them join the set of the first whatever it links to, and no
-             * event closes among them (the set is the channel's only open
-             * one), so they go in as one merged peak. */
+            /* One channel, any widths: the following peaks that each start at
+             * most link_time after the largest end before them join the set
+             * of the first whatever it links to, and no event closes among
+             * them (the set is the channel's only open one) before the span
+             * limit of that set, so they go in as one merged peak. */
             tr_candidate run =
                 peak_event(p, 0, pk[i].w < 1 ? 1u : (uint32_t)pk[i].w, pk[i].s);
-            for (i++; i < npk && pk[i].k < n && base + (int64_t)pk[i].k <= run.end + lt;
+            int64_t lim = INT64_MAX; /* the last position before a span close */
+            if (q->cfg.max_span) {
+                const chan_t *ch = &q->ch[0];
+                int64_t first = p;
+                if (ch->has && q->cl[ch->sid].gen == ch->sgen && ch->max_end + lt >= p)
+                    first = q->cl[find(q, ch->sid)].ev.first; /* the set it joins */
+                lim = first + (int64_t)q->cfg.max_span;
+            }
+            for (i++; i < npk && pk[i].k < n && base + (int64_t)pk[i].k <= run.end + lt &&
+                      base + (int64_t)pk[i].k <= lim;
                  i++) {
                 const tr_candidate pe =
                     peak_event(base + (int64_t)pk[i].k, 0,
