@@ -6,8 +6,9 @@
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
  * section 4.6.
  *
- * Per call: count per tile, scan, the total back, write (the peak buffer
- * grown first when the total exceeds it), the peaks back. Host values are
+ * Per call: count per tile, scan, write below the peak buffer's capacity,
+ * then the total and the peaks back in one round trip (a second one when the
+ * buffer grows or the count outgrows what was copied). Host values are
  * copied in first (time-major).
  */
 #include "boxcar/candidates_cuda.h"
@@ -16,8 +17,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
-#include <vector>
 
 namespace cand_cuda
 {
@@ -44,7 +45,12 @@ struct tr_cuda_cand {
     int32_t *hw = nullptr;
     int64_t hcap = 0;
     uint8_t *skip = nullptr;
-    std::vector<tr_cuda_cand_peak> peaks; /* of the last call, on the host */
+    /* the last call's peaks and count on the host (page-locked: copied back
+     * in the same round trip as the count) */
+    tr_cuda_cand_peak *hpk = nullptr;
+    size_t hpkcap = 0;
+    uint32_t *htotal = nullptr;
+    uint32_t last = 0; /* the count of the call before */
 };
 
 namespace
@@ -62,12 +68,31 @@ template <typename T> cudaError_t realloc_dev(T **p, size_t count)
     return alloc(p, count);
 }
 
+/* The host peak buffer holds at least count peaks (contents kept). */
+cudaError_t host_reserve(tr_cuda_cand *q, size_t count)
+{
+    if (count <= q->hpkcap) return cudaSuccess;
+    const size_t cap = std::max<size_t>(count, 2 * q->hpkcap);
+    tr_cuda_cand_peak *p = nullptr;
+    const cudaError_t e = cudaMallocHost((void **)&p, cap * sizeof *p);
+    if (e != cudaSuccess) return e;
+    if (q->hpk) {
+        std::memcpy(p, q->hpk, q->hpkcap * sizeof *p);
+        cudaFreeHost(q->hpk);
+    }
+    q->hpk = p;
+    q->hpkcap = cap;
+    return cudaSuccess;
+}
+
 void release(tr_cuda_cand *q)
 {
     if (q->device >= 0) cudaSetDevice(q->device);
     void *ptrs[] = {q->pk, q->tile_count, q->tile_off, q->total, q->hs, q->hw, q->skip};
     for (void *p : ptrs)
         if (p) cudaFree(p);
+    if (q->hpk) cudaFreeHost(q->hpk);
+    if (q->htotal) cudaFreeHost(q->htotal);
     if (q->stream) cudaStreamDestroy(q->stream);
 }
 } // namespace
@@ -98,7 +123,8 @@ extern "C" tr_status tr_cuda_cand_create(int device, const tr_candidates_config 
         q->device = device;
         if ((e = cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking)) ||
             (e = alloc(&q->pk, q->pkcap)) || (e = alloc(&q->total, 1)) ||
-            (e = alloc(&q->skip, cfg->nchan)))
+            (e = alloc(&q->skip, cfg->nchan)) ||
+            (e = cudaMallocHost((void **)&q->htotal, sizeof *q->htotal)))
             s = tr_fail(err, e == cudaErrorMemoryAllocation ? TR_ERR_NOMEM : TR_ERR_CUDA,
                         "candidates/cuda: allocate: %s", cudaGetErrorString(e));
     }
@@ -129,8 +155,7 @@ extern "C" tr_status tr_cuda_cand_select(tr_cuda_cand *q, const float *snr,
     if (!q) return tr_fail(err, TR_ERR_INVALID, "candidates/cuda: NULL context");
     if (!peaks || !npeaks)
         return tr_fail(err, TR_ERR_INVALID, "candidates/cuda: NULL peak output");
-    q->peaks.clear();
-    *peaks = q->peaks.data();
+    *peaks = q->hpk;
     *npeaks = 0;
     if (n == 0) return TR_OK;
     const int64_t C = q->nchan, nv = (int64_t)n * C;
@@ -180,33 +205,42 @@ extern "C" tr_status tr_cuda_cand_select(tr_cuda_cand *q, const float *snr,
     TR_LAUNCH(select_scan<kNT>, 1, kNT, 0, q->stream, q->tile_count, (uint32_t)ntiles,
               q->tile_off, q->total);
     CAND_TRY(cudaGetLastError(), "select launch");
-    uint32_t total = 0;
-    CAND_TRY(cudaMemcpyAsync(&total, q->total, sizeof total, cudaMemcpyDeviceToHost,
-                             q->stream),
+    /* One round trip: the peaks are written (below the buffer's capacity)
+     * and copied back with the count, as many as about twice the count of
+     * the call before; more take a second round trip. */
+    TR_LAUNCH(CAND_SELECT(select_write), (unsigned)ntiles, kNT, 0, q->stream, v,
+              q->tile_off, q->pk, q->pkcap);
+    CAND_TRY(cudaGetLastError(), "select launch");
+    size_t want = std::min<size_t>(q->pkcap, std::max<size_t>(4096, 2 * (size_t)q->last));
+    CAND_TRY(host_reserve(q, want), "allocate the host peaks");
+    CAND_TRY(cudaMemcpyAsync(q->htotal, q->total, sizeof *q->htotal,
+                             cudaMemcpyDeviceToHost, q->stream),
              "read the peak count");
+    CAND_TRY(cudaMemcpyAsync(q->hpk, q->pk, want * sizeof(tr_cuda_cand_peak),
+                             cudaMemcpyDeviceToHost, q->stream),
+             "copy the peaks back");
     CAND_TRY(cudaStreamSynchronize(q->stream), "select");
+    const uint32_t total = *q->htotal;
     if (total > q->pkcap) {
+        /* the buffer grows and the peaks are written again */
         q->pkcap = 0;
         CAND_TRY(realloc_dev(&q->pk, total), "grow the peak buffer");
         q->pkcap = total;
-    }
-    if (total > 0) {
         TR_LAUNCH(CAND_SELECT(select_write), (unsigned)ntiles, kNT, 0, q->stream, v,
                   q->tile_off, q->pk, q->pkcap);
         CAND_TRY(cudaGetLastError(), "select launch");
-        try {
-            q->peaks.resize(total);
-        } catch (const std::bad_alloc &) {
-            return tr_fail(err, TR_ERR_NOMEM, "candidates/cuda: no memory for %u peaks",
-                           total);
-        }
-        CAND_TRY(cudaMemcpyAsync(q->peaks.data(), q->pk,
-                                 total * sizeof(tr_cuda_cand_peak),
+        want = 0;
+    }
+    if (total > want) {
+        CAND_TRY(host_reserve(q, total), "allocate the host peaks");
+        CAND_TRY(cudaMemcpyAsync(q->hpk + want, q->pk + want,
+                                 (total - want) * sizeof(tr_cuda_cand_peak),
                                  cudaMemcpyDeviceToHost, q->stream),
                  "copy the peaks back");
         CAND_TRY(cudaStreamSynchronize(q->stream), "select");
     }
-    *peaks = q->peaks.data();
+    q->last = total;
+    *peaks = q->hpk;
     *npeaks = total;
     tr_clear(err);
     return TR_OK;
