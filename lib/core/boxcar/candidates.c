@@ -694,10 +694,20 @@ tr_status tr_candidates_process_peaks(tr_candidates *q, const tr_cuda_cand_peak 
             for (i++; i < npk && pk[i].k < n && base + (int64_t)pk[i].k <= run.end + lt &&
                       base + (int64_t)pk[i].k <= lim;
                  i++) {
-                const tr_candidate pe =
-                    peak_event(base + (int64_t)pk[i].k, 0,
-                               pk[i].w < 1 ? 1u : (uint32_t)pk[i].w, pk[i].s);
-                merge_event(&run, &pe);
+                /* merge_event of a later peak of the channel: it is the best
+                 * only with a higher S/N (ties keep the earlier start) */
+                const int64_t pj = base + (int64_t)pk[i].k;
+                const uint32_t wj = pk[i].w < 1 ? 1u : (uint32_t)pk[i].w;
+                if (pk[i].s > run.snr) {
+                    run.start = pj;
+                    run.peak = pj + (int64_t)(wj - 1) / 2;
+                    run.snr = pk[i].s;
+                    run.width = wj;
+                }
+                if (pj + (int64_t)wj > run.end) run.end = pj + (int64_t)wj;
+                run.members++;
+                if (wj < run.width_lo) run.width_lo = wj;
+                if (wj > run.width_hi) run.width_hi = wj;
                 last = pk[i].k;
             }
             const tr_status st = add_peak(q, &run, prev);
