@@ -413,7 +413,17 @@ SOURCES = [
         "samples (development machine)%s" % (f, sp, "" if r == 1 else ", second round"),
         cpu="AMD EPYC")
       for sp in (512, 8192) for f in ("dicts", "vectors") for r in (1, 2)],
-    *[S("2026-11-27-h100-boxcar-block-vectors", "flowgraph_boxcar_%s.jsonl" % m, FINAL,
+    *[S("2026-11-27-h100-boxcar-block-pipelined", "flowgraph_%s.jsonl" % t, role,
+        "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects as "
+        "vectors, %s; two rounds alternated with the other tree in one call (H100)" % what,
+        labels=BLOCK_MSG_LABELS + [l + ", second round" for l in BLOCK_MSG_LABELS])
+      for t, role, what in (
+          ("B", FINAL, "commit 7337401: the pipelined search (a call's last piece "
+                       "clustered beside the next call's search), one channel's peaks "
+                       "clustered in runs, one channel searched in place, the selection "
+                       "in one round trip"),
+          ("A", EARLIER, "commit fab407f, the tree before those changes"))],
+    *[S("2026-11-27-h100-boxcar-block-vectors", "flowgraph_boxcar_%s.jsonl" % m, EARLIER,
         "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects messages "
         "%s (commit fab407f: the FAST kernel after the sparse pass, H100)" % what,
         labels=BLOCK_MSG_LABELS)
