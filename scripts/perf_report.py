@@ -413,6 +413,12 @@ SOURCES = [
         "samples (development machine)%s" % (f, sp, "" if r == 1 else ", second round"),
         cpu="AMD EPYC")
       for sp in (512, 8192) for f in ("dicts", "vectors") for r in (1, 2)],
+    S("2026-11-27-h100-boxcar-block-pipelined", "flowgraph_B_peer_call.jsonl", REPEAT,
+      "the block of commit 7337401 again, in one call after AstroAccelerate's own kernels "
+      "(peer/aa_spd.jsonl; the README compares them)", labels=BLOCK_MSG_LABELS),
+    S("2026-11-27-h100-boxcar-block-pipelined", "peer/aa_spd.jsonl", REPEAT,
+      "AstroAccelerate's SPDT and analysis step (its own kernels, device data) in the call "
+      "of flowgraph_B_peer_call.jsonl"),
     *[S("2026-11-27-h100-boxcar-block-pipelined", "flowgraph_%s.jsonl" % t, role,
         "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects as "
         "vectors, %s; two rounds alternated with the other tree in one call (H100)" % what,
