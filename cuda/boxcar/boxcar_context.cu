@@ -228,6 +228,11 @@ fail:
     return err ? err->code : TR_ERR_CUDA;
 }
 
+extern "C" void *tr_cuda_boxcar_stream(tr_cuda_boxcar *q)
+{
+    return q ? (void *)q->stream : nullptr;
+}
+
 extern "C" void *tr_cuda_boxcar_host_alloc(tr_cuda_boxcar *q, size_t bytes)
 {
     if (!q || cudaSetDevice(q->device) != cudaSuccess) return nullptr;

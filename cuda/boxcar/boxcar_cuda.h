@@ -121,11 +121,17 @@ tr_status tr_cuda_boxcar_set_norm_windows(tr_cuda_boxcar *ctx, uint64_t first,
                                           const float *sigma, tr_error *err);
 
 /* The same with device pointers (e.g. the tables of norm_cuda.h), taken as
- * they are: sigma > 0 and finite is the caller's promise. */
+ * they are: sigma > 0 and finite is the caller's promise. They are read on
+ * the search's stream (tr_cuda_boxcar_stream) in the order of its work. */
 tr_status tr_cuda_boxcar_set_norm_windows_device(tr_cuda_boxcar *ctx, uint64_t first,
                                                  uint32_t nwin, uint32_t window,
                                                  const float *d_mu, const float *d_sigma,
                                                  tr_error *err);
+
+/* The stream (cudaStream_t) the search of device samples runs on: work
+ * queued there before a run (device normalisation, tables) is done before
+ * the search reads its results, without a wait on the host. */
+void *tr_cuda_boxcar_stream(tr_cuda_boxcar *ctx);
 
 /* The tile of the FAST kernel (a power of two): statistics windows that are a
  * multiple of it can take per-window tables; 0 for PAPER. */

@@ -47,9 +47,16 @@ struct float2 {
 struct float4 {
     float x, y, z, w;
 };
+struct double3 {
+    double x, y, z;
+};
 inline float2 make_float2(float a, float b)
 {
     return float2{a, b};
+}
+inline double3 make_double3(double a, double b, double c)
+{
+    return double3{a, b, c};
 }
 
 inline float __fadd_rn(float a, float b)
@@ -254,6 +261,7 @@ template <int NT> struct block_ops {
         float f[NT];
         unsigned u[NT];
         double d[NT];
+        double3 d3[NT];
     };
     static float sum(storage &s, float v)
     {
@@ -285,6 +293,20 @@ template <int NT> struct block_ops {
         double r = 0.0;
         for (int i = 0; i < NT; i++)
             r += s.d[i];
+        __syncthreads();
+        return r;
+    }
+    static double3 d3sum(storage &s, double3 v)
+    {
+        const int lin = tr_emu::g_cur->lin;
+        s.d3[lin] = v;
+        __syncthreads();
+        double3 r{0.0, 0.0, 0.0};
+        for (int i = 0; i < NT; i++) {
+            r.x += s.d3[i].x;
+            r.y += s.d3[i].y;
+            r.z += s.d3[i].z;
+        }
         __syncthreads();
         return r;
     }

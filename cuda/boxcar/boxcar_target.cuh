@@ -17,17 +17,28 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
+/* Component-wise sum of double3, for the fused reductions. */
+struct d3_add {
+    __device__ __forceinline__ double3 operator()(const double3 &a,
+                                                  const double3 &b) const
+    {
+        return make_double3(a.x + b.x, a.y + b.y, a.z + b.z);
+    }
+};
+
 /* Block-wide sums through CUB (results valid in thread 0 for the sums). */
 template <int NT> struct block_ops {
     using scan_t = cub::BlockScan<float, NT>;
     using reduce_t = cub::BlockReduce<float, NT>;
     using ureduce_t = cub::BlockReduce<unsigned, NT>;
     using dreduce_t = cub::BlockReduce<double, NT>;
+    using d3reduce_t = cub::BlockReduce<double3, NT>;
     union storage {
         typename scan_t::TempStorage scan;
         typename reduce_t::TempStorage reduce;
         typename ureduce_t::TempStorage ureduce;
         typename dreduce_t::TempStorage dreduce;
+        typename d3reduce_t::TempStorage d3reduce;
     };
     static __device__ __forceinline__ float sum(storage &s, float v)
     {
@@ -40,6 +51,11 @@ template <int NT> struct block_ops {
     static __device__ __forceinline__ double dsum(storage &s, double v)
     {
         return dreduce_t(s.dreduce).Sum(v);
+    }
+    /* Three sums in one reduction (one pass of barriers instead of three). */
+    static __device__ __forceinline__ double3 d3sum(storage &s, double3 v)
+    {
+        return d3reduce_t(s.d3reduce).Reduce(v, d3_add());
     }
     static __device__ __forceinline__ float exclusive_sum(storage &s, float v)
     {

@@ -20,6 +20,12 @@
  * summary ring has H + P.batch - 1 slots, so a batch never overwrites what
  * its first windows merge.
  *
+ * The work goes on one stream, the search's when the setup gives it: the
+ * search follows the cleaned samples and tables without a wait on the host.
+ * The non-finite count and the ready flags come back into page-locked
+ * memory on that stream; settle (after the search has waited for its
+ * stream) takes them.
+ *
  * first_own: the cleaned samples pass through a delay line of W positions
  * (`ring`, as lib/core/boxcar/boxcar.c holds them on the host), so that
  * window 0 is searched after its own values were fixed at its end. Until
@@ -44,6 +50,7 @@ struct tr_cuda_norm {
     uint64_t latency = 0;
     uint64_t pos = 0;
     cudaStream_t stream = nullptr;
+    int own_stream = 0;       /* the stream was created here */
     float *win = nullptr;     /* nchan * W: the current window, NaN = non-finite */
     acc *sum = nullptr;       /* Hs * nchan * nlev summaries */
     lev *eff = nullptr;       /* E * nchan * nlev values in effect */
@@ -51,11 +58,17 @@ struct tr_cuda_norm {
     float *fill = nullptr;    /* E * nchan: input mean in effect */
     uint32_t *widths = nullptr;
     unsigned long long *count = nullptr;
+    unsigned long long *hcount = nullptr; /* page-locked: the count of the last call */
+    uint8_t *hready_pin = nullptr;        /* page-locked: the flags of the last call */
+    int pending = 0;                      /* hcount, hready_pin being written */
+    uint64_t ppos = 0;                    /* position after the pending call */
+    uint64_t rpos = 0;                    /* position up to which hready holds flags */
+    uint64_t nonfinite = 0;               /* count of the settled calls not yet taken */
     float *clean = nullptr;
     size_t cleancap = 0;
     float *tmu = nullptr, *tsig = nullptr;
     size_t tcap = 0;
-    std::vector<uint8_t> hready; /* host copy of the ready ring */
+    std::vector<uint8_t> hready; /* host copy of the ready ring (at rpos) */
     int first_own = 0;           /* window 0 by its own values: the delay line */
     float *ring = nullptr;       /* W * nchan held cleaned samples, time-major */
     float *held = nullptr;       /* a call's samples out of the line */
@@ -82,9 +95,56 @@ template <typename T> cudaError_t reserve(T **p, size_t *cap, size_t need)
     return e;
 }
 
+/* The summaries of windows j0 .. j0 + grid.z - 1 of src with ns samples each:
+ * the fewest values per thread in registers that hold a window's level-0
+ * values, or the most. */
+cudaError_t launch_summaries(const tr_cuda_norm *q, const win_src &src, dim3 grid,
+                             uint32_t ns, uint64_t j0)
+{
+    constexpr int NT = kSumThreads;
+    const nparams &P = q->P;
+    if (ns <= (uint32_t)NT * 2)
+        TR_LAUNCH(summarise<2>, grid, NT, 0, q->stream, src, P, ns, j0, q->sum);
+    else if (ns <= (uint32_t)NT * 8)
+        TR_LAUNCH(summarise<8>, grid, NT, 0, q->stream, src, P, ns, j0, q->sum);
+    else
+        TR_LAUNCH(summarise<kSumMaxVPT>, grid, NT, 0, q->stream, src, P, ns, j0, q->sum);
+    return cudaGetLastError();
+}
+
 unsigned blocks_for(int64_t n)
 {
     return (unsigned)std::max<int64_t>(1, std::min<int64_t>((n + 255) / 256, 4096));
+}
+
+/* Queue the copies of the ready flags (and the count) into page-locked
+ * memory; settle takes them. */
+tr_status queue_results(tr_cuda_norm *q, bool count, tr_error *err)
+{
+    if (count)
+        NORM_TRY(cudaMemcpyAsync(q->hcount, q->count, sizeof *q->hcount,
+                                 cudaMemcpyDeviceToHost, q->stream),
+                 "read the count");
+    NORM_TRY(cudaMemcpyAsync(q->hready_pin, q->ready, q->hready.size(),
+                             cudaMemcpyDeviceToHost, q->stream),
+             "copy the flags");
+    if (!count) *q->hcount = 0;
+    q->pending = 1;
+    q->ppos = q->pos;
+    return TR_OK;
+}
+
+/* Wait for the queued work; take the count and flags of a pending call. */
+tr_status settle(tr_cuda_norm *q, tr_error *err)
+{
+    NORM_TRY(cudaStreamSynchronize(q->stream), "normalisation");
+    if (q->pending) {
+        q->nonfinite += *q->hcount;
+        std::copy(q->hready_pin, q->hready_pin + q->hready.size(), q->hready.begin());
+        q->rpos = q->ppos;
+        q->pending = 0;
+    }
+    return TR_OK;
 }
 
 /* The values in effect that the summaries of windows j .. j + nw - 1 fix:
@@ -111,9 +171,7 @@ tr_status window_done(tr_cuda_norm *q, uint64_t j, uint32_t n, tr_error *err)
 {
     const nparams &P = q->P;
     const win_src src{q->win, 1, (int64_t)P.W, 0};
-    TR_LAUNCH(summarise<256>, dim3(P.nchan, P.nlev), 256, 0, q->stream, src, P, n, j,
-              q->sum);
-    NORM_TRY(cudaGetLastError(), "summary launch");
+    NORM_TRY(launch_summaries(q, src, dim3(P.nchan, P.nlev), n, j), "summary launch");
     return effects_after(q, j, 1, err);
 }
 
@@ -127,9 +185,8 @@ tr_status whole_windows(tr_cuda_norm *q, const float *x, int cm, int64_t ld, int
 {
     const nparams &P = q->P;
     const win_src src{x, cm, ld, k0};
-    TR_LAUNCH(summarise<256>, dim3(P.nchan, P.nlev, nw), 256, 0, q->stream, src, P, P.W,
-              j, q->sum);
-    NORM_TRY(cudaGetLastError(), "summary launch");
+    NORM_TRY(launch_summaries(q, src, dim3(P.nchan, P.nlev, nw), P.W, j),
+             "summary launch");
     const tr_status s = effects_after(q, j, nw, err);
     if (s != TR_OK) return s;
     const int64_t m = (int64_t)nw * P.W;
@@ -169,19 +226,21 @@ tr_status grow_ring(tr_cuda_norm *q, uint32_t E2, tr_error *err)
     nparams &P = q->P;
     const size_t C = P.nchan, L = P.nlev;
     lev *eff = nullptr;
-    uint8_t *ready = nullptr;
+    uint8_t *ready = nullptr, *pin = nullptr;
     float *fill = nullptr;
     std::vector<uint8_t> hready((size_t)E2 * C, 0);
     auto fail = [&](cudaError_t e) {
         cudaFree(eff);
         cudaFree(ready);
         cudaFree(fill);
+        if (pin) cudaFreeHost(pin);
         return tr_fail(err, e == cudaErrorMemoryAllocation ? TR_ERR_NOMEM : TR_ERR_CUDA,
                        "boxcar_norm/cuda: grow the values: %s", cudaGetErrorString(e));
     };
     cudaError_t e;
     if ((e = alloc(&eff, (size_t)E2 * C * L)) || (e = alloc(&ready, (size_t)E2 * C)) ||
-        (e = alloc(&fill, (size_t)E2 * C)))
+        (e = alloc(&fill, (size_t)E2 * C)) ||
+        (e = cudaMallocHost((void **)&pin, (size_t)E2 * C)))
         return fail(e);
     const uint64_t cur = q->pos / P.W;
     for (uint64_t j = cur >= P.E - 1 ? cur - (P.E - 1) : 0; j <= cur; j++) {
@@ -201,9 +260,11 @@ tr_status grow_ring(tr_cuda_norm *q, uint32_t E2, tr_error *err)
     cudaFree(q->eff);
     cudaFree(q->ready);
     cudaFree(q->fill);
+    cudaFreeHost(q->hready_pin);
     q->eff = eff;
     q->ready = ready;
     q->fill = fill;
+    q->hready_pin = pin;
     q->hready.swap(hready);
     P.E = E2;
     return TR_OK;
@@ -248,8 +309,13 @@ extern "C" tr_status tr_cuda_norm_create(int device, const tr_cuda_norm_setup *s
     auto attempt = [&]() -> tr_status {
         NORM_TRY(cudaSetDevice(device), "select device");
         q->device = device;
-        NORM_TRY(cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking),
-                 "create stream");
+        if (s->stream) {
+            q->stream = (cudaStream_t)s->stream;
+        } else {
+            NORM_TRY(cudaStreamCreateWithFlags(&q->stream, cudaStreamNonBlocking),
+                     "create stream");
+            q->own_stream = 1;
+        }
         NORM_TRY(alloc(&q->win, C * P.W), "allocate the window");
         NORM_TRY(alloc(&q->sum, (size_t)P.Hs * C * P.nlev), "allocate the summaries");
         NORM_TRY(alloc(&q->eff, (size_t)P.E * C * P.nlev), "allocate the values");
@@ -257,6 +323,10 @@ extern "C" tr_status tr_cuda_norm_create(int device, const tr_cuda_norm_setup *s
         NORM_TRY(alloc(&q->fill, (size_t)P.E * C), "allocate the fill values");
         NORM_TRY(alloc(&q->widths, P.total), "allocate the widths");
         NORM_TRY(alloc(&q->count, 1), "allocate the counter");
+        NORM_TRY(cudaMallocHost((void **)&q->hcount, sizeof *q->hcount),
+                 "allocate the counter");
+        NORM_TRY(cudaMallocHost((void **)&q->hready_pin, (size_t)P.E * C),
+                 "allocate the flags");
         if (q->first_own) NORM_TRY(alloc(&q->ring, C * P.W), "allocate the delay line");
         NORM_TRY(cudaMemcpy(q->widths, s->widths, P.total * sizeof(uint32_t),
                             cudaMemcpyHostToDevice),
@@ -280,9 +350,12 @@ extern "C" void tr_cuda_norm_destroy(tr_cuda_norm *q)
     if (q->device >= 0) cudaSetDevice(q->device);
     void *ptrs[] = {q->win,   q->sum,   q->eff, q->ready, q->fill, q->widths,
                     q->count, q->clean, q->tmu, q->tsig,  q->ring, q->held};
+    if (q->stream) cudaStreamSynchronize(q->stream);
     for (void *p : ptrs)
         if (p) cudaFree(p);
-    if (q->stream) cudaStreamDestroy(q->stream);
+    if (q->hcount) cudaFreeHost(q->hcount);
+    if (q->hready_pin) cudaFreeHost(q->hready_pin);
+    if (q->stream && q->own_stream) cudaStreamDestroy(q->stream);
     q->~tr_cuda_norm();
     free(q);
 }
@@ -291,7 +364,10 @@ extern "C" tr_status tr_cuda_norm_reset(tr_cuda_norm *q, tr_error *err)
 {
     if (!q) return tr_fail(err, TR_ERR_INVALID, "boxcar_norm/cuda: NULL context");
     NORM_TRY(cudaSetDevice(q->device), "select device");
-    q->pos = 0;
+    NORM_TRY(cudaStreamSynchronize(q->stream), "reset");
+    q->pos = q->rpos = 0;
+    q->pending = 0;
+    q->nonfinite = 0;
     const nparams &P = q->P;
     /* window 0: warm-up values (no summaries before it); with first_own its
      * fill value is NaN until its own values are fixed (see the top) */
@@ -311,13 +387,18 @@ extern "C" tr_status tr_cuda_norm_reset(tr_cuda_norm *q, tr_error *err)
 
 extern "C" tr_status tr_cuda_norm_process(tr_cuda_norm *q, const float *x, size_t n,
                                           tr_boxcar_layout layout, const float **clean,
-                                          uint64_t *nonfinite, tr_error *err)
+                                          tr_error *err)
 {
     if (!q || !clean || (n && !x))
         return tr_fail(err, TR_ERR_INVALID,
                        "boxcar_norm/cuda: process needs x and clean");
     NORM_TRY(cudaSetDevice(q->device), "select device");
     NORM_TRY(tr_cuda_caller_ready(), "wait for the caller's stream");
+    /* the page-locked results of a call not settled yet are taken first */
+    if (q->pending) {
+        const tr_status s = settle(q, err);
+        if (s != TR_OK) return s;
+    }
     const uint64_t need = (q->latency + n) / q->P.W + 3;
     if (need > q->P.E) {
         const tr_status s =
@@ -363,16 +444,22 @@ extern "C" tr_status tr_cuda_norm_process(tr_cuda_norm *q, const float *x, size_
         if (s != TR_OK) return s;
         out = q->held;
     }
-    unsigned long long cnt = 0;
-    NORM_TRY(
-        cudaMemcpyAsync(&cnt, q->count, sizeof cnt, cudaMemcpyDeviceToHost, q->stream),
-        "read the count");
-    NORM_TRY(cudaMemcpyAsync(q->hready.data(), q->ready, q->hready.size(),
-                             cudaMemcpyDeviceToHost, q->stream),
-             "copy the flags");
-    NORM_TRY(cudaStreamSynchronize(q->stream), "normalisation");
-    if (nonfinite) *nonfinite += cnt;
+    const tr_status s = queue_results(q, true, err);
+    if (s != TR_OK) return s;
     *clean = out;
+    tr_clear(err);
+    return TR_OK;
+}
+
+extern "C" tr_status tr_cuda_norm_settle(tr_cuda_norm *q, uint64_t *nonfinite,
+                                         tr_error *err)
+{
+    if (!q) return tr_fail(err, TR_ERR_INVALID, "boxcar_norm/cuda: NULL context");
+    NORM_TRY(cudaSetDevice(q->device), "select device");
+    const tr_status s = settle(q, err);
+    if (s != TR_OK) return s;
+    if (nonfinite) *nonfinite += q->nonfinite;
+    q->nonfinite = 0;
     tr_clear(err);
     return TR_OK;
 }
@@ -386,6 +473,10 @@ extern "C" tr_status tr_cuda_norm_finish(tr_cuda_norm *q, tr_boxcar_layout layou
     *m = 0;
     if (!q->first_own) return TR_OK;
     NORM_TRY(cudaSetDevice(q->device), "select device");
+    if (q->pending) {
+        const tr_status s = settle(q, err);
+        if (s != TR_OK) return s;
+    }
     const nparams &P = q->P;
     if (q->pos > 0 && q->pos < P.W) {
         /* window 0 incomplete: its own values from the samples it has */
@@ -393,13 +484,11 @@ extern "C" tr_status tr_cuda_norm_finish(tr_cuda_norm *q, tr_boxcar_layout layou
         if (s != TR_OK) return s;
     }
     const size_t have = (size_t)std::min<uint64_t>(q->pos, P.W);
-    const tr_status s = hold_pass(q, nullptr, layout == TR_BOXCAR_CHANNEL_MAJOR, 0,
-                                  q->pos, q->pos - have, have, err);
+    tr_status s = hold_pass(q, nullptr, layout == TR_BOXCAR_CHANNEL_MAJOR, 0, q->pos,
+                            q->pos - have, have, err);
+    if (s == TR_OK) s = queue_results(q, false, err);
+    if (s == TR_OK) s = settle(q, err);
     if (s != TR_OK) return s;
-    NORM_TRY(cudaMemcpyAsync(q->hready.data(), q->ready, q->hready.size(),
-                             cudaMemcpyDeviceToHost, q->stream),
-             "copy the flags");
-    NORM_TRY(cudaStreamSynchronize(q->stream), "finish");
     *held = q->held;
     *m = have;
     tr_clear(err);
@@ -426,7 +515,7 @@ extern "C" tr_status tr_cuda_norm_tables(tr_cuda_norm *q, uint64_t first, uint32
     TR_LAUNCH(tables, blocks_for((int64_t)nt), 256, 0, q->stream, q->eff, P, first, nwin,
               q->widths, q->tmu, q->tsig);
     NORM_TRY(cudaGetLastError(), "tables launch");
-    NORM_TRY(cudaStreamSynchronize(q->stream), "tables");
+    if (q->own_stream) NORM_TRY(cudaStreamSynchronize(q->stream), "tables");
     *mu = q->tmu;
     *sigma = q->tsig;
     tr_clear(err);
@@ -436,7 +525,7 @@ extern "C" tr_status tr_cuda_norm_tables(tr_cuda_norm *q, uint64_t first, uint32
 extern "C" int tr_cuda_norm_ready(const tr_cuda_norm *q, uint64_t p, uint32_t c)
 {
     if (!q || c >= q->P.nchan) return -1;
-    const uint64_t j = p / q->P.W, cur = q->pos / q->P.W;
+    const uint64_t j = p / q->P.W, cur = q->rpos / q->P.W;
     if (j > cur || cur - j >= q->P.E) return -1;
     return q->hready[(size_t)(j % q->P.E) * q->P.nchan + c];
 }

@@ -14,6 +14,9 @@
  * lib/core/boxcar/boxcar.c holds window 0 on the host: a call gives the
  * samples W positions behind its own, window 0's non-finite ones replaced by
  * window 0's own mean; tr_cuda_norm_finish gives the held rest at the end.
+ * The work is queued on one stream (the search's when given, so that the
+ * search follows it without waiting on the host); process and tables return
+ * without waiting for it, tr_cuda_norm_settle waits.
  *
  * Paper: K. Adamek, W. Armour, "Single Pulse Detection Algorithms for
  * Real-time Fast Radio Burst Searches using GPUs" (ApJS 247:56, 2020),
@@ -43,6 +46,7 @@ typedef struct {
     uint64_t latency;       /* of the search: tables are asked for positions up to
                                latency behind the samples taken (the hold included) */
     int first_own;          /* 1: window 0 by its own values, the delay line */
+    void *stream;           /* cudaStream_t to queue the work on; NULL: its own */
 } tr_cuda_norm_setup;
 
 tr_status tr_cuda_norm_create(int device, const tr_cuda_norm_setup *s, tr_cuda_norm **ctx,
@@ -55,8 +59,8 @@ tr_status tr_cuda_norm_reset(tr_cuda_norm *ctx, tr_error *err);
 /*
  * Take n new samples per channel of device buffer x (layout as given, n
  * positions per channel for CHANNEL_MAJOR); *clean receives a device buffer
- * of the cleaned samples in the same layout (valid until the next call).
- * *nonfinite is increased by the non-finite samples. The values of every
+ * of the cleaned samples in the same layout (valid until the next call),
+ * written by work queued on the context's stream. The values of every
  * window from that of position - n - latency on stay kept.
  * first_own: *clean holds the positions p >= 0 of p = position - W + k,
  * k < n, that is the last n - min(n, max(0, W - position)) of them (with
@@ -65,7 +69,14 @@ tr_status tr_cuda_norm_reset(tr_cuda_norm *ctx, tr_error *err);
  */
 tr_status tr_cuda_norm_process(tr_cuda_norm *ctx, const float *x, size_t n,
                                tr_boxcar_layout layout, const float **clean,
-                               uint64_t *nonfinite, tr_error *err);
+                               tr_error *err);
+
+/*
+ * Wait for the work queued so far; then tr_cuda_norm_ready answers for the
+ * windows of every call before, and *nonfinite is increased by the
+ * non-finite samples of the calls since the last settle.
+ */
+tr_status tr_cuda_norm_settle(tr_cuda_norm *ctx, uint64_t *nonfinite, tr_error *err);
 
 /*
  * End of the stream (first_own; otherwise *m = 0): when window 0 is not
@@ -79,12 +90,13 @@ tr_status tr_cuda_norm_finish(tr_cuda_norm *ctx, tr_boxcar_layout layout,
 
 /* Device tables of windows first .. first + nwin - 1 (kept ones, see
  * process), as tr_cuda_boxcar_set_norm_windows takes them; valid until the
- * next call. */
+ * next call. Written on the context's stream: ready for work queued after
+ * them on that stream (with a stream of its own, ready at return). */
 tr_status tr_cuda_norm_tables(tr_cuda_norm *ctx, uint64_t first, uint32_t nwin,
                               const float **mu, const float **sigma, tr_error *err);
 
 /* 1 when the values of window floor(p / window) of channel c were measured;
- * -1 when that window is not kept. */
+ * -1 when that window is not kept (the calls up to the last settle). */
 int tr_cuda_norm_ready(const tr_cuda_norm *ctx, uint64_t p, uint32_t c);
 
 #ifdef __cplusplus

@@ -85,16 +85,16 @@ __global__ void ingest(const float *x, int cm, int64_t ld, int64_t k0, int64_t m
     }
 }
 
-/* Sum over the block, the same in every thread. */
+/* Three sums over the block in one reduction, the same in every thread. */
 template <int NT> struct bcast {
     typename block_ops<NT>::storage tmp;
-    double out;
-    __device__ double sum(double v)
+    double3 out;
+    __device__ double3 sum(double3 v)
     {
-        const double r = block_ops<NT>::dsum(tmp, v);
+        const double3 r = block_ops<NT>::d3sum(tmp, v);
         if (threadIdx.x == 0) out = r;
         __syncthreads();
-        const double s = out;
+        const double3 s = out;
         __syncthreads();
         return s;
     }
@@ -117,14 +117,24 @@ struct win_src {
     }
 };
 
+/* Threads and values per thread in registers of the summaries: a window's
+ * first NT * VPT values stay in registers for every pass of the rejection. */
+constexpr int kSumThreads = 512;
+constexpr int kSumMaxVPT = 32;
+
 /* Robust summary (robust.c tr_norm_robust) of the level blockIdx.y values of
  * channel blockIdx.x of the first ns samples of window j0 + blockIdx.z of src
  * (ns = W, or fewer for the part of window 0 a short stream has), into ring
- * slot (j0 + blockIdx.z) % Hs of sum, at c * nlev + k. */
-template <int NT>
-__global__ void __launch_bounds__(NT)
+ * slot (j0 + blockIdx.z) % Hs of sum, at c * nlev + k. Value i of the level
+ * is held by thread i % NT: the first VPT of each thread are read once into
+ * registers, the rest (windows longer than NT * VPT values) are summed from
+ * memory on every pass. Reading memory once instead of on each of up to
+ * max_iter + 2 passes (each waiting for its loads) makes the rejection cheap. */
+template <int VPT>
+__global__ void __launch_bounds__(kSumThreads)
     summarise(win_src src, nparams P, uint32_t ns, uint64_t j0, acc *sum)
 {
+    constexpr int NT = kSumThreads;
     __shared__ bcast<NT> b;
     const uint32_t c = blockIdx.x, k = blockIdx.y;
     const uint32_t w = 1u << k, g = w >= 16 ? w / 8 : 1;
@@ -139,45 +149,65 @@ __global__ void __launch_bounds__(NT)
         }
         return s; /* NaN when a sample was not finite */
     };
-    double s = 0.0, cnt = 0.0;
-    for (uint32_t i = threadIdx.x; i < nval; i += NT) {
-        const double v = value(i);
-        if (v == v) {
-            s += v;
-            cnt += 1.0;
+    double r[VPT]; /* NaN: not finite, or no value */
+    if (w == 1) {
+#pragma unroll
+        for (int q = 0; q < VPT; q++) {
+            const uint32_t i = threadIdx.x + (uint32_t)q * NT;
+            const float v = i < nval ? x[(int64_t)i * step] : NAN;
+            r[q] = (v - v) == 0.0f ? (double)v : (double)NAN;
+        }
+    } else {
+#pragma unroll
+        for (int q = 0; q < VPT; q++) {
+            const uint32_t i = threadIdx.x + (uint32_t)q * NT;
+            r[q] = i < nval ? value(i) : (double)NAN;
         }
     }
-    s = b.sum(s);
-    const double n = b.sum(cnt);
+    /* f(v) for every value of this thread, NaN included */
+    auto each = [&](auto f) {
+#pragma unroll
+        for (int q = 0; q < VPT; q++)
+            f(r[q]);
+        for (uint32_t i = threadIdx.x + (uint32_t)(VPT * NT); i < nval; i += NT)
+            f(value(i));
+    };
+    double3 t = make_double3(0.0, 0.0, 0.0);
+    each([&](double v) {
+        if (v == v) {
+            t.x += v;
+            t.y += 1.0;
+        }
+    });
+    t = b.sum(t);
+    const double n = t.y;
     acc out{0.0, 0.0, 0.0};
     if (n > 0.0) {
-        double mean = s / n, m2 = 0.0;
-        for (uint32_t i = threadIdx.x; i < nval; i += NT) {
-            const double v = value(i);
+        double mean = t.x / n, m2 = 0.0;
+        each([&](double v) {
             if (v == v) m2 += (v - mean) * (v - mean);
-        }
-        m2 = b.sum(m2);
+        });
+        m2 = b.sum(make_double3(m2, 0.0, 0.0)).x;
         double m = n;
         for (uint32_t it = 0; P.k > 0.0 && it < P.max_iter; it++) {
             const double sigma = sqrt(m2 / m) / P.f;
             const double lo = mean - P.k * sigma, hi = mean + P.k * sigma;
-            double s1 = 0.0, s2 = 0.0, cc = 0.0;
-            for (uint32_t i = threadIdx.x; i < nval; i += NT) {
-                const double v = value(i);
+            double3 d =
+                make_double3(0.0, 0.0, 0.0); /* sum of v - mean, of squares, count */
+            each([&](double v) {
                 if (v >= lo && v <= hi) {
-                    const double d = v - mean;
-                    s1 += d;
-                    s2 += d * d;
-                    cc += 1.0;
+                    const double e = v - mean;
+                    d.x += e;
+                    d.y += e * e;
+                    d.z += 1.0;
                 }
-            }
-            s1 = b.sum(s1);
-            s2 = b.sum(s2);
-            cc = b.sum(cc);
+            });
+            d = b.sum(d);
+            const double cc = d.z;
             if (cc == 0.0) break;
             const bool done = cc == m;
-            mean += s1 / cc;
-            m2 = s2 - s1 * (s1 / cc);
+            mean += d.x / cc;
+            m2 = d.y - d.x * (d.x / cc);
             if (m2 < 0.0) m2 = 0.0;
             m = cc;
             if (done) break;

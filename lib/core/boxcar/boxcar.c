@@ -287,8 +287,9 @@ void tr_boxcar_destroy(tr_boxcar *q)
 {
     if (!q) return;
 #ifdef TR_HAVE_CUDA
-    if (q->cuda) tr_cuda_boxcar_destroy((tr_cuda_boxcar *)q->cuda);
+    /* the device normalisation queues on the search's stream: first */
     if (q->dnorm) tr_cuda_norm_destroy((tr_cuda_norm *)q->dnorm);
+    if (q->cuda) tr_cuda_boxcar_destroy((tr_cuda_boxcar *)q->cuda);
     tr_cuda_stage_destroy((tr_cuda_stage *)q->stage);
     tr_cuda_stage_destroy((tr_cuda_stage *)q->hstage);
 #endif
@@ -474,6 +475,7 @@ static tr_status dnorm_start(tr_boxcar *q)
     su.total = tr_boxcar_plan_total_widths(&q->plan);
     su.latency = tr_boxcar_plan_latency(&q->plan) + q->hold;
     su.first_own = q->hold != 0;
+    su.stream = tr_cuda_boxcar_stream((tr_cuda_boxcar *)q->cuda);
     tr_cuda_norm *ctx = NULL;
     const tr_status s = tr_cuda_norm_create(q->cfg.device, &su, &ctx, &q->err);
     if (s == TR_OK) q->dnorm = ctx;
@@ -916,7 +918,7 @@ static tr_status device_run(tr_boxcar *q, const float *d_x, size_t n,
         const uint64_t pos = q->position;
         if ((s = dnorm_start(q)) != TR_OK) return s;
         s = tr_cuda_norm_process((tr_cuda_norm *)q->dnorm, d_x, n, layout, &clean,
-                                 &q->dev_nonfinite, &q->err);
+                                 &q->err);
         if (s != TR_OK) return s;
         q->dnorm_active = 1;
         if (pos >= q->hold) {
@@ -931,8 +933,11 @@ static tr_status device_run(tr_boxcar *q, const float *d_x, size_t n,
             if (s == TR_OK)
                 s = tr_cuda_stage_place((tr_cuda_stage *)q->hstage, layout, q->cfg.nchan,
                                         0, z, n - z, n, d_snr, d_width, &q->err);
-            if (s == TR_OK && pos + n >= q->hold) warn_unmeasured(q);
         }
+        /* the search waited for its stream: the count and flags are back */
+        if (s == TR_OK)
+            s = tr_cuda_norm_settle((tr_cuda_norm *)q->dnorm, &q->dev_nonfinite, &q->err);
+        if (s == TR_OK && pos < q->hold && pos + n >= q->hold) warn_unmeasured(q);
     }
     if (s == TR_OK) q->position += n;
     return s;
