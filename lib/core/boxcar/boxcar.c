@@ -118,10 +118,14 @@ struct tr_boxcar {
      * clustering (its parts above, its outputs in stage slot cslot ^ 1)
      * waits for the next call, or NULL */
     tr_candidates *pend;
-    int64_t pend_ld, pend_k0; /* its output positions, first output to cluster */
-    float pend_thr;           /* the threshold when it was searched */
-    void *hstage;             /* tr_cuda_stage: outputs of a held device stream, placed */
-    int dnorm_active;         /* this stream's statistics are measured on the device */
+    int64_t pend_ld,
+        pend_k0;       /* its output positions (0: none), first output to cluster */
+    float pend_thr;    /* the threshold when it was searched */
+    size_t psearch_m;  /* the last piece, copied but not searched: its samples per
+                          channel (in stage slot cslot), or 0 */
+    float psearch_thr; /* the threshold when its samples were given */
+    void *hstage;      /* tr_cuda_stage: outputs of a held device stream, placed */
+    int dnorm_active;  /* this stream's statistics are measured on the device */
     /* hold of the first window (see the top of this file) */
     uint32_t hold; /* W with measured statistics and first_own, else 0 */
     float *ring;   /* hold * nchan cleaned samples: position p at (p % hold) * nchan */
@@ -337,7 +341,8 @@ tr_status tr_boxcar_reset(tr_boxcar *q)
         return tr_fail(&q->err, s, "boxcar: %s", tr_boxcar_norm_last_error(q->norm));
 #ifdef TR_HAVE_CUDA
     q->dnorm_active = 0;
-    q->pend = NULL; /* a pipelined call's last piece is dropped */
+    q->pend = NULL; /* a pipelined call's last pieces are dropped */
+    q->psearch_m = 0;
     if (q->dnorm && (s = tr_cuda_norm_reset((tr_cuda_norm *)q->dnorm, &q->err)) != TR_OK)
         return s;
     if (q->cuda) return tr_cuda_boxcar_reset((tr_cuda_boxcar *)q->cuda, &q->err);
@@ -649,6 +654,8 @@ tr_status tr_boxcar_process(tr_boxcar *q, const float *x, size_t n, float *snr,
     if (s != TR_OK) return s;
     if ((s = stage_prepare(q, n)) != TR_OK) return s;
     if (n == 0) return TR_OK;
+    /* a pipelined call's pieces first: they come before these samples */
+    if ((s = tr_boxcar_search_candidates_drain(q)) != TR_OK) return s;
     const uint32_t C = q->cfg.nchan;
     if (q->dnorm_active)
         return tr_fail(&q->err, TR_ERR_STATE,
@@ -1144,8 +1151,9 @@ static tr_status cand_parts(tr_boxcar *q, uint64_t p, size_t n)
 }
 #endif
 
-/* Host samples to candidates; defer: the call's last piece is clustered
- * with the next call (or the drain), beside its search. */
+/* Host samples to candidates; defer: the call's last piece is copied but
+ * searched with the next call (or the drain), beside the copy of that call's
+ * first piece, and the piece before it is clustered there too. */
 static tr_status search_candidates(tr_candidates *c, tr_boxcar *q, const float *x,
                                    size_t n, int defer)
 {
@@ -1160,8 +1168,8 @@ static tr_status search_candidates(tr_candidates *c, tr_boxcar *q, const float *
 #ifdef TR_HAVE_CUDA
     if (q->pend && q->pend != c)
         return tr_fail(&q->err, TR_ERR_STATE,
-                       "boxcar: the last piece of a pipelined call waits for the "
-                       "candidates it was searched for (drain it first)");
+                       "boxcar: the last pieces of a pipelined call wait for the "
+                       "candidates they were given for (drain them first)");
     if (n == 0 && (defer || !q->pend)) return TR_OK;
     const uint32_t C = q->cfg.nchan;
     if (!q->stage) {
@@ -1173,7 +1181,9 @@ static tr_status search_candidates(tr_candidates *c, tr_boxcar *q, const float *
             return s;
         q->stage = st;
     }
-    const size_t piece = candidates_call_piece(q, q->cpiece, n);
+    /* a pipelined call copies its samples beside the search of the last
+     * call's: no need to cut it in two for that */
+    const size_t piece = defer ? q->cpiece : candidates_call_piece(q, q->cpiece, n);
     /* Two threads when a step has two tasks (without them, the tasks run
      * one after the other in the same order). */
     if ((n > piece || q->pend || defer) && !q->cpool) {
@@ -1186,32 +1196,63 @@ static tr_status search_candidates(tr_candidates *c, tr_boxcar *q, const float *
      * searched, and searched into output slot j % 2 while the peaks of piece
      * j - 1 are selected and clustered (their outputs in the other slot): a
      * slot is reused two pieces later, after both have finished. The slots
-     * alternate across calls: a pending piece is piece -1 of the next call. */
+     * alternate across calls: a pipelined call leaves its last piece copied
+     * but not searched (piece -1 of the next call, searched beside the copy
+     * of that call's first piece), and the piece before it searched but not
+     * clustered (piece -2). */
     int slot = q->cslot;
-    size_t m = n < piece ? n : piece;
-    if (m > 0 && (s = tr_cuda_stage_upload(st, slot, x, m * C, &q->err)) != TR_OK)
-        return s;
+    size_t up = 0; /* samples per channel of x whose copy has started */
+    size_t m;      /* the piece to search next, copied into sample slot `slot` */
+    float mthr;    /* the threshold in effect when its samples were given */
+    if (q->psearch_m > 0) {
+        m = q->psearch_m;
+        mthr = q->psearch_thr;
+        q->psearch_m = 0;
+    } else {
+        m = n < piece ? n : piece;
+        mthr = tr_candidates_threshold(c);
+        if (m > 0 && (s = tr_cuda_stage_upload(st, slot, x, m * C, &q->err)) != TR_OK)
+            return s;
+        up = m;
+    }
     cand_step t;
     memset(&t, 0, sizeof t);
     t.q = q;
     t.c = c;
     t.st = st;
     t.pinned = tr_cuda_stage_pinned(x);
-    t.cluster = q->pend != NULL;
+    t.cluster = q->pend != NULL && q->pend_ld > 0;
     t.oslot = slot ^ 1;
     t.ld = q->pend_ld;
     t.k0 = q->pend_k0;
     t.thr = q->pend_thr;
     q->pend = NULL;
-    for (size_t done = 0;; slot ^= 1) {
+    for (;; slot ^= 1) {
         const uint64_t pos = q->position;
-        const size_t next = done + m;
-        const size_t m2 = m == 0 || n - next < piece ? n - next : piece;
+        const size_t m2 = n - up < piece ? n - up : piece; /* the next piece to copy */
+        if (defer && m > 0 && m2 == 0) {
+            /* the last piece waits, copied, for the next call (the caller's
+             * samples must not be read after the return); so does the
+             * clustering of the piece before it */
+            if ((s = tr_cuda_stage_wait(st, slot, &q->err)) != TR_OK) {
+                q->cslot = slot;
+                return s;
+            }
+            q->psearch_m = m;
+            q->psearch_thr = mthr;
+            q->pend = c;
+            q->pend_ld = t.cluster ? t.ld : 0;
+            q->pend_k0 = t.k0;
+            q->pend_thr = t.thr;
+            q->cslot = slot;
+            return TR_OK;
+        }
         t.run = m > 0;
         t.slot = slot;
         t.m = m;
         t.m2 = m2;
-        t.x2 = x ? x + next * C : NULL;
+        t.x2 = x ? x + up * C : NULL;
+        up += m2;
         t.s0 = t.s1 = TR_OK;
         tr_pool_run(q->cpool, cand_task, &t, 2);
         s = t.s0 != TR_OK ? t.s0 : t.s1;
@@ -1233,18 +1274,9 @@ static tr_status search_candidates(tr_candidates *c, tr_boxcar *q, const float *
         t.oslot = slot;
         t.ld = (int64_t)m;
         t.k0 = (int64_t)neg;
-        t.thr = tr_candidates_threshold(c);
-        done = next;
+        t.thr = mthr;
         m = m2;
-        if (defer && m == 0) {
-            /* the last piece's clustering goes with the next call */
-            q->pend = t.cluster ? c : NULL;
-            q->pend_ld = t.ld;
-            q->pend_k0 = t.k0;
-            q->pend_thr = t.thr;
-            q->cslot = slot ^ 1;
-            return TR_OK;
-        }
+        mthr = tr_candidates_threshold(c);
     }
 #else
     (void)defer;
@@ -1344,7 +1376,8 @@ tr_boxcar_layout tr_boxcar_device_layout(const tr_boxcar *q)
 }
 uint64_t tr_boxcar_position(const tr_boxcar *q)
 {
-    return q ? q->position : 0;
+    /* a pipelined call's piece that waits for its search is consumed */
+    return q ? q->position + q->psearch_m : 0;
 }
 uint64_t tr_boxcar_nonfinite(const tr_boxcar *q)
 {

@@ -478,13 +478,15 @@ static void test_search_pieces(void)
         }
 }
 
-/* tr_boxcar_search_candidates_pipelined (the clustering of a call's last
- * piece beside the next call's search): the same events as
- * tr_boxcar_search_candidates over the same calls, with threshold changes
- * between calls (each piece clustered with the threshold it was searched
- * with), calls of 1 to 70000 samples, 1 and 64 channels, FIXED and WHITE,
- * dense pulses; the drain, the flush's drain, and another candidates object
- * refused while a piece waits. */
+/* tr_boxcar_search_candidates_pipelined (a call's last piece searched
+ * beside the copy of the next call's first, the piece before it clustered
+ * there too): the same events as tr_boxcar_search_candidates over the same
+ * calls, with threshold changes between calls (each piece clustered with the
+ * threshold in effect when its samples were given), calls of 1 to 70000
+ * samples, 1 and 64 channels, FIXED and WHITE, dense pulses; the samples
+ * consumed after every call; single calls and drains between pipelined ones;
+ * the drain, the flush's drain, and another candidates object refused while
+ * a piece waits. */
 static void test_search_pipelined(void)
 {
     for (int cfgi = 0; cfgi < 4; cfgi++) {
@@ -536,12 +538,26 @@ static void test_search_pipelined(void)
                 tr_candidates_set_threshold(ca, thr);
                 tr_candidates_set_threshold(cb, thr);
             }
-            CHECK(tr_boxcar_search_candidates_pipelined(ca, qa, x + done_ * C, m) ==
-                      TR_OK,
-                  "pipelined call %zu: %s", calls, tr_boxcar_last_error(qa));
+            const int mix = (int)tu_range(&r, 0, 11);
+            if (mix == 0) {
+                CHECK(tr_boxcar_search_candidates(ca, qa, x + done_ * C, m) == TR_OK,
+                      "single call %zu between pipelined ones: %s", calls,
+                      tr_boxcar_last_error(qa));
+            } else {
+                CHECK(tr_boxcar_search_candidates_pipelined(ca, qa, x + done_ * C, m) ==
+                          TR_OK,
+                      "pipelined call %zu: %s", calls, tr_boxcar_last_error(qa));
+                if (mix == 1)
+                    CHECK(tr_boxcar_search_candidates_drain(qa) == TR_OK,
+                          "drain after call %zu: %s", calls, tr_boxcar_last_error(qa));
+            }
             CHECK(tr_boxcar_search_candidates(cb, qb, x + done_ * C, m) == TR_OK,
                   "reference call %zu: %s", calls, tr_boxcar_last_error(qb));
             done_ += m;
+            CHECK(tr_boxcar_position(qa) == done_ && tr_boxcar_position(qb) == done_,
+                  "call %zu: samples consumed %llu, %llu, given %zu", calls,
+                  (unsigned long long)tr_boxcar_position(qa),
+                  (unsigned long long)tr_boxcar_position(qb), done_);
         }
         CHECK(tr_boxcar_search_candidates_pipelined(other, qa, x, 1) == TR_ERR_STATE,
               "another candidates object while a piece waits");

@@ -210,17 +210,21 @@ tr_status tr_boxcar_search_candidates(tr_candidates *c, struct tr_boxcar *q,
                                       const float *x, size_t n);
 
 /*
- * tr_boxcar_search_candidates for a stream of calls: the selection and
- * clustering of the call's last piece run beside the search of the next
- * call's first piece (a call of one piece otherwise waits for its own
- * clustering), so the events of a call's last piece come out with the next
- * call. The same events in the same order as tr_boxcar_search_candidates,
- * with the threshold each piece was searched with. The samples are read
- * before the return, as there. The piece left over belongs to c: the next
- * call must give the same c (else TR_ERR_STATE), and
- * tr_boxcar_search_candidates_drain clusters it without new samples;
- * tr_boxcar_search_candidates, tr_boxcar_process_device and both flushes of q
- * drain first, tr_boxcar_reset drops it. Drain before tr_candidates_flush.
+ * tr_boxcar_search_candidates for a stream of calls: a call's last piece is
+ * copied to the device but searched with the next call, beside the copy of
+ * that call's first piece, and the piece before it is selected and clustered
+ * there too (a call of one piece otherwise copies, searches and clusters it
+ * one after the other). So the events of a call's last two pieces come out
+ * with the next call (its last piece's, with the one after). The same
+ * events in the same order as tr_boxcar_search_candidates, each piece
+ * clustered with the threshold in effect when its samples were given. The
+ * samples are read before the return, as there, and count as consumed
+ * (tr_boxcar_position). The pieces left over belong to c: the next call
+ * must give the same c (else TR_ERR_STATE), and
+ * tr_boxcar_search_candidates_drain searches and clusters them without new
+ * samples; tr_boxcar_search_candidates, tr_boxcar_process,
+ * tr_boxcar_process_device and both flushes of q drain first,
+ * tr_boxcar_reset drops them. Drain before tr_candidates_flush.
  */
 tr_status tr_boxcar_search_candidates_pipelined(tr_candidates *c, struct tr_boxcar *q,
                                                 const float *x, size_t n);
