@@ -250,6 +250,28 @@ template <typename T> inline T __shfl_xor_sync(unsigned, T v, int d)
     return r;
 }
 
+/* Every lane's predicate as a bit of its warp (all 32 lanes take part). */
+inline unsigned __ballot_sync(unsigned, int pred)
+{
+    const int lin = tr_emu::g_cur->lin;
+    const unsigned b = pred ? 1u : 0u;
+    std::memcpy(&tr_emu::g_xbuf[lin], &b, 4);
+    tr_emu::wait_state(2);
+    unsigned m = 0;
+    for (int l = 0; l < 32; l++) {
+        unsigned x;
+        std::memcpy(&x, &tr_emu::g_xbuf[(lin & ~31) + l], 4);
+        m |= x << l;
+    }
+    tr_emu::wait_state(2);
+    return m;
+}
+
+inline int __popc(unsigned x)
+{
+    return __builtin_popcount(x);
+}
+
 inline void __syncwarp(unsigned = 0xffffffffu)
 {
     tr_emu::wait_state(2);

@@ -8,10 +8,12 @@
  * section 4.6.
  *
  * Selection: a stable compaction in three launches (count per tile, one
- * block scanning the tile counts, write), written with the block sums of
- * boxcar_target.cuh so that the host emulation runs it as it is; it reads
- * either layout and the width in the same pass, which a library select over
- * a flat array would not.
+ * block scanning the tile counts, write), written with the block sums and
+ * warp votes that the host emulation provides (boxcar_target.cuh), so that
+ * it runs there as it is; it reads either layout and the width in the same
+ * pass, which a library select over a flat array would not. The write gives
+ * each warp a contiguous run of the tile and orders its peaks by warp votes
+ * (no block scan per row of the tile).
  */
 #ifndef TRANSIENT_CUDA_CANDIDATES_KERNELS_CUH
 #define TRANSIENT_CUDA_CANDIDATES_KERNELS_CUH
@@ -39,8 +41,9 @@ struct view {
     float thr;
     __device__ __forceinline__ int64_t index(int64_t j) const
     {
+        if (!channel_major) return k0 * (int64_t)nchan + j; /* (k0 + k) nchan + c */
         const int64_t k = k0 + j / nchan, c = j % nchan;
-        return channel_major ? c * ld + k : k * nchan + c;
+        return c * ld + k;
     }
     __device__ __forceinline__ bool is_peak(int64_t j) const
     {
@@ -86,30 +89,41 @@ __global__ void __launch_bounds__(NT)
 }
 
 /* The peaks of each tile at tile_off[tile] on, in stream order; writes only
- * below cap (the host sees total > cap, grows the buffer and writes again). */
+ * below cap (the host sees total > cap, grows the buffer and writes again).
+ * Warp w of the tile takes the 32 IT values from w 32 IT on, row r (32
+ * values) after row r - 1: a first pass counts the warp's peaks, the warps
+ * before it give its offset, a second pass writes each row's peaks in order
+ * of their lanes. */
 template <int NT, int IT>
 __global__ void __launch_bounds__(NT)
     select_write(view v, const uint32_t *tile_off, tr_cuda_cand_peak *pk, uint32_t cap)
 {
-    __shared__ typename block_ops<NT>::storage tmp;
-    __shared__ uint32_t run;
-    if (threadIdx.x == 0) run = tile_off[blockIdx.x];
+    constexpr int NW = NT / 32;
+    __shared__ uint32_t wcount[NW];
+    const unsigned lane = threadIdx.x & 31u, wid = threadIdx.x >> 5;
+    const int64_t seg = (int64_t)blockIdx.x * NT * IT + (int64_t)wid * 32 * IT;
+    unsigned cnt = 0;
+    for (int r = 0; r < IT; r++)
+        cnt += (unsigned)__popc(
+            __ballot_sync(0xffffffffu, v.is_peak(seg + (int64_t)r * 32 + lane)));
+    if (lane == 0) wcount[wid] = cnt;
     __syncthreads();
-    const int64_t j0 = (int64_t)blockIdx.x * NT * IT;
+    uint32_t o = tile_off[blockIdx.x];
+    for (unsigned w = 0; w < wid; w++)
+        o += wcount[w];
+    const unsigned below = (1u << lane) - 1u; /* the lanes before this one */
     for (int r = 0; r < IT; r++) {
-        const int64_t j = j0 + r * NT + threadIdx.x;
+        const int64_t j = seg + (int64_t)r * 32 + lane;
         const bool f = v.is_peak(j);
-        const uint32_t p = (uint32_t)block_ops<NT>::exclusive_sum(tmp, f ? 1.0f : 0.0f);
-        const uint32_t o = run + p;
-        if (f && o < cap) {
+        const unsigned m = __ballot_sync(0xffffffffu, f);
+        const uint32_t at = o + (uint32_t)__popc(m & below);
+        if (f && at < cap) {
             const int64_t i = v.index(j);
             const int32_t w = v.width ? v.width[i] : 1;
-            pk[o] = tr_cuda_cand_peak{(uint32_t)(j / v.nchan), (uint32_t)(j % v.nchan),
-                                      w < 1 ? 1 : w, v.snr[i]};
+            pk[at] = tr_cuda_cand_peak{(uint32_t)(j / v.nchan), (uint32_t)(j % v.nchan),
+                                       w < 1 ? 1 : w, v.snr[i]};
         }
-        __syncthreads();
-        if (threadIdx.x == NT - 1) run = o + (f ? 1u : 0u);
-        __syncthreads();
+        o += (uint32_t)__popc(m);
     }
 }
 
