@@ -437,11 +437,22 @@ SOURCES = [
         "vectors, %s; two rounds alternated with the other tree in one call (H200)" % what,
         labels=BLOCK_MSG_LABELS + [l + ", second round" for l in BLOCK_MSG_LABELS])
       for t, role, what in (
-          ("B", FINAL, "commit 71389f9: the device statistics with the window's values in "
+          ("B", EARLIER, "commit 71389f9: the device statistics with the window's values in "
                        "registers and no host waits, a pipelined call's last piece searched "
                        "with the next call"),
           ("A", REPEAT, "commit 7337401 (the final tree of "
                         "2026-11-27-h100-boxcar-block-pipelined) again"))],
+    S("2026-11-27-h200-boxcar-select-votes", "peer/aa_spd.jsonl", REPEAT,
+      "AstroAccelerate's SPDT and analysis step (its own kernels, device data), first in the "
+      "call of flowgraph_A/B.jsonl (H200; the README compares them)"),
+    *[S("2026-11-27-h200-boxcar-select-votes", "flowgraph_%s.jsonl" % t, role,
+        "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects as "
+        "vectors, %s; two rounds alternated with the other tree in one call (H200)" % what,
+        labels=BLOCK_MSG_LABELS + [l + ", second round" for l in BLOCK_MSG_LABELS])
+      for t, role, what in (
+          ("B", FINAL, "commit 0d4eb0b: the selection's write kernel by warp votes"),
+          ("A", REPEAT, "commit 71389f9 (the final tree of "
+                        "2026-11-27-h200-boxcar-block-deferred) again"))],
     *[S("2026-11-27-h100-boxcar-block-vectors", "flowgraph_boxcar_%s.jsonl" % m, EARLIER,
         "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects messages "
         "%s (commit fab407f: the FAST kernel after the sparse pass, H100)" % what,
