@@ -75,6 +75,23 @@ PIECE_FG_LABELS = ["1 channel, batch 1048576", "1 channel, batch 8388608",
 BLOCK_MSG_LABELS = ["FIXED, 1 channel, batch 1048576", "FIXED, 64 channels, batch 65536",
                     "WHITE, 1 channel, batch 1048576", "WHITE, 64 channels, batch 65536"]
 
+AA_FIRST_IN_CALL = ("AstroAccelerate's SPDT and analysis step (its own kernels, device "
+                    "data), first in the call of flowgraph_A/B.jsonl (the README compares "
+                    "them)")
+
+
+def block_ab(folder, gpu, b, a):
+    """The two trees of a block comparison (flowgraph_B.jsonl, flowgraph_A.jsonl):
+    boxcar_search_ff without outputs, dense events, two rounds alternated in one
+    call; b, a: (role, what the tree is)."""
+    return [S(folder, "flowgraph_%s.jsonl" % t, role,
+              "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects "
+              "as vectors, %s; two rounds alternated with the other tree in one call (%s)"
+              % (what, gpu),
+              labels=BLOCK_MSG_LABELS + [l + ", second round" for l in BLOCK_MSG_LABELS])
+            for t, (role, what) in (("B", b), ("A", a))]
+
+
 SOURCES = [
     # edge localizer
     S("2026-11-22-h100-edges", "bench_edges.jsonl", FINAL,
@@ -419,40 +436,24 @@ SOURCES = [
     S("2026-11-27-h100-boxcar-block-pipelined", "peer/aa_spd.jsonl", REPEAT,
       "AstroAccelerate's SPDT and analysis step (its own kernels, device data) in the call "
       "of flowgraph_B_peer_call.jsonl"),
-    *[S("2026-11-27-h100-boxcar-block-pipelined", "flowgraph_%s.jsonl" % t, role,
-        "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects as "
-        "vectors, %s; two rounds alternated with the other tree in one call (H100)" % what,
-        labels=BLOCK_MSG_LABELS + [l + ", second round" for l in BLOCK_MSG_LABELS])
-      for t, role, what in (
-          ("B", EARLIER, "commit 7337401: the pipelined search (a call's last piece "
-                       "clustered beside the next call's search), one channel's peaks "
-                       "clustered in runs, one channel searched in place, the selection "
-                       "in one round trip"),
-          ("A", EARLIER, "commit fab407f, the tree before those changes"))],
-    S("2026-11-27-h200-boxcar-block-deferred", "peer/aa_spd.jsonl", REPEAT,
-      "AstroAccelerate's SPDT and analysis step (its own kernels, device data), first in the "
-      "call of flowgraph_A/B.jsonl (H200; the README compares them)"),
-    *[S("2026-11-27-h200-boxcar-block-deferred", "flowgraph_%s.jsonl" % t, role,
-        "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects as "
-        "vectors, %s; two rounds alternated with the other tree in one call (H200)" % what,
-        labels=BLOCK_MSG_LABELS + [l + ", second round" for l in BLOCK_MSG_LABELS])
-      for t, role, what in (
-          ("B", EARLIER, "commit 71389f9: the device statistics with the window's values in "
-                       "registers and no host waits, a pipelined call's last piece searched "
-                       "with the next call"),
-          ("A", REPEAT, "commit 7337401 (the final tree of "
-                        "2026-11-27-h100-boxcar-block-pipelined) again"))],
-    S("2026-11-27-h200-boxcar-select-votes", "peer/aa_spd.jsonl", REPEAT,
-      "AstroAccelerate's SPDT and analysis step (its own kernels, device data), first in the "
-      "call of flowgraph_A/B.jsonl (H200; the README compares them)"),
-    *[S("2026-11-27-h200-boxcar-select-votes", "flowgraph_%s.jsonl" % t, role,
-        "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects as "
-        "vectors, %s; two rounds alternated with the other tree in one call (H200)" % what,
-        labels=BLOCK_MSG_LABELS + [l + ", second round" for l in BLOCK_MSG_LABELS])
-      for t, role, what in (
-          ("B", FINAL, "commit 0d4eb0b: the selection's write kernel by warp votes"),
-          ("A", REPEAT, "commit 71389f9 (the final tree of "
-                        "2026-11-27-h200-boxcar-block-deferred) again"))],
+    *block_ab("2026-11-27-h100-boxcar-block-pipelined", "H100",
+              (EARLIER, "commit 7337401: the pipelined search (a call's last piece "
+                        "clustered beside the next call's search), one channel's peaks "
+                        "clustered in runs, one channel searched in place, the selection "
+                        "in one round trip"),
+              (EARLIER, "commit fab407f, the tree before those changes")),
+    S("2026-11-27-h200-boxcar-block-deferred", "peer/aa_spd.jsonl", REPEAT, AA_FIRST_IN_CALL),
+    *block_ab("2026-11-27-h200-boxcar-block-deferred", "H200",
+              (EARLIER, "commit 71389f9: the device statistics with the window's values in "
+                        "registers and no host waits, a pipelined call's last piece searched "
+                        "with the next call"),
+              (REPEAT, "commit 7337401 (the final tree of "
+                       "2026-11-27-h100-boxcar-block-pipelined) again")),
+    S("2026-11-27-h200-boxcar-select-votes", "peer/aa_spd.jsonl", REPEAT, AA_FIRST_IN_CALL),
+    *block_ab("2026-11-27-h200-boxcar-select-votes", "H200",
+              (FINAL, "commit 0d4eb0b: the selection's write kernel by warp votes"),
+              (REPEAT, "commit 71389f9 (the final tree of "
+                       "2026-11-27-h200-boxcar-block-deferred) again")),
     *[S("2026-11-27-h100-boxcar-block-vectors", "flowgraph_boxcar_%s.jsonl" % m, EARLIER,
         "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects messages "
         "%s (commit fab407f: the FAST kernel after the sparse pass, H100)" % what,
