@@ -393,7 +393,7 @@ template <class T> bool boxcar_search_impl<T>::stop()
         // samples searched are closed and published on "detects" (their
         // samples can no longer be released, so they get no tags).
         if (!d_flushed && d_cands) {
-            // the device's last piece first (the pipelined search's)
+            // the device's last pieces first (the pipelined search's)
             if (tr_boxcar_search_candidates_drain(d_q) == TR_OK &&
                 tr_candidates_flush(d_cands) == TR_OK)
                 read_events();
@@ -480,8 +480,8 @@ void boxcar_search_impl<T>::run_core(const T *x, size_t n, float *out_snr,
         const uint64_t pos_in = tr_boxcar_position(d_q);
         if (d_device_cands) {
             // No outputs: searched and clustered on the device, events back;
-            // the clustering of the call's last piece runs beside the next
-            // call's search (the flush and stop() drain it)
+            // the call's last piece is searched with the next call, beside
+            // the copy of its samples (the flush and stop() drain it)
             const tr_status st =
                 tr_boxcar_search_candidates_pipelined(d_cands, d_q, xf, m);
             if (st != TR_OK) throw_status<T>(st, tr_boxcar_last_error(d_q));
