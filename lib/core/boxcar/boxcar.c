@@ -114,15 +114,17 @@ struct tr_boxcar {
     uint8_t *part_flags;       /* their channel flags, nchan per part */
     size_t nparts, partcap;
     int cslot; /* its stage slot of the next piece */
-    /* tr_boxcar_search_candidates_pipelined: the last piece searched, whose
-     * clustering (its parts above, its outputs in stage slot cslot ^ 1)
-     * waits for the next call, or NULL */
+    /* tr_boxcar_search_candidates_pipelined: the candidates object the
+     * pieces left by the last call belong to, or NULL. Those pieces: the
+     * last one copied but not searched (psearch_m samples per channel in
+     * stage slot cslot; 0: none), and the one before it searched but not
+     * clustered (its parts above, its pend_ld outputs in stage slot
+     * cslot ^ 1; pend_ld 0: none) */
     tr_candidates *pend;
-    int64_t pend_ld,
-        pend_k0;       /* its output positions (0: none), first output to cluster */
-    float pend_thr;    /* the threshold when it was searched */
-    size_t psearch_m;  /* the last piece, copied but not searched: its samples per
-                          channel (in stage slot cslot), or 0 */
+    int64_t pend_ld;   /* outputs of the piece to cluster (0: none) */
+    int64_t pend_k0;   /* its first output to cluster */
+    float pend_thr;    /* the threshold when its samples were given */
+    size_t psearch_m;  /* samples per channel of the piece to search (0: none) */
     float psearch_thr; /* the threshold when its samples were given */
     void *hstage;      /* tr_cuda_stage: outputs of a held device stream, placed */
     int dnorm_active;  /* this stream's statistics are measured on the device */
