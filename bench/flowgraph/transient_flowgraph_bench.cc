@@ -65,7 +65,8 @@
  * Per case the core object with the block's settings (same backend, variant
  * FAST, batch) first processes the same signal from pageable memory in calls
  * of `batch` samples for S seconds (core_samples_per_s); then the flow graph
- * runs for about the same number of seconds (samples_per_s, wall time from
+ * runs for about as long as the core line it is compared with (the line
+ * without outputs for a block without outputs) (samples_per_s, wall time from
  * start() to the end of wait(); block construction is not timed). A flow
  * graph still running after 10 S + 1 seconds is stopped and its rate is what
  * went through by then ("stopped_at_limit": true).
@@ -923,13 +924,15 @@ int main(int argc, char **argv)
                     backend == "cuda" ? TR_BACKEND_CUDA : TR_BACKEND_CPU;
                 const result core = run_core(c, be, *pattern, ring, o.seconds);
                 emit(o, env, c, backend, "core", core, core.rate(), nullptr, 0);
-                // The flow graph for about as long (at least 2 rings when the
-                // core is fast enough, whole batches).
-                double want = core.rate() * o.seconds;
-                want = std::max(want, (double)(4 * c.batch));
-                uint64_t total = (uint64_t)want;
-                if (o.quick) total = std::min<uint64_t>(total, 4 * ring);
-                total = (total + c.batch - 1) / c.batch * c.batch;
+                // The flow graph for about as long as the core line it is
+                // compared with (at least 4 batches, whole batches).
+                auto samples_for = [&](double rate) {
+                    double want = std::max(rate * o.seconds, (double)(4 * c.batch));
+                    uint64_t t = (uint64_t)want;
+                    if (o.quick) t = std::min<uint64_t>(t, 4 * ring);
+                    return (t + c.batch - 1) / c.batch * c.batch;
+                };
+                const uint64_t total = samples_for(core.rate());
                 // Page-locked GNU Radio buffers on (1) and/or off (0).
                 std::vector<int> pins;
                 if (backend == "cuda" && o.pin != "on") {
@@ -984,11 +987,14 @@ int main(int argc, char **argv)
                     cn.spiir_output = false;
                     const result cc = run_core(cn, be, *pattern, ring, o.seconds);
                     emit(o, env, cn, backend, "core", cc, cc.rate(), nullptr, 0);
+                    // as long as this core line: the search without outputs
+                    // may be much faster than with them
+                    const uint64_t total_cn = samples_for(cc.rate());
                     setenv("GR_TRANSIENT_PIN_BUFFERS", "1", 1);
                     for (const std::string &on : places) {
                         if (backend == "cuda" && on == "host")
                             setenv("GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS", "0", 1);
-                        block_result br = run_block(cn, backend, pattern, ring, total,
+                        block_result br = run_block(cn, backend, pattern, ring, total_cn,
                                                     10 * o.seconds + 1);
                         unsetenv("GR_TRANSIENT_SPIIR_DEVICE_TRIGGERS");
                         br.triggers_on = on;
