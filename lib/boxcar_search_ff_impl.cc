@@ -780,6 +780,15 @@ int boxcar_search_impl<T>::work_no_output(int ninput_items, const T *in)
     if (!d_flushed) {
         if (d_restart_pending) restart_search();
         take = finished || ninput == 0 ? ninput : ninput - 1;
+        if (!finished && d_backend == TR_BACKEND_CUDA) {
+            // Calls to the core end at multiples of the batch where the input
+            // reaches one: a call that ends mid-batch would leave every later
+            // call unaligned, each with partial statistics windows (more
+            // launches per call).
+            const uint64_t pos = d_fed - d_core_base;
+            const uint64_t end = (pos + take) / d_chunk * d_chunk;
+            if (end > pos) take = static_cast<size_t>(end - pos);
+        }
         if (take > 0) run_core(in, take, nullptr, nullptr);
         if (finished) {
             finish_stream();
