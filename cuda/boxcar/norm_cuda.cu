@@ -289,10 +289,11 @@ extern "C" tr_status tr_cuda_norm_create(int device, const tr_cuda_norm_setup *s
     P.W = s->window;
     P.H = s->history;
     P.nlev = s->nlev;
-    /* Enough blocks to fill a GPU when a call's whole windows are summarised
-     * together (about 1024: 8 per SM on 132 SMs), at most 64 windows. */
+    /* A call's whole windows summarised in few launches: up to about 4096
+     * blocks (several waves of 8 per SM on 132 SMs; each launch costs the
+     * host as much as a few microseconds of kernel), at most 256 windows. */
     P.batch = (uint32_t)std::max<uint64_t>(
-        1, std::min<uint64_t>(64, 1024 / ((uint64_t)s->nchan * s->nlev)));
+        1, std::min<uint64_t>(256, 4096 / ((uint64_t)s->nchan * s->nlev)));
     P.Hs = P.H + P.batch - 1;
     q->first_own = s->first_own;
     P.E = (uint32_t)((s->latency + 65536) / s->window + 3);
