@@ -14,7 +14,9 @@
  * above the noise), so the dense values never cross PCIe; the clustering is
  * a serial walk over the peaks, which a CPU core runs far faster than one
  * GPU thread would. The peak buffer grows on demand: no count of peaks is an
- * error.
+ * error. With one channel and any widths linking, a pulse gives a run of
+ * peaks that the host would merge one by one; the device merges them
+ * (tr_cuda_cand_select_runs) and only the runs come back.
  */
 #ifndef TRANSIENT_CUDA_CANDIDATES_CUDA_H
 #define TRANSIENT_CUDA_CANDIDATES_CUDA_H
@@ -32,6 +34,24 @@ typedef struct tr_cuda_cand_peak {
     int32_t w;  /* width (at least 1) */
     float s;    /* S/N */
 } tr_cuda_cand_peak;
+
+/* Peaks of one channel, in stream order, that link in a chain: each starts
+ * at most link_time after the largest end (k + w) of those before it; for
+ * the clustering with any widths linking (candidates.c), where the chain is
+ * one set. Chains are cut every TR_CUDA_CAND_RUN_CHUNK peaks of the call. */
+typedef struct tr_cuda_cand_run {
+    uint32_t k0, k1;   /* positions of the first and last peak */
+    uint32_t kb;       /* position of the best: highest S/N, the first of equals */
+    int32_t wb;        /* its width (at least 1) */
+    float sb;          /* its S/N */
+    uint32_t end;      /* largest k + w of the peaks */
+    uint32_t members;  /* peaks */
+    uint32_t wlo, whi; /* smallest and largest width */
+    uint32_t i0;       /* index of the first peak among the call's peaks */
+} tr_cuda_cand_run;
+
+/* Peaks per chunk of the chain search: no run holds more. */
+#define TR_CUDA_CAND_RUN_CHUNK 64
 
 typedef struct tr_cuda_cand tr_cuda_cand;
 
@@ -58,6 +78,24 @@ tr_status tr_cuda_cand_select(tr_cuda_cand *ctx, const float *snr, const int32_t
                               int on_device, float threshold, const uint8_t *skip,
                               const tr_cuda_cand_peak **peaks, size_t *npeaks,
                               tr_error *err);
+
+/*
+ * One channel (nchan = 1): the same selection, but what comes back is the
+ * peaks' runs (tr_cuda_cand_run, chains with link_time), *nruns of them in
+ * stream order, and *npeaks the count of peaks; the peaks stay on the device
+ * until the next call (tr_cuda_cand_run_peaks).
+ */
+tr_status tr_cuda_cand_select_runs(tr_cuda_cand *ctx, const float *snr,
+                                   const int32_t *width, int64_t ld, int64_t k0, size_t n,
+                                   int channel_major, int on_device, float threshold,
+                                   const uint8_t *skip, uint32_t link_time,
+                                   const tr_cuda_cand_run **runs, size_t *nruns,
+                                   size_t *npeaks, tr_error *err);
+
+/* The run->members peaks of a run of the last tr_cuda_cand_select_runs into
+ * out (host memory). */
+tr_status tr_cuda_cand_run_peaks(tr_cuda_cand *ctx, const tr_cuda_cand_run *run,
+                                 tr_cuda_cand_peak *out, tr_error *err);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,10 @@
  * pass, which a library select over a flat array would not. The write gives
  * each warp a contiguous run of the tile and orders its peaks by warp votes
  * (no block scan per row of the tile).
+ *
+ * Runs (one channel): one thread per chunk of TR_CUDA_CAND_RUN_CHUNK peaks
+ * merges them serially as the host would (candidates.c); a run never spans
+ * two chunks, which only cuts a chain the host joins again.
  */
 #ifndef TRANSIENT_CUDA_CANDIDATES_KERNELS_CUH
 #define TRANSIENT_CUDA_CANDIDATES_KERNELS_CUH
@@ -125,6 +129,72 @@ __global__ void __launch_bounds__(NT)
         }
         o += (uint32_t)__popc(m);
     }
+}
+
+/* ---- runs of one channel's peaks ----------------------------------------- */
+
+/* The runs of peaks i0 .. i1 - 1 (i0 < i1), into out when given; returns
+ * their count. A peak joins the run before it when it starts at most lt
+ * after the run's largest end (the host's merge, candidates.c). */
+__device__ __forceinline__ uint32_t chunk_runs(const tr_cuda_cand_peak *pk, uint32_t i0,
+                                               uint32_t i1, uint32_t lt,
+                                               tr_cuda_cand_run *out)
+{
+    uint32_t nr = 0;
+    tr_cuda_cand_run r{};
+    for (uint32_t i = i0; i < i1; i++) {
+        const tr_cuda_cand_peak p = pk[i];
+        const uint32_t w = (uint32_t)p.w, e = p.k + w;
+        if (i > i0 && (uint64_t)p.k <= (uint64_t)r.end + lt) {
+            if (p.s > r.sb) { /* the first of equals stays the best */
+                r.sb = p.s;
+                r.kb = p.k;
+                r.wb = p.w;
+            }
+            if (e > r.end) r.end = e;
+            if (w < r.wlo) r.wlo = w;
+            if (w > r.whi) r.whi = w;
+            r.k1 = p.k;
+            r.members++;
+            continue;
+        }
+        if (i > i0) {
+            if (out) out[nr] = r;
+            nr++;
+        }
+        r = tr_cuda_cand_run{p.k, p.k, p.k, p.w, p.s, e, 1u, w, w, i};
+    }
+    if (out) out[nr] = r;
+    return nr + 1;
+}
+
+/* Run counts of chunks of P peaks (thread = chunk) of the *total peaks
+ * written (at most cap). */
+template <int NT, int P>
+__global__ void __launch_bounds__(NT)
+    runs_count(const tr_cuda_cand_peak *pk, const uint32_t *total, uint32_t cap,
+               uint32_t lt, uint32_t nchunks, uint32_t *run_count)
+{
+    const uint32_t ch = blockIdx.x * NT + threadIdx.x;
+    if (ch >= nchunks) return;
+    const uint32_t tot = *total < cap ? *total : cap, i0 = ch * (uint32_t)P;
+    const uint32_t i1 = tot - i0 < (uint32_t)P ? tot : i0 + (uint32_t)P;
+    run_count[ch] = i0 < tot ? chunk_runs(pk, i0, i1, lt, nullptr) : 0u;
+}
+
+/* The runs of each chunk at run_off[chunk] on. */
+template <int NT, int P>
+__global__ void __launch_bounds__(NT)
+    runs_write(const tr_cuda_cand_peak *pk, const uint32_t *total, uint32_t cap,
+               uint32_t lt, uint32_t nchunks, const uint32_t *run_off,
+               tr_cuda_cand_run *runs)
+{
+    const uint32_t ch = blockIdx.x * NT + threadIdx.x;
+    if (ch >= nchunks) return;
+    const uint32_t tot = *total < cap ? *total : cap, i0 = ch * (uint32_t)P;
+    if (i0 >= tot) return;
+    const uint32_t i1 = tot - i0 < (uint32_t)P ? tot : i0 + (uint32_t)P;
+    chunk_runs(pk, i0, i1, lt, runs + run_off[ch]);
 }
 
 } // namespace cand_cuda

@@ -728,14 +728,165 @@ tr_status tr_candidates_process_peaks(tr_candidates *q, const tr_cuda_cand_peak 
     return TR_OK;
 }
 
+/* The event of run r (positions from base). */
+static tr_candidate run_event(int64_t base, const tr_cuda_cand_run *r)
+{
+    tr_candidate ev = peak_event(base + r->kb, 0, (uint32_t)r->wb, r->sb);
+    ev.first = base + r->k0;
+    ev.end = base + r->end;
+    ev.members = r->members;
+    ev.width_lo = r->wlo;
+    ev.width_hi = r->whi;
+    return ev;
+}
+
+/* Merge the later run r of the channel into ev: its best is the best only
+ * with a higher S/N (ties keep the earlier start). */
+static void merge_run(tr_candidate *ev, int64_t base, const tr_cuda_cand_run *r)
+{
+    if (r->sb > ev->snr) {
+        ev->start = base + r->kb;
+        ev->peak = ev->start + (int64_t)(r->wb - 1) / 2;
+        ev->snr = r->sb;
+        ev->width = (uint32_t)r->wb;
+    }
+    if (base + r->end > ev->end) ev->end = base + r->end;
+    ev->members += r->members;
+    if (r->wlo < ev->width_lo) ev->width_lo = r->wlo;
+    if (r->whi > ev->width_hi) ev->width_hi = r->whi;
+}
+
+/* The runs of a call with one of them replaced by its peaks (each a run of
+ * one) where a span limit cuts it. */
+typedef struct {
+    const tr_cuda_cand_run *r;
+    size_t nr, i;                               /* next run */
+    tr_cuda_cand_run x[TR_CUDA_CAND_RUN_CHUNK]; /* run i as single peaks */
+    size_t nx, ix;                              /* x[ix .. nx) left; nx = 0: none */
+    tr_candidates_run_peaks_fn fetch;
+    void *arg;
+} run_seq;
+
+static const tr_cuda_cand_run *seq_cur(const run_seq *sq)
+{
+    if (sq->ix < sq->nx) return &sq->x[sq->ix];
+    return sq->i < sq->nr ? &sq->r[sq->i] : NULL;
+}
+
+static void seq_next(run_seq *sq)
+{
+    if (sq->ix < sq->nx) {
+        if (++sq->ix < sq->nx) return;
+        sq->nx = sq->ix = 0; /* run i is used up */
+    }
+    sq->i++;
+}
+
+/* Run i as its peaks, one run each. */
+static tr_status seq_split(run_seq *sq)
+{
+    const tr_cuda_cand_run *r = &sq->r[sq->i];
+    tr_cuda_cand_peak pk[TR_CUDA_CAND_RUN_CHUNK];
+    if (r->members > TR_CUDA_CAND_RUN_CHUNK) return TR_ERR_INVALID;
+    const tr_status st = sq->fetch(sq->arg, r, pk);
+    if (st != TR_OK) return st;
+    for (uint32_t j = 0; j < r->members; j++) {
+        const uint32_t w = (uint32_t)(pk[j].w < 1 ? 1 : pk[j].w);
+        const tr_cuda_cand_run one = {pk[j].k, pk[j].k,     pk[j].k, (int32_t)w,
+                                      pk[j].s, pk[j].k + w, 1u,      w,
+                                      w,       r->i0 + j};
+        sq->x[j] = one;
+    }
+    sq->nx = r->members;
+    sq->ix = 0;
+    return TR_OK;
+}
+
+/*
+ * tr_candidates_process_peaks for one channel with any widths linking, from
+ * the peaks' runs: a run goes in as the peaks it holds would (each links to
+ * the one before it), but where a span limit falls inside a run, fetch
+ * gives its peaks and they go in one by one.
+ */
+tr_status tr_candidates_process_runs(tr_candidates *q, const tr_cuda_cand_run *runs,
+                                     size_t nruns, size_t n,
+                                     tr_candidates_run_peaks_fn fetch, void *arg)
+{
+    if (q->cfg.nchan != 1 || !q->summary)
+        return tr_fail(&q->err, TR_ERR_INVALID,
+                       "candidates: runs need one channel and any widths linking");
+    const int64_t base = q->position;
+    const int64_t lt = (int64_t)q->cfg.link_time;
+    run_seq sq;
+    memset(&sq, 0, sizeof sq);
+    sq.r = runs;
+    sq.nr = nruns;
+    sq.fetch = fetch;
+    sq.arg = arg;
+    size_t k = 0; /* next input position */
+    while (k < n) {
+        const tr_cuda_cand_run *it = seq_cur(&sq);
+        const size_t kp = it && it->k0 < n ? it->k0 : n; /* next peak position */
+        tr_status st = close_until(q, base, k, kp, n);
+        if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
+        if (kp == n) break;
+        const int64_t p = base + (int64_t)kp;
+        q->position = p;
+        int64_t lim = INT64_MAX; /* the last position before a span close */
+        if (q->cfg.max_span) {
+            const chan_t *ch = &q->ch[0];
+            int64_t first = p;
+            if (ch->has && q->cl[ch->sid].gen == ch->sgen && ch->max_end + lt >= p)
+                first = q->cl[find(q, ch->sid)].ev.first; /* the set it joins */
+            lim = first + (int64_t)q->cfg.max_span;
+        }
+        if (base + (int64_t)it->k1 > lim) {
+            if ((st = seq_split(&sq)) != TR_OK)
+                return tr_fail(&q->err, st, "candidates: %s", "cannot fetch a run");
+            continue;
+        }
+        /* as process_peaks merges the peaks that follow */
+        tr_candidate ev = run_event(base, it);
+        size_t last = it->k1;
+        seq_next(&sq);
+        while ((it = seq_cur(&sq)) != NULL && it->k0 < n &&
+               base + (int64_t)it->k0 <= ev.end + lt && base + (int64_t)it->k0 <= lim) {
+            if (base + (int64_t)it->k1 > lim) {
+                if ((st = seq_split(&sq)) != TR_OK)
+                    return tr_fail(&q->err, st, "candidates: %s", "cannot fetch a run");
+                continue;
+            }
+            merge_run(&ev, base, it);
+            last = it->k1;
+            seq_next(&sq);
+        }
+        st = add_peak(q, &ev, NONE);
+        if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
+        k = last + 1;
+    }
+    q->position = base + (int64_t)n;
+    const tr_status st = close_events(q, q->position, 0);
+    if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
+    return TR_OK;
+}
+
 #ifdef TR_HAVE_CUDA
 /* Values selected on the device in pieces whose peak positions fit 32 bits,
  * each piece's peaks clustered here. */
+static tr_status fetch_run(void *arg, const tr_cuda_cand_run *run, tr_cuda_cand_peak *out)
+{
+    tr_candidates *q = (tr_candidates *)arg;
+    return tr_cuda_cand_run_peaks((tr_cuda_cand *)q->cuda, run, out, &q->err);
+}
+
 static tr_status cuda_process(tr_candidates *q, const float *snr, const int32_t *width,
                               int64_t ld, int64_t k0, size_t n, int channel_major,
                               int on_device, const uint8_t *skip)
 {
     const size_t C = q->cfg.nchan;
+    /* one channel, any widths: the device merges the peaks into runs, so
+     * that few cross PCIe and the host walks few */
+    const int runs = C == 1 && q->summary;
     const size_t piece = (size_t)(TR_CUDA_CAND_MAX_VALUES / (int64_t)C);
     for (size_t done = 0; done < n;) {
         const size_t m = n - done < piece ? n - done : piece;
@@ -745,9 +896,20 @@ static tr_status cuda_process(tr_candidates *q, const float *snr, const int32_t 
         const float *s = on_device ? snr : snr + done * C;
         const int32_t *w = on_device || !width ? width : width + done * C;
         const int64_t kk = on_device ? k0 + (int64_t)done : 0;
-        tr_status st =
-            tr_cuda_cand_select((tr_cuda_cand *)q->cuda, s, w, ld, kk, m, channel_major,
-                                on_device, q->cfg.threshold, skip, &pk, &npk, &q->err);
+        tr_status st;
+        if (runs) {
+            const tr_cuda_cand_run *rn = NULL;
+            size_t nrn = 0;
+            st = tr_cuda_cand_select_runs(
+                (tr_cuda_cand *)q->cuda, s, w, ld, kk, m, channel_major, on_device,
+                q->cfg.threshold, skip, q->cfg.link_time, &rn, &nrn, &npk, &q->err);
+            if (st == TR_OK) st = tr_candidates_process_runs(q, rn, nrn, m, fetch_run, q);
+            if (st != TR_OK) return st;
+            done += m;
+            continue;
+        }
+        st = tr_cuda_cand_select((tr_cuda_cand *)q->cuda, s, w, ld, kk, m, channel_major,
+                                 on_device, q->cfg.threshold, skip, &pk, &npk, &q->err);
         if (st != TR_OK) return st;
         st = tr_candidates_process_peaks(q, pk, npk, m);
         if (st != TR_OK) return st;

@@ -47,6 +47,22 @@ tr_status tr_candidates_process_peaks(tr_candidates *q,
                                       const struct tr_cuda_cand_peak *pk, size_t npk,
                                       size_t n);
 
+/* The peaks of one run of the last selection into out (run->members). */
+struct tr_cuda_cand_run;
+typedef tr_status (*tr_candidates_run_peaks_fn)(void *arg,
+                                                const struct tr_cuda_cand_run *run,
+                                                struct tr_cuda_cand_peak *out);
+
+/*
+ * tr_candidates_process_peaks from the peaks' runs (one channel, link_width
+ * 0 and a scanning kernel: TR_ERR_INVALID otherwise): the same events; fetch
+ * gives the peaks of a run that a span limit cuts.
+ */
+tr_status tr_candidates_process_runs(tr_candidates *q,
+                                     const struct tr_cuda_cand_run *runs, size_t nruns,
+                                     size_t n, tr_candidates_run_peaks_fn fetch,
+                                     void *arg);
+
 /*
  * 1 when the boxcar search's statistics for position p of channel c were
  * measured (not warm-up): those of its normalisation object, or those

@@ -26,6 +26,7 @@
 
 #include "boxcar/candidates_test_streams.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -91,24 +92,29 @@ std::vector<tr_candidate> read_all(tr_candidates *c)
     return v;
 }
 
-/* One call's results of both sides compared. */
-void compare(const tcase &t, size_t ci, tr_candidates *cpu, tr_candidates *dev)
+/* One call's results compared: the CPU's against dev's (and dev2's). */
+void compare(const tcase &t, size_t ci, tr_candidates *cpu, tr_candidates *dev,
+             tr_candidates *dev2 = nullptr)
 {
-    std::vector<tr_candidate> a = read_all(cpu), b = read_all(dev);
-    const size_t d = cts_compare(a.data(), a.size(), b.data(), b.size());
-    if (d)
-        fail(t, ci, "events differ (count or fields)", (long long)a.size(),
-             (long long)b.size());
-    if (tr_candidates_position(dev) != tr_candidates_position(cpu))
-        fail(t, ci, "position", tr_candidates_position(cpu), tr_candidates_position(dev));
-    if (tr_candidates_closed(dev) != tr_candidates_closed(cpu))
-        fail(t, ci, "closed", tr_candidates_closed(cpu), tr_candidates_closed(dev));
-    if (tr_candidates_open(dev) != tr_candidates_open(cpu))
-        fail(t, ci, "open", (long long)tr_candidates_open(cpu),
-             (long long)tr_candidates_open(dev));
-    if (tr_candidates_peaks(dev) != tr_candidates_peaks(cpu))
-        fail(t, ci, "peaks", (long long)tr_candidates_peaks(cpu),
-             (long long)tr_candidates_peaks(dev));
+    std::vector<tr_candidate> a = read_all(cpu);
+    for (tr_candidates *d : {dev, dev2}) {
+        if (!d) continue;
+        std::vector<tr_candidate> b = read_all(d);
+        if (cts_compare(a.data(), a.size(), b.data(), b.size()))
+            fail(t, ci, "events differ (count or fields)", (long long)a.size(),
+                 (long long)b.size());
+        if (tr_candidates_position(d) != tr_candidates_position(cpu))
+            fail(t, ci, "position", tr_candidates_position(cpu),
+                 tr_candidates_position(d));
+        if (tr_candidates_closed(d) != tr_candidates_closed(cpu))
+            fail(t, ci, "closed", tr_candidates_closed(cpu), tr_candidates_closed(d));
+        if (tr_candidates_open(d) != tr_candidates_open(cpu))
+            fail(t, ci, "open", (long long)tr_candidates_open(cpu),
+                 (long long)tr_candidates_open(d));
+        if (tr_candidates_peaks(d) != tr_candidates_peaks(cpu))
+            fail(t, ci, "peaks", (long long)tr_candidates_peaks(cpu),
+                 (long long)tr_candidates_peaks(d));
+    }
     g_calls++;
 }
 
@@ -133,6 +139,60 @@ void check_peaks(const tcase &t, size_t ci, const float *ms, const int32_t *w, s
     if (i != npk) fail(t, ci, "selected peak count", (long long)i, (long long)npk);
 }
 
+/* The runs of one channel against the peaks they came from: in order, every
+ * peak in one run, each run cut where a peak starts more than lt after the
+ * run's largest end or at a chunk's first peak, with the run's fields. */
+void check_runs(const tcase &t, size_t ci, const tr_cuda_cand_peak *pk, size_t npk,
+                const tr_cuda_cand_run *rn, size_t nrn, uint32_t lt)
+{
+    size_t i = 0;
+    for (size_t j = 0; j < nrn; j++) {
+        const tr_cuda_cand_run &r = rn[j];
+        if (r.i0 != i || r.members < 1 || i + r.members > npk) {
+            fail(t, ci, "run placement", (long long)i, (long long)r.i0);
+            return;
+        }
+        tr_cuda_cand_run e{pk[i].k,    pk[i].k,           pk[i].k,
+                           pk[i].w,    pk[i].s,           pk[i].k + (uint32_t)pk[i].w,
+                           1u,         (uint32_t)pk[i].w, (uint32_t)pk[i].w,
+                           (uint32_t)i};
+        for (size_t m = i + 1; m < i + r.members; m++) {
+            const uint32_t w = (uint32_t)pk[m].w;
+            if (m % TR_CUDA_CAND_RUN_CHUNK == 0 ||
+                (uint64_t)pk[m].k > (uint64_t)e.end + lt)
+                fail(t, ci, "run holds a peak that starts a run", (long long)m, 0);
+            if (pk[m].s > e.sb) {
+                e.sb = pk[m].s;
+                e.kb = pk[m].k;
+                e.wb = pk[m].w;
+            }
+            e.end = std::max(e.end, pk[m].k + w);
+            e.wlo = std::min(e.wlo, w);
+            e.whi = std::max(e.whi, w);
+            e.k1 = pk[m].k;
+            e.members++;
+        }
+        const size_t nx = i + r.members;
+        if (nx < npk && nx % TR_CUDA_CAND_RUN_CHUNK != 0 &&
+            (uint64_t)pk[nx].k <= (uint64_t)e.end + lt)
+            fail(t, ci, "run cut before a peak that joins it", (long long)nx, 0);
+        if (r.k0 != e.k0 || r.k1 != e.k1 || r.kb != e.kb || r.wb != e.wb ||
+            r.sb != e.sb || r.end != e.end || r.wlo != e.wlo || r.whi != e.whi)
+            fail(t, ci, "run fields", (long long)j, 0);
+        i = nx;
+    }
+    if (i != npk) fail(t, ci, "peaks in runs", (long long)npk, (long long)i);
+}
+
+int g_fetches = 0; /* runs cut by a span limit (read back as peaks) */
+
+tr_status fetch_peaks(void *arg, const tr_cuda_cand_run *run, tr_cuda_cand_peak *out)
+{
+    tr_error err;
+    g_fetches++;
+    return tr_cuda_cand_run_peaks((tr_cuda_cand *)arg, run, out, &err);
+}
+
 void run_case(size_t ci, const tcase &t)
 {
     tu_rng r{0x5eed0000ULL + ci};
@@ -153,6 +213,9 @@ void run_case(size_t ci, const tcase &t)
     tr_error err;
     tr_candidates *cpu = tr_candidates_create(&cfg, &err);
     tr_candidates *dev = tr_candidates_create(&cfg, &err);
+    /* one channel, any widths: a third object fed the runs */
+    const bool runs = C == 1 && t.link_width == 0.0;
+    tr_candidates *drn = runs ? tr_candidates_create(&cfg, &err) : nullptr;
     tr_cuda_cand *ctx = nullptr;
     if (!cpu || !dev || tr_cuda_cand_create(0, &cfg, &ctx, &err) != TR_OK) {
         std::printf("FAIL case %zu: create: %s\n", ci, err.message);
@@ -176,6 +239,7 @@ void run_case(size_t ci, const tcase &t)
                 const float thr = t.thr + (float)tu_range(&r, -1, 2);
                 tr_candidates_set_threshold(cpu, thr);
                 tr_candidates_set_threshold(dev, thr);
+                if (drn) tr_candidates_set_threshold(drn, thr);
             }
             const float thr = tr_candidates_threshold(cpu);
             const float *s = snr.data() + done * C;
@@ -196,21 +260,45 @@ void run_case(size_t ci, const tcase &t)
             const uint8_t *sk = use_skip ? skip.data() : nullptr;
             const tr_cuda_cand_peak *pk = nullptr;
             size_t npk = 0;
+            /* the buffer's description: channel-major inside a longer one
+             * (positions off .. off + m), or s, w themselves */
+            const float *bsp = s;
+            const int32_t *bwp = w;
+            int64_t ld = (int64_t)m, off = 0;
             if (t.buffer == 2) {
-                /* channel-major inside a longer buffer: positions off .. off + m */
-                const size_t off = (size_t)tu_range(&r, 0, 3), ld = m + off + 2;
-                bs.assign(ld * C, NAN);
-                bw.assign(ld * C, -5);
+                off = tu_range(&r, 0, 3);
+                ld = (int64_t)m + off + 2;
+                bs.assign((size_t)ld * C, NAN);
+                bw.assign((size_t)ld * C, -5);
                 for (size_t k = 0; k < m; k++)
                     for (uint32_t c = 0; c < C; c++) {
                         bs[c * ld + off + k] = s[k * C + c];
                         bw[c * ld + off + k] = w[k * C + c];
                     }
-                st = tr_cuda_cand_select(ctx, bs.data(), bw.data(), (int64_t)ld,
-                                         (int64_t)off, m, 1, 1, thr, sk, &pk, &npk, &err);
+                bsp = bs.data();
+                bwp = bw.data();
+            }
+            const int cmj = t.buffer == 2, on_dev = t.buffer != 0;
+            std::vector<tr_cuda_cand_peak> rpk;
+            const tr_cuda_cand_run *rn = nullptr;
+            size_t nrn = 0;
+            if (drn) {
+                /* runs: the peaks for the checks and for dev are those of
+                 * the runs, read back run by run */
+                st = tr_cuda_cand_select_runs(ctx, bsp, bwp, ld, off, m, cmj, on_dev, thr,
+                                              sk, t.link_time, &rn, &nrn, &npk, &err);
+                for (size_t j = 0; st == TR_OK && j < nrn; j++) {
+                    rpk.resize(rn[j].i0 + rn[j].members);
+                    st = tr_cuda_cand_run_peaks(ctx, &rn[j], rpk.data() + rn[j].i0, &err);
+                }
+                if (st == TR_OK && rpk.size() != npk)
+                    fail(t, ci, "peaks of the runs", (long long)npk,
+                         (long long)rpk.size());
+                pk = rpk.data();
+                npk = rpk.size();
             } else {
-                st = tr_cuda_cand_select(ctx, s, w, (int64_t)m, 0, m, 0, t.buffer == 1,
-                                         thr, sk, &pk, &npk, &err);
+                st = tr_cuda_cand_select(ctx, bsp, bwp, ld, off, m, cmj, on_dev, thr, sk,
+                                         &pk, &npk, &err);
             }
             if (st != TR_OK) {
                 std::printf("FAIL case %zu: select: %s\n", ci, err.message);
@@ -220,12 +308,23 @@ void run_case(size_t ci, const tcase &t)
             check_peaks(t, ci, ms.data(), w, m, thr, pk, npk);
             if (tr_candidates_process_peaks(dev, pk, npk, m) != TR_OK)
                 fail(t, ci, "process peaks", 0, 0);
-            compare(t, ci, cpu, dev);
+            if (drn) {
+                check_runs(t, ci, pk, npk, rn, nrn, t.link_time);
+                if (tr_candidates_process_runs(drn, rn, nrn, m, fetch_peaks, ctx) !=
+                    TR_OK)
+                    fail(t, ci, "process runs", 0, 0);
+            }
+            compare(t, ci, cpu, dev, drn);
             done += m;
         }
         tr_candidates_flush(cpu);
         tr_candidates_flush(dev);
-        compare(t, ci, cpu, dev);
+        if (drn) tr_candidates_flush(drn);
+        compare(t, ci, cpu, dev, drn);
+        if (drn) {
+            tr_candidates_reset(drn);
+            tr_candidates_set_threshold(drn, t.thr);
+        }
         tr_candidates_reset(cpu);
         tr_candidates_reset(dev);
         tr_candidates_set_threshold(cpu, t.thr);
@@ -233,6 +332,7 @@ void run_case(size_t ci, const tcase &t)
     }
     tr_candidates_destroy(cpu);
     tr_candidates_destroy(dev);
+    tr_candidates_destroy(drn);
     tr_cuda_cand_destroy(ctx);
 }
 
@@ -261,6 +361,25 @@ void invalid()
         std::printf("FAIL invalid buffer descriptions accepted\n");
         g_fail++;
     }
+    /* a run that the last selection did not give, runs of two channels */
+    const tr_cuda_cand_run *rn = nullptr;
+    size_t nrn = 0;
+    tr_cuda_cand_peak out[TR_CUDA_CAND_RUN_CHUNK];
+    const tr_cuda_cand_run bogus{0, 0, 0, 1, 9.0f, 1, 1, 1, 1, 5};
+    if (tr_cuda_cand_select_runs(ctx, s, nullptr, 4, 0, 4, 0, 0, 6.0f, nullptr, 0, &rn,
+                                 &nrn, &npk, &err) != TR_OK ||
+        nrn != 0 || tr_cuda_cand_run_peaks(ctx, &bogus, out, &err) != TR_ERR_INVALID) {
+        std::printf("FAIL a run the selection did not give was read\n");
+        g_fail++;
+    }
+    tr_cuda_cand_destroy(ctx);
+    cfg.nchan = 2;
+    if (tr_cuda_cand_create(0, &cfg, &ctx, &err) != TR_OK ||
+        tr_cuda_cand_select_runs(ctx, s, nullptr, 2, 0, 2, 0, 0, 6.0f, nullptr, 0, &rn,
+                                 &nrn, &npk, &err) != TR_ERR_INVALID) {
+        std::printf("FAIL runs of two channels accepted\n");
+        g_fail++;
+    }
     tr_cuda_cand_destroy(ctx);
 }
 
@@ -272,7 +391,12 @@ int main()
     for (size_t i = 0; i < nc; i++)
         run_case(i, kCases[i]);
     invalid();
-    std::printf("test_candidates_cuda_host: %zu cases, %d calls compared, %d failures\n",
-                nc, g_calls, g_fail);
+    if (g_fetches == 0) { /* the span limit inside a run was never met */
+        std::printf("FAIL no run was cut by a span limit\n");
+        g_fail++;
+    }
+    std::printf("test_candidates_cuda_host: %zu cases, %d calls compared, %d runs cut by "
+                "a span limit, %d failures\n",
+                nc, g_calls, g_fetches, g_fail);
     return g_fail ? 1 : 0;
 }

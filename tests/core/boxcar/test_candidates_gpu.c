@@ -103,6 +103,10 @@ static void test_backends(void)
         {1024, 2000, 1.0, 4, 6.0f, 0, 2, 1.5, 0, 1, 1},
         {1024, 2000, 1.0, 4, 6.0f, 3, 1, 0.0, 30, 2, 2},
         {64, 50000, 1.5, 10, 3.0f, 20, 1, 2.0, 0, 2, 1}, /* dense: buffers grow */
+        /* one channel, any widths: the device's runs, cut by span limits */
+        {1, 50000, 1.5, 5, 2.0f, 3, 1, 0.0, 37, 1, 1},
+        {1, 200000, 1.5, 10, 3.0f, 0, 1, 0.0, 300, 2, 2},
+        {1, 30000, 2.0, 0, 1.0f, 1, 1, 0.0, 0, 1, 0},
     };
     for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
         const gcase *t = &cases[ci];
