@@ -123,7 +123,9 @@ namespace transient
  *                merge; 0: channels are independent)
  *   backend      "auto", "cpu" or "cuda"; device: CUDA device index;
  *   batch        CUDA: samples per channel per batch (the block then works in
- *                multiples of it)
+ *                multiples of it); about 4194304 values per batch (4194304 /
+ *                nchan) reach the GPU's throughput, a smaller one lowers
+ *                latency at that cost
  *   device_buffers  off by default; CUDA backend, boxcar_search_ff, norm_mode
  *                "fixed" without baseline only: the input is a device buffer
  *                (cuda_buffer), read in place from a gr-transient CUDA block

@@ -11,7 +11,7 @@
 /* BINDTOOL_GEN_AUTOMATIC(0)                                                       */
 /* BINDTOOL_USE_PYGCCXML(0)                                                        */
 /* BINDTOOL_HEADER_FILE(boxcar_search_ff.h)                                        */
-/* BINDTOOL_HEADER_FILE_HASH(6c3d26431c5fd9278bc71ff5dc6fde59)                     */
+/* BINDTOOL_HEADER_FILE_HASH(f279dcf22b65729be7bf28dd97b91a36)                     */
 /***********************************************************************************/
 
 #include <pybind11/complex.h>
