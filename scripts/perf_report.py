@@ -80,15 +80,22 @@ AA_FIRST_IN_CALL = ("AstroAccelerate's SPDT and analysis step (its own kernels, 
                     "them)")
 
 
-def block_ab(folder, gpu, b, a):
+BLOCK_BATCH_LABELS = ["FIXED, 1 channel, batch 1048576", "FIXED, 1 channel, batch 4194304",
+                      "FIXED, 64 channels, batch 65536", "WHITE, 1 channel, batch 1048576",
+                      "WHITE, 1 channel, batch 4194304", "WHITE, 64 channels, batch 65536"]
+
+
+def block_ab(folder, gpu, b, a, labels=BLOCK_MSG_LABELS, b_after=()):
     """The two trees of a block comparison (flowgraph_B.jsonl, flowgraph_A.jsonl):
     boxcar_search_ff without outputs, dense events, two rounds alternated in one
-    call; b, a: (role, what the tree is)."""
+    call; b, a: (role, what the tree is); labels: the cases of one round;
+    b_after: cases B ran once more after the rounds."""
     return [S(folder, "flowgraph_%s.jsonl" % t, role,
               "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects "
               "as vectors, %s; two rounds alternated with the other tree in one call (%s)"
               % (what, gpu),
-              labels=BLOCK_MSG_LABELS + [l + ", second round" for l in BLOCK_MSG_LABELS])
+              labels=labels + [l + ", second round" for l in labels] +
+              (list(b_after) if t == "B" else []))
             for t, (role, what) in (("B", b), ("A", a))]
 
 
@@ -451,9 +458,25 @@ SOURCES = [
                        "2026-11-27-h100-boxcar-block-pipelined) again")),
     S("2026-11-27-h200-boxcar-select-votes", "peer/aa_spd.jsonl", REPEAT, AA_FIRST_IN_CALL),
     *block_ab("2026-11-27-h200-boxcar-select-votes", "H200",
-              (FINAL, "commit 0d4eb0b: the selection's write kernel by warp votes"),
+              (EARLIER, "commit 0d4eb0b: the selection's write kernel by warp votes"),
               (REPEAT, "commit 71389f9 (the final tree of "
                        "2026-11-27-h200-boxcar-block-deferred) again")),
+    S("2026-11-28-h200-boxcar-block-aligned", "peer/aa_spd.jsonl", REPEAT, AA_FIRST_IN_CALL),
+    *block_ab("2026-11-28-h200-boxcar-block-aligned", "H200",
+              (EARLIER, "commit bfd0715: the block's core calls aligned to its batch, the "
+                        "device statistics in fewer launches; the flow graph as long as "
+                        "its core line (commit 9ea478d)"),
+              (REPEAT, "commit 0d4eb0b (the final tree of "
+                       "2026-11-27-h200-boxcar-select-votes) with the bench of commit "
+                       "9ea478d"),
+              labels=BLOCK_BATCH_LABELS,
+              b_after=["FIXED, 64 channels, batch 262144", "WHITE, 64 channels, batch 262144"]),
+    S("2026-11-28-h200-boxcar-block-runs", "peer/aa_spd.jsonl", REPEAT, AA_FIRST_IN_CALL),
+    *block_ab("2026-11-28-h200-boxcar-block-runs", "H200",
+              (FINAL, "commit 4e54264: one channel's peaks merged into runs on the device"),
+              (REPEAT, "commit bfd0715 (the final tree of "
+                       "2026-11-28-h200-boxcar-block-aligned) again"),
+              labels=BLOCK_BATCH_LABELS),
     *[S("2026-11-27-h100-boxcar-block-vectors", "flowgraph_boxcar_%s.jsonl" % m, EARLIER,
         "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects messages "
         "%s (commit fab407f: the FAST kernel after the sparse pass, H100)" % what,
