@@ -613,7 +613,7 @@ static tr_status run_or_flush(tr_cuda_boxcar *q, const float *x, size_t n, bool 
         return tr_fail(err, TR_ERR_INVALID, "boxcar/cuda: NULL buffer");
     TR_CUDA_TRY(cudaSetDevice(q->device), err, "boxcar/cuda: select device", fail);
     (void)cudaGetLastError(); /* an earlier failure elsewhere is not this call's */
-    if (on_device && !flush)
+    if (on_device == TR_SRC_CALLER_DEVICE && !flush)
         TR_CUDA_TRY(tr_cuda_caller_ready(), err,
                     "boxcar/cuda: wait for the caller's stream", fail);
     if (q->has_fill)

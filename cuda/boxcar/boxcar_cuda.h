@@ -74,6 +74,7 @@
 #include <transient/boxcar.h>
 
 #include "boxcar/boxcar_plan_def.h"
+#include "common/device_src.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -139,7 +140,8 @@ uint32_t tr_cuda_boxcar_table_granule(const tr_cuda_boxcar *ctx);
 
 /*
  * Consume n new samples per channel and write n output positions (see the
- * top of this file). x, snr, width: host or device pointers as on_device says;
+ * top of this file). x, snr, width: host or device pointers as on_device says
+ * (common/device_src.h: TR_SRC_OWN_DEVICE skips the wait for the caller);
  * width may be NULL; n = 0 is allowed. *nonfinite (may be NULL) is increased
  * by the samples replaced by fill.
  */

@@ -181,7 +181,8 @@ tr_status launch_select(tr_cuda_cand *q, const float *snr, const int32_t *width,
         return tr_fail(err, TR_ERR_INVALID,
                        "candidates/cuda: host buffers are time-major from k0 = 0");
     CAND_TRY(cudaSetDevice(q->device), "select device");
-    if (on_device) CAND_TRY(tr_cuda_caller_ready(), "wait for the caller's stream");
+    if (on_device == TR_SRC_CALLER_DEVICE)
+        CAND_TRY(tr_cuda_caller_ready(), "wait for the caller's stream");
     if (skip)
         CAND_TRY(
             cudaMemcpyAsync(q->skip, skip, (size_t)C, cudaMemcpyHostToDevice, q->stream),

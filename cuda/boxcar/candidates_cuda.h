@@ -23,6 +23,8 @@
 
 #include <transient/candidates.h>
 
+#include "common/device_src.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -68,7 +70,8 @@ void tr_cuda_cand_destroy(tr_cuda_cand *ctx);
  * of a buffer that is time-major (snr[k * nchan + c]) or channel-major
  * (snr[c * ld + k]); width in the same layout or NULL (1). skip: NULL or
  * nchan host flags, 1 = the channel has no peak in these positions. Host or
- * device pointers (on_device; host buffers are time-major from k0 = 0);
+ * device pointers (on_device, common/device_src.h; host buffers are
+ * time-major from k0 = 0);
  * n * nchan <= TR_CUDA_CAND_MAX_VALUES.
  * *peaks (owned by the context, valid until the next call) receives *npeaks
  * peaks in stream order: k ascending, then c; k counts from 0 at k0.

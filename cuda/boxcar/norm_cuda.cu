@@ -387,14 +387,15 @@ extern "C" tr_status tr_cuda_norm_reset(tr_cuda_norm *q, tr_error *err)
 }
 
 extern "C" tr_status tr_cuda_norm_process(tr_cuda_norm *q, const float *x, size_t n,
-                                          tr_boxcar_layout layout, const float **clean,
-                                          tr_error *err)
+                                          tr_boxcar_layout layout, int src,
+                                          const float **clean, tr_error *err)
 {
     if (!q || !clean || (n && !x))
         return tr_fail(err, TR_ERR_INVALID,
                        "boxcar_norm/cuda: process needs x and clean");
     NORM_TRY(cudaSetDevice(q->device), "select device");
-    NORM_TRY(tr_cuda_caller_ready(), "wait for the caller's stream");
+    if (src == TR_SRC_CALLER_DEVICE)
+        NORM_TRY(tr_cuda_caller_ready(), "wait for the caller's stream");
     /* the page-locked results of a call not settled yet are taken first */
     if (q->pending) {
         const tr_status s = settle(q, err);

@@ -27,6 +27,8 @@
 
 #include <transient/boxcar.h>
 
+#include "common/device_src.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -58,7 +60,8 @@ tr_status tr_cuda_norm_reset(tr_cuda_norm *ctx, tr_error *err);
 
 /*
  * Take n new samples per channel of device buffer x (layout as given, n
- * positions per channel for CHANNEL_MAJOR); *clean receives a device buffer
+ * positions per channel for CHANNEL_MAJOR; src TR_SRC_CALLER_DEVICE or
+ * TR_SRC_OWN_DEVICE, common/device_src.h); *clean receives a device buffer
  * of the cleaned samples in the same layout (valid until the next call),
  * written by work queued on the context's stream. The values of every
  * window from that of position - n - latency on stay kept.
@@ -68,7 +71,7 @@ tr_status tr_cuda_norm_reset(tr_cuda_norm *ctx, tr_error *err);
  * call).
  */
 tr_status tr_cuda_norm_process(tr_cuda_norm *ctx, const float *x, size_t n,
-                               tr_boxcar_layout layout, const float **clean,
+                               tr_boxcar_layout layout, int src, const float **clean,
                                tr_error *err);
 
 /*

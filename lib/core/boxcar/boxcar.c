@@ -908,9 +908,10 @@ static tr_status device_check(tr_boxcar *q)
 
 #ifdef TR_HAVE_CUDA
 /* n device samples in `layout` searched into d_snr, d_width (device_check
- * passed, n > 0). */
+ * passed, n > 0); src: whose buffer d_x is (cuda/common/device_src.h). */
 static tr_status device_run(tr_boxcar *q, const float *d_x, size_t n,
-                            tr_boxcar_layout layout, float *d_snr, int32_t *d_width)
+                            tr_boxcar_layout layout, int src, float *d_snr,
+                            int32_t *d_width)
 {
     tr_cuda_boxcar *ctx = (tr_cuda_boxcar *)q->cuda;
     tr_status s;
@@ -918,23 +919,23 @@ static tr_status device_run(tr_boxcar *q, const float *d_x, size_t n,
         /* FIXED: one table for every position; fill = the fixed input means. */
         s = cuda_tables(q, 0, 1);
         if (s != TR_OK) return s;
-        s = tr_cuda_boxcar_run(ctx, d_x, n, layout, 1, d_snr, d_width, &q->dev_nonfinite,
-                               &q->err);
+        s = tr_cuda_boxcar_run(ctx, d_x, n, layout, src, d_snr, d_width,
+                               &q->dev_nonfinite, &q->err);
     } else {
         /* measured on the device: cleaned samples (with first_own the held
          * ones, W positions behind) and per-window tables */
         const float *clean = NULL;
         const uint64_t pos = q->position;
         if ((s = dnorm_start(q)) != TR_OK) return s;
-        s = tr_cuda_norm_process((tr_cuda_norm *)q->dnorm, d_x, n, layout, &clean,
+        s = tr_cuda_norm_process((tr_cuda_norm *)q->dnorm, d_x, n, layout, src, &clean,
                                  &q->err);
         if (s != TR_OK) return s;
         q->dnorm_active = 1;
         if (pos >= q->hold) {
             const int64_t first = (int64_t)pos - (int64_t)tr_boxcar_latency(q);
             if ((s = dnorm_tables(q, first, first + (int64_t)n - 1)) != TR_OK) return s;
-            s = tr_cuda_boxcar_run(ctx, clean, n, layout, 1, d_snr, d_width, NULL,
-                                   &q->err);
+            s = tr_cuda_boxcar_run(ctx, clean, n, layout, TR_SRC_OWN_DEVICE, d_snr,
+                                   d_width, NULL, &q->err);
         } else {
             /* window 0 held: the first z outputs are positions < 0 */
             const size_t z = n < q->hold - pos ? n : (size_t)(q->hold - pos);
@@ -961,7 +962,8 @@ tr_status tr_boxcar_process_device(tr_boxcar *q, const float *d_x, size_t n, flo
     if ((s = device_check(q)) != TR_OK || n == 0) return s;
     if ((s = tr_boxcar_search_candidates_drain(q)) != TR_OK) return s;
 #ifdef TR_HAVE_CUDA
-    return device_run(q, d_x, n, q->cfg.device_layout, d_snr, d_width);
+    return device_run(q, d_x, n, q->cfg.device_layout, TR_SRC_CALLER_DEVICE, d_snr,
+                      d_width);
 #else
     (void)d_width;
     return TR_ERR_UNSUPPORTED;
@@ -1099,7 +1101,7 @@ static void cand_task(void *arg, size_t task)
             s = tr_cuda_stage_upload(t->st, t->slot ^ 1, t->x2, nv, &q->err);
         if (s == TR_OK)
             s = device_run(q, tr_cuda_stage_x(t->st, t->slot), t->m, TR_BOXCAR_TIME_MAJOR,
-                           y, w);
+                           TR_SRC_OWN_DEVICE, y, w);
         if (s == TR_OK && nv > 0 && !t->pinned)
             s = tr_cuda_stage_upload(t->st, t->slot ^ 1, t->x2, nv, &q->err);
         t->s0 = s;
@@ -1114,9 +1116,10 @@ static void cand_task(void *arg, size_t task)
     tr_status s = tr_cuda_stage_outputs(t->st, t->oslot, &y, &w, &t->e1);
     for (size_t i = 0; i < q->nparts && s == TR_OK; i++) {
         const cand_part *pt = &q->parts[i];
+        /* the stage's outputs: searched by this library, waited for */
         s = tr_candidates_process_device_part(
             t->c, y, w, t->ld, t->k0 + (int64_t)pt->k, pt->len, 0,
-            pt->flagged ? q->part_flags + i * q->cfg.nchan : NULL);
+            pt->flagged ? q->part_flags + i * q->cfg.nchan : NULL, TR_SRC_OWN_DEVICE);
         if (s != TR_OK) tr_fail(&t->e1, s, "boxcar: %s", tr_candidates_last_error(t->c));
     }
     if (thr != t->thr) tr_candidates_set_threshold(t->c, thr);

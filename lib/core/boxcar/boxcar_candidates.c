@@ -10,6 +10,7 @@
 #include <transient/candidates.h>
 
 #include "boxcar/candidates_internal.h"
+#include "common/device_src.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -101,8 +102,9 @@ tr_status tr_boxcar_cluster_device(tr_candidates *c, const struct tr_boxcar *q,
     for (size_t k = 0; k < n && st == TR_OK;) {
         const uint8_t *flags = NULL;
         const size_t len = tr_boxcar_ready_piece(q, position + k, n - k, skip, &flags);
-        st = tr_candidates_process_device_part(c, d_snr, d_width, ld, k0 + (int64_t)k,
-                                               len, channel_major, flags);
+        st =
+            tr_candidates_process_device_part(c, d_snr, d_width, ld, k0 + (int64_t)k, len,
+                                              channel_major, flags, TR_SRC_CALLER_DEVICE);
         k += len;
     }
     free(skip);

@@ -955,13 +955,13 @@ tr_status tr_candidates_process_device(tr_candidates *q, const float *d_snr,
         return tr_fail(&q->err, TR_ERR_INVALID, "candidates: snr is NULL with n = %zu",
                        n);
     return tr_candidates_process_device_part(q, d_snr, d_width, (int64_t)n, 0, n,
-                                             channel_major, NULL);
+                                             channel_major, NULL, TR_SRC_CALLER_DEVICE);
 }
 
 tr_status tr_candidates_process_device_part(tr_candidates *q, const float *d_snr,
                                             const int32_t *d_width, int64_t ld,
                                             int64_t k0, size_t n, int channel_major,
-                                            const uint8_t *skip)
+                                            const uint8_t *skip, int src)
 {
     if (!q) return TR_ERR_INVALID;
     if (!q->cuda)
@@ -969,7 +969,9 @@ tr_status tr_candidates_process_device_part(tr_candidates *q, const float *d_snr
                        "candidates: device values need the CUDA backend (this object "
                        "runs on the CPU)");
 #ifdef TR_HAVE_CUDA
-    return cuda_process(q, d_snr, d_width, ld, k0, n, channel_major != 0, 1, skip);
+    return cuda_process(
+        q, d_snr, d_width, ld, k0, n, channel_major != 0,
+        src == TR_SRC_OWN_DEVICE ? TR_SRC_OWN_DEVICE : TR_SRC_CALLER_DEVICE, skip);
 #else
     (void)d_snr;
     (void)d_width;
@@ -978,6 +980,7 @@ tr_status tr_candidates_process_device_part(tr_candidates *q, const float *d_snr
     (void)n;
     (void)channel_major;
     (void)skip;
+    (void)src;
     return TR_ERR_UNSUPPORTED;
 #endif
 }

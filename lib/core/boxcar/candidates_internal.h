@@ -29,12 +29,14 @@ const char *tr_candidates_kernel(void);
 /*
  * CUDA backend: positions k0 .. k0 + n - 1 of a device buffer, time-major or
  * channel-major with ld positions per channel; skip: NULL or nchan host
- * flags (1: the channel yields no peak in these positions).
+ * flags (1: the channel yields no peak in these positions); src:
+ * TR_SRC_CALLER_DEVICE, or TR_SRC_OWN_DEVICE for a buffer this library wrote
+ * and waited for (cuda/common/device_src.h).
  */
 tr_status tr_candidates_process_device_part(tr_candidates *q, const float *d_snr,
                                             const int32_t *d_width, int64_t ld,
                                             int64_t k0, size_t n, int channel_major,
-                                            const uint8_t *skip);
+                                            const uint8_t *skip, int src);
 
 /*
  * The clustering of n positions whose peaks (values at or above the

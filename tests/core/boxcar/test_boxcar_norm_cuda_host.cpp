@@ -235,7 +235,7 @@ void run_case(size_t ci, const ncase &t)
                     buf[cm ? c * m + k : k * C + c] = xs[k * C + c];
             const float *clean = nullptr;
             if (tr_cuda_norm_process(dev, buf.data(), m, (tr_boxcar_layout)t.layout,
-                                     &clean, &err) != TR_OK) {
+                                     TR_SRC_CALLER_DEVICE, &clean, &err) != TR_OK) {
                 std::printf("FAIL case %zu: process: %s\n", ci, err.message);
                 g_fail++;
                 break;
