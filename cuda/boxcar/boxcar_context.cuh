@@ -62,8 +62,11 @@ struct tr_cuda_boxcar {
     int32_t *pw[2] = {nullptr, nullptr}; /* widths */
     tr_host_stager *stager = nullptr;
     /* Per-window tables (tr_cuda_boxcar_set_norm_windows): wmu[(j * nchan + c)
-     * * total + k] for windows tab0 .. tab0 + tabn - 1 of tabW samples. */
+     * * total + k] for windows tab0 .. tab0 + tabn - 1 of tabW samples; tmu,
+     * tsig: those in effect (wmu, wsig, or the caller's device tables of
+     * tr_cuda_boxcar_set_norm_windows_device, read where they lie). */
     float *wmu = nullptr, *wsig = nullptr;
+    const float *tmu = nullptr, *tsig = nullptr;
     int64_t wcap = 0; /* windows the tables hold */
     int64_t tabW = 0, tab0 = 0;
     int tabn = 0;

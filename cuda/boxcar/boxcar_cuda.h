@@ -122,8 +122,10 @@ tr_status tr_cuda_boxcar_set_norm_windows(tr_cuda_boxcar *ctx, uint64_t first,
                                           const float *sigma, tr_error *err);
 
 /* The same with device pointers (e.g. the tables of norm_cuda.h), taken as
- * they are: sigma > 0 and finite is the caller's promise. They are read on
- * the search's stream (tr_cuda_boxcar_stream) in the order of its work. */
+ * they are: sigma > 0 and finite is the caller's promise. Not copied: they
+ * are read where they lie by the searches until the next set_norm* call
+ * (keep them valid and unchanged until then), on the search's stream
+ * (tr_cuda_boxcar_stream) in the order of its work. */
 tr_status tr_cuda_boxcar_set_norm_windows_device(tr_cuda_boxcar *ctx, uint64_t first,
                                                  uint32_t nwin, uint32_t window,
                                                  const float *d_mu, const float *d_sigma,

@@ -180,8 +180,8 @@ static tr_status compute_fast(tr_cuda_boxcar *q, const source &src, int64_t q0,
             a.y = y + (int64_t)c0 * ldy;
             a.w = w ? w + (int64_t)c0 * ldy : nullptr;
             if (q->win_mode) {
-                a.mu = q->wmu + (size_t)c0 * q->total;
-                a.sigma = q->wsig + (size_t)c0 * q->total;
+                a.mu = q->tmu + (size_t)c0 * q->total;
+                a.sigma = q->tsig + (size_t)c0 * q->total;
                 a.tabW = q->tabW;
                 a.tab0 = q->tab0;
                 a.tabn = q->tabn;

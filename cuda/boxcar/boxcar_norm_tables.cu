@@ -111,16 +111,23 @@ extern "C" tr_status tr_cuda_boxcar_set_norm_white(tr_cuda_boxcar *q, const doub
     return white_tables(q, mean, sigma, fill, err);
 }
 
-/* Per-window tables from host or device memory (kind), already checked. */
+/* Per-window tables, already checked: from host memory (copied into wmu,
+ * wsig), or device tables d_mu, d_sigma (mu, sigma NULL) read where they
+ * lie. */
 static tr_status set_windows(tr_cuda_boxcar *q, uint64_t first, uint32_t nwin,
                              uint32_t window, const float *mu, const float *sigma,
-                             cudaMemcpyKind kind, tr_error *err)
+                             const float *d_mu, const float *d_sigma, tr_error *err)
 {
     const size_t nt = (size_t)nwin * q->nchan * q->total;
     TR_CUDA_TRY(cudaSetDevice(q->device), err, "boxcar/cuda: select device", fail);
-    if ((int64_t)nwin > q->wcap) {
+    if (d_mu) {
+        q->tmu = d_mu;
+        q->tsig = d_sigma;
+    } else if ((int64_t)nwin > q->wcap) {
         const int64_t cap = std::max<int64_t>(nwin, 2 * q->wcap);
         TR_CUDA_TRY(cudaStreamSynchronize(q->stream), err, "boxcar/cuda: sync", fail);
+        q->win_mode = 0; /* no tables in effect until these are set */
+        q->tmu = q->tsig = nullptr;
         if (q->wmu) cudaFree(q->wmu);
         if (q->wsig) cudaFree(q->wsig);
         q->wmu = q->wsig = nullptr;
@@ -131,12 +138,18 @@ static tr_status set_windows(tr_cuda_boxcar *q, uint64_t first, uint32_t nwin,
                     "boxcar/cuda: allocate tables", fail_mem);
         q->wcap = cap;
     }
-    /* ordered before the next search on the same stream; the caller's buffers
-     * may be reused at return (pageable copies are staged by then) */
-    TR_CUDA_TRY(cudaMemcpyAsync(q->wmu, mu, nt * 4, kind, q->stream), err,
-                "boxcar/cuda: upload mu_L", fail);
-    TR_CUDA_TRY(cudaMemcpyAsync(q->wsig, sigma, nt * 4, kind, q->stream), err,
-                "boxcar/cuda: upload sigma_L", fail);
+    if (!d_mu) {
+        /* ordered before the next search on the same stream; the caller's
+         * buffers may be reused at return (pageable copies are staged by then) */
+        TR_CUDA_TRY(
+            cudaMemcpyAsync(q->wmu, mu, nt * 4, cudaMemcpyHostToDevice, q->stream), err,
+            "boxcar/cuda: upload mu_L", fail);
+        TR_CUDA_TRY(
+            cudaMemcpyAsync(q->wsig, sigma, nt * 4, cudaMemcpyHostToDevice, q->stream),
+            err, "boxcar/cuda: upload sigma_L", fail);
+        q->tmu = q->wmu;
+        q->tsig = q->wsig;
+    }
     q->win_mode = 1;
     q->tabW = window;
     q->tab0 = (int64_t)first;
@@ -180,7 +193,7 @@ extern "C" tr_status tr_cuda_boxcar_set_norm_windows(tr_cuda_boxcar *q, uint64_t
                            "boxcar/cuda: normalisation entry %zu: sigma must be > 0 and "
                            "finite, mu finite",
                            k);
-    return set_windows(q, first, nwin, window, mu, sigma, cudaMemcpyHostToDevice, err);
+    return set_windows(q, first, nwin, window, mu, sigma, nullptr, nullptr, err);
 }
 
 extern "C" tr_status
@@ -192,6 +205,5 @@ tr_cuda_boxcar_set_norm_windows_device(tr_cuda_boxcar *q, uint64_t first, uint32
         return tr_fail(err, TR_ERR_INVALID,
                        "boxcar/cuda: set_norm_windows needs mu, sigma and nwin >= 1");
     if (check_windows(q, window, err) != TR_OK) return TR_ERR_UNSUPPORTED;
-    return set_windows(q, first, nwin, window, d_mu, d_sigma, cudaMemcpyDeviceToDevice,
-                       err);
+    return set_windows(q, first, nwin, window, nullptr, nullptr, d_mu, d_sigma, err);
 }
