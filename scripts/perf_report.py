@@ -473,9 +473,16 @@ SOURCES = [
               b_after=["FIXED, 64 channels, batch 262144", "WHITE, 64 channels, batch 262144"]),
     S("2026-11-28-h200-boxcar-block-runs", "peer/aa_spd.jsonl", REPEAT, AA_FIRST_IN_CALL),
     *block_ab("2026-11-28-h200-boxcar-block-runs", "H200",
-              (FINAL, "commit 4e54264: one channel's peaks merged into runs on the device"),
+              (EARLIER, "commit 4e54264: one channel's peaks merged into runs on the device"),
               (REPEAT, "commit bfd0715 (the final tree of "
                        "2026-11-28-h200-boxcar-block-aligned) again"),
+              labels=BLOCK_BATCH_LABELS),
+    S("2026-11-28-h100-boxcar-block-final", "peer/aa_spd.jsonl", REPEAT, AA_FIRST_IN_CALL),
+    *block_ab("2026-11-28-h100-boxcar-block-final", "H100",
+              (FINAL, "commit 74d8256: the pipeline's own buffers without the wait for the "
+                      "caller's stream, the device tables read in place"),
+              (REPEAT, "commit 4e54264 (the final tree of "
+                       "2026-11-28-h200-boxcar-block-runs) on an H100"),
               labels=BLOCK_BATCH_LABELS),
     *[S("2026-11-27-h100-boxcar-block-vectors", "flowgraph_boxcar_%s.jsonl" % m, EARLIER,
         "boxcar_search_ff CUDA without outputs, a pulse every 8192 samples, detects messages "
