@@ -653,6 +653,20 @@ static tr_status process_scan(tr_candidates *q, const float *snr, const int32_t 
     return TR_OK;
 }
 
+/* One channel, any widths: the last position of the run that starts at p
+ * before the span limit of the set it joins closes it (INT64_MAX without
+ * max_span). */
+static int64_t span_limit(tr_candidates *q, int64_t p)
+{
+    if (!q->cfg.max_span) return INT64_MAX;
+    const chan_t *ch = &q->ch[0];
+    int64_t first = p;
+    if (ch->has && q->cl[ch->sid].gen == ch->sgen &&
+        ch->max_end + (int64_t)q->cfg.link_time >= p)
+        first = q->cl[find(q, ch->sid)].ev.first; /* the set it joins */
+    return first + (int64_t)q->cfg.max_span;
+}
+
 /*
  * process_scan's sequence over peaks found elsewhere (the CUDA selection):
  * pk[0 .. npk) in stream order (k ascending, then channel) among n positions
@@ -683,14 +697,7 @@ tr_status tr_candidates_process_peaks(tr_candidates *q, const tr_cuda_cand_peak 
              * limit of that set, so they go in as one merged peak. */
             tr_candidate run =
                 peak_event(p, 0, pk[i].w < 1 ? 1u : (uint32_t)pk[i].w, pk[i].s);
-            int64_t lim = INT64_MAX; /* the last position before a span close */
-            if (q->cfg.max_span) {
-                const chan_t *ch = &q->ch[0];
-                int64_t first = p;
-                if (ch->has && q->cl[ch->sid].gen == ch->sgen && ch->max_end + lt >= p)
-                    first = q->cl[find(q, ch->sid)].ev.first; /* the set it joins */
-                lim = first + (int64_t)q->cfg.max_span;
-            }
+            const int64_t lim = span_limit(q, p);
             for (i++; i < npk && pk[i].k < n && base + (int64_t)pk[i].k <= run.end + lt &&
                       base + (int64_t)pk[i].k <= lim;
                  i++) {
@@ -783,13 +790,19 @@ static void seq_next(run_seq *sq)
 }
 
 /* Run i as its peaks, one run each. */
-static tr_status seq_split(run_seq *sq)
+static tr_status seq_split(tr_candidates *q, run_seq *sq)
 {
     const tr_cuda_cand_run *r = &sq->r[sq->i];
     tr_cuda_cand_peak pk[TR_CUDA_CAND_RUN_CHUNK];
-    if (r->members > TR_CUDA_CAND_RUN_CHUNK) return TR_ERR_INVALID;
-    const tr_status st = sq->fetch(sq->arg, r, pk);
-    if (st != TR_OK) return st;
+    if (r->members > TR_CUDA_CAND_RUN_CHUNK)
+        return tr_fail(&q->err, TR_ERR_INVALID,
+                       "candidates: a run of %u peaks (at most %d)", r->members,
+                       TR_CUDA_CAND_RUN_CHUNK);
+    tr_error e;
+    memset(&e, 0, sizeof e);
+    const tr_status st = sq->fetch(sq->arg, r, pk, &e);
+    if (st != TR_OK)
+        return tr_fail(&q->err, st, "candidates: the peaks of a run: %s", e.message);
     for (uint32_t j = 0; j < r->members; j++) {
         const uint32_t w = (uint32_t)(pk[j].w < 1 ? 1 : pk[j].w);
         const tr_cuda_cand_run one = {pk[j].k, pk[j].k,     pk[j].k, (int32_t)w,
@@ -832,17 +845,9 @@ tr_status tr_candidates_process_runs(tr_candidates *q, const tr_cuda_cand_run *r
         if (kp == n) break;
         const int64_t p = base + (int64_t)kp;
         q->position = p;
-        int64_t lim = INT64_MAX; /* the last position before a span close */
-        if (q->cfg.max_span) {
-            const chan_t *ch = &q->ch[0];
-            int64_t first = p;
-            if (ch->has && q->cl[ch->sid].gen == ch->sgen && ch->max_end + lt >= p)
-                first = q->cl[find(q, ch->sid)].ev.first; /* the set it joins */
-            lim = first + (int64_t)q->cfg.max_span;
-        }
+        const int64_t lim = span_limit(q, p);
         if (base + (int64_t)it->k1 > lim) {
-            if ((st = seq_split(&sq)) != TR_OK)
-                return tr_fail(&q->err, st, "candidates: %s", "cannot fetch a run");
+            if ((st = seq_split(q, &sq)) != TR_OK) return st;
             continue;
         }
         /* as process_peaks merges the peaks that follow */
@@ -852,8 +857,7 @@ tr_status tr_candidates_process_runs(tr_candidates *q, const tr_cuda_cand_run *r
         while ((it = seq_cur(&sq)) != NULL && it->k0 < n &&
                base + (int64_t)it->k0 <= ev.end + lt && base + (int64_t)it->k0 <= lim) {
             if (base + (int64_t)it->k1 > lim) {
-                if ((st = seq_split(&sq)) != TR_OK)
-                    return tr_fail(&q->err, st, "candidates: %s", "cannot fetch a run");
+                if ((st = seq_split(q, &sq)) != TR_OK) return st;
                 continue;
             }
             merge_run(&ev, base, it);
@@ -873,10 +877,10 @@ tr_status tr_candidates_process_runs(tr_candidates *q, const tr_cuda_cand_run *r
 #ifdef TR_HAVE_CUDA
 /* Values selected on the device in pieces whose peak positions fit 32 bits,
  * each piece's peaks clustered here. */
-static tr_status fetch_run(void *arg, const tr_cuda_cand_run *run, tr_cuda_cand_peak *out)
+static tr_status fetch_run(void *arg, const tr_cuda_cand_run *run, tr_cuda_cand_peak *out,
+                           tr_error *err)
 {
-    tr_candidates *q = (tr_candidates *)arg;
-    return tr_cuda_cand_run_peaks((tr_cuda_cand *)q->cuda, run, out, &q->err);
+    return tr_cuda_cand_run_peaks((tr_cuda_cand *)arg, run, out, err);
 }
 
 static tr_status cuda_process(tr_candidates *q, const float *snr, const int32_t *width,
@@ -903,7 +907,8 @@ static tr_status cuda_process(tr_candidates *q, const float *snr, const int32_t 
             st = tr_cuda_cand_select_runs(
                 (tr_cuda_cand *)q->cuda, s, w, ld, kk, m, channel_major, on_device,
                 q->cfg.threshold, skip, q->cfg.link_time, &rn, &nrn, &npk, &q->err);
-            if (st == TR_OK) st = tr_candidates_process_runs(q, rn, nrn, m, fetch_run, q);
+            if (st == TR_OK)
+                st = tr_candidates_process_runs(q, rn, nrn, m, fetch_run, q->cuda);
             if (st != TR_OK) return st;
             done += m;
             continue;

@@ -53,7 +53,8 @@ tr_status tr_candidates_process_peaks(tr_candidates *q,
 struct tr_cuda_cand_run;
 typedef tr_status (*tr_candidates_run_peaks_fn)(void *arg,
                                                 const struct tr_cuda_cand_run *run,
-                                                struct tr_cuda_cand_peak *out);
+                                                struct tr_cuda_cand_peak *out,
+                                                tr_error *err);
 
 /*
  * tr_candidates_process_peaks from the peaks' runs (one channel, link_width

@@ -186,11 +186,11 @@ void check_runs(const tcase &t, size_t ci, const tr_cuda_cand_peak *pk, size_t n
 
 int g_fetches = 0; /* runs cut by a span limit (read back as peaks) */
 
-tr_status fetch_peaks(void *arg, const tr_cuda_cand_run *run, tr_cuda_cand_peak *out)
+tr_status fetch_peaks(void *arg, const tr_cuda_cand_run *run, tr_cuda_cand_peak *out,
+                      tr_error *err)
 {
-    tr_error err;
     g_fetches++;
-    return tr_cuda_cand_run_peaks((tr_cuda_cand *)arg, run, out, &err);
+    return tr_cuda_cand_run_peaks((tr_cuda_cand *)arg, run, out, err);
 }
 
 void run_case(size_t ci, const tcase &t)
