@@ -667,74 +667,6 @@ static int64_t span_limit(tr_candidates *q, int64_t p)
     return first + (int64_t)q->cfg.max_span;
 }
 
-/*
- * process_scan's sequence over peaks found elsewhere (the CUDA selection):
- * pk[0 .. npk) in stream order (k ascending, then channel) among n positions
- * from q->position on.
- */
-tr_status tr_candidates_process_peaks(tr_candidates *q, const tr_cuda_cand_peak *pk,
-                                      size_t npk, size_t n)
-{
-    const int64_t base = q->position;
-    const int64_t lt = (int64_t)q->cfg.link_time;
-    const int runs = q->cfg.nchan == 1 && q->summary;
-    size_t i = 0; /* next peak */
-    size_t k = 0; /* next input position */
-    while (k < n) {
-        const size_t kp = i < npk && pk[i].k < n ? pk[i].k : n; /* next peak position */
-        const tr_status sc = close_until(q, base, k, kp, n);
-        if (sc != TR_OK) return tr_fail(&q->err, sc, "candidates: out of memory");
-        if (kp == n) break;
-        const int64_t p = base + (int64_t)kp;
-        q->position = p;
-        uint32_t prev = NONE;
-        size_t last = kp; /* position of the last peak taken */
-        if (runs) {
-            /* One channel, any widths: the following peaks that each start at
-             * most link_time after the largest end before them join the set
-             * of the first whatever it links to, and no event closes among
-             * them (the set is the channel's only open one) before the span
-             * limit of that set, so they go in as one merged peak. */
-            tr_candidate run =
-                peak_event(p, 0, pk[i].w < 1 ? 1u : (uint32_t)pk[i].w, pk[i].s);
-            const int64_t lim = span_limit(q, p);
-            for (i++; i < npk && pk[i].k < n && base + (int64_t)pk[i].k <= run.end + lt &&
-                      base + (int64_t)pk[i].k <= lim;
-                 i++) {
-                /* merge_event of a later peak of the channel: it is the best
-                 * only with a higher S/N (ties keep the earlier start) */
-                const int64_t pj = base + (int64_t)pk[i].k;
-                const uint32_t wj = pk[i].w < 1 ? 1u : (uint32_t)pk[i].w;
-                if (pk[i].s > run.snr) {
-                    run.start = pj;
-                    run.peak = pj + (int64_t)(wj - 1) / 2;
-                    run.snr = pk[i].s;
-                    run.width = wj;
-                }
-                if (pj + (int64_t)wj > run.end) run.end = pj + (int64_t)wj;
-                run.members++;
-                if (wj < run.width_lo) run.width_lo = wj;
-                if (wj > run.width_hi) run.width_hi = wj;
-                last = pk[i].k;
-            }
-            const tr_status st = add_peak(q, &run, prev);
-            if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
-        }
-        for (; i < npk && pk[i].k == kp; i++) {
-            const tr_candidate pe =
-                peak_event(p, pk[i].c, pk[i].w < 1 ? 1u : (uint32_t)pk[i].w, pk[i].s);
-            const tr_status st = add_peak(q, &pe, prev);
-            if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
-            prev = pk[i].c;
-        }
-        k = last + 1;
-    }
-    q->position = base + (int64_t)n;
-    const tr_status st = close_events(q, q->position, 0);
-    if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
-    return TR_OK;
-}
-
 /* The event of run r (positions from base). */
 static tr_candidate run_event(int64_t base, const tr_cuda_cand_run *r)
 {
@@ -763,21 +695,36 @@ static void merge_run(tr_candidate *ev, int64_t base, const tr_cuda_cand_run *r)
     if (r->whi > ev->width_hi) ev->width_hi = r->whi;
 }
 
-/* The runs of a call with one of them replaced by its peaks (each a run of
- * one) where a span limit cuts it. */
+/* Peak i of a call as a run of one. */
+static tr_cuda_cand_run run_of_peak(const tr_cuda_cand_peak *pk, uint32_t i)
+{
+    const uint32_t w = (uint32_t)(pk->w < 1 ? 1 : pk->w);
+    const tr_cuda_cand_run one = {pk->k,     pk->k, pk->k, (int32_t)w, pk->s,
+                                  pk->k + w, 1u,    w,     w,          i};
+    return one;
+}
+
+/* What one channel's clustering walks: the runs of a call (r) with one of
+ * them replaced by its peaks (each a run of one) where a span limit cuts
+ * it, or a call's peaks (pk), each a run of one. */
 typedef struct {
     const tr_cuda_cand_run *r;
-    size_t nr, i;                               /* next run */
+    const tr_cuda_cand_peak *pk;
+    size_t nr, i;                               /* next run (or peak) */
     tr_cuda_cand_run x[TR_CUDA_CAND_RUN_CHUNK]; /* run i as single peaks */
     size_t nx, ix;                              /* x[ix .. nx) left; nx = 0: none */
+    tr_cuda_cand_run one;                       /* peak i as a run */
     tr_candidates_run_peaks_fn fetch;
     void *arg;
 } run_seq;
 
-static const tr_cuda_cand_run *seq_cur(const run_seq *sq)
+static const tr_cuda_cand_run *seq_cur(run_seq *sq)
 {
     if (sq->ix < sq->nx) return &sq->x[sq->ix];
-    return sq->i < sq->nr ? &sq->r[sq->i] : NULL;
+    if (sq->i >= sq->nr) return NULL;
+    if (!sq->pk) return &sq->r[sq->i];
+    sq->one = run_of_peak(&sq->pk[sq->i], (uint32_t)sq->i);
+    return &sq->one;
 }
 
 static void seq_next(run_seq *sq)
@@ -789,7 +736,8 @@ static void seq_next(run_seq *sq)
     sq->i++;
 }
 
-/* Run i as its peaks, one run each. */
+/* Run i as its peaks, one run each (a span limit never cuts a run of one:
+ * the set it joins is open, so the limit lies at or after its start). */
 static tr_status seq_split(tr_candidates *q, run_seq *sq)
 {
     const tr_cuda_cand_run *r = &sq->r[sq->i];
@@ -803,16 +751,71 @@ static tr_status seq_split(tr_candidates *q, run_seq *sq)
     const tr_status st = sq->fetch(sq->arg, r, pk, &e);
     if (st != TR_OK)
         return tr_fail(&q->err, st, "candidates: the peaks of a run: %s", e.message);
-    for (uint32_t j = 0; j < r->members; j++) {
-        const uint32_t w = (uint32_t)(pk[j].w < 1 ? 1 : pk[j].w);
-        const tr_cuda_cand_run one = {pk[j].k, pk[j].k,     pk[j].k, (int32_t)w,
-                                      pk[j].s, pk[j].k + w, 1u,      w,
-                                      w,       r->i0 + j};
-        sq->x[j] = one;
-    }
+    for (uint32_t j = 0; j < r->members; j++)
+        sq->x[j] = run_of_peak(&pk[j], r->i0 + j);
     sq->nx = r->members;
     sq->ix = 0;
     return TR_OK;
+}
+
+/*
+ * One channel, any widths linking: n positions from q->position on. The
+ * runs that follow a run and start at most link_time after the largest end
+ * before them join the set of the first whatever it links to, and no event
+ * closes among them (the set is the channel's only open one) before the
+ * span limit of that set, so they go in as one merged peak; a run that the
+ * span limit cuts goes in peak by peak (fetch gives its peaks).
+ */
+static tr_status cluster_runs(tr_candidates *q, run_seq *sq, size_t n)
+{
+    const int64_t base = q->position;
+    const int64_t lt = (int64_t)q->cfg.link_time;
+    size_t k = 0; /* next input position */
+    while (k < n) {
+        const tr_cuda_cand_run *it = seq_cur(sq);
+        const size_t kp = it && it->k0 < n ? it->k0 : n; /* next peak position */
+        tr_status st = close_until(q, base, k, kp, n);
+        if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
+        if (kp == n) break;
+        const int64_t p = base + (int64_t)kp;
+        q->position = p;
+        const int64_t lim = span_limit(q, p);
+        if (base + (int64_t)it->k1 > lim) {
+            if ((st = seq_split(q, sq)) != TR_OK) return st;
+            continue;
+        }
+        tr_candidate ev = run_event(base, it);
+        size_t last = it->k1;
+        seq_next(sq);
+        while ((it = seq_cur(sq)) != NULL && it->k0 < n &&
+               base + (int64_t)it->k0 <= ev.end + lt && base + (int64_t)it->k0 <= lim) {
+            if (base + (int64_t)it->k1 > lim) {
+                if ((st = seq_split(q, sq)) != TR_OK) return st;
+                continue;
+            }
+            merge_run(&ev, base, it);
+            last = it->k1;
+            seq_next(sq);
+        }
+        st = add_peak(q, &ev, NONE);
+        if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
+        k = last + 1;
+    }
+    q->position = base + (int64_t)n;
+    const tr_status st = close_events(q, q->position, 0);
+    if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
+    return TR_OK;
+}
+
+/* tr_candidates_process_peaks for one channel with any widths linking. */
+static tr_status process_peak_runs(tr_candidates *q, const tr_cuda_cand_peak *pk,
+                                   size_t npk, size_t n)
+{
+    run_seq sq;
+    memset(&sq, 0, sizeof sq);
+    sq.pk = pk;
+    sq.nr = npk;
+    return cluster_runs(q, &sq, n);
 }
 
 /*
@@ -828,45 +831,43 @@ tr_status tr_candidates_process_runs(tr_candidates *q, const tr_cuda_cand_run *r
     if (q->cfg.nchan != 1 || !q->summary)
         return tr_fail(&q->err, TR_ERR_INVALID,
                        "candidates: runs need one channel and any widths linking");
-    const int64_t base = q->position;
-    const int64_t lt = (int64_t)q->cfg.link_time;
     run_seq sq;
     memset(&sq, 0, sizeof sq);
     sq.r = runs;
     sq.nr = nruns;
     sq.fetch = fetch;
     sq.arg = arg;
+    return cluster_runs(q, &sq, n);
+}
+
+/*
+ * process_scan's sequence over peaks found elsewhere (the CUDA selection):
+ * pk[0 .. npk) in stream order (k ascending, then channel) among n positions
+ * from q->position on.
+ */
+tr_status tr_candidates_process_peaks(tr_candidates *q, const tr_cuda_cand_peak *pk,
+                                      size_t npk, size_t n)
+{
+    if (q->cfg.nchan == 1 && q->summary) return process_peak_runs(q, pk, npk, n);
+    const int64_t base = q->position;
+    size_t i = 0; /* next peak */
     size_t k = 0; /* next input position */
     while (k < n) {
-        const tr_cuda_cand_run *it = seq_cur(&sq);
-        const size_t kp = it && it->k0 < n ? it->k0 : n; /* next peak position */
-        tr_status st = close_until(q, base, k, kp, n);
-        if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
+        const size_t kp = i < npk && pk[i].k < n ? pk[i].k : n; /* next peak position */
+        const tr_status sc = close_until(q, base, k, kp, n);
+        if (sc != TR_OK) return tr_fail(&q->err, sc, "candidates: out of memory");
         if (kp == n) break;
         const int64_t p = base + (int64_t)kp;
         q->position = p;
-        const int64_t lim = span_limit(q, p);
-        if (base + (int64_t)it->k1 > lim) {
-            if ((st = seq_split(q, &sq)) != TR_OK) return st;
-            continue;
+        uint32_t prev = NONE;
+        for (; i < npk && pk[i].k == kp; i++) {
+            const tr_candidate pe =
+                peak_event(p, pk[i].c, pk[i].w < 1 ? 1u : (uint32_t)pk[i].w, pk[i].s);
+            const tr_status st = add_peak(q, &pe, prev);
+            if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
+            prev = pk[i].c;
         }
-        /* as process_peaks merges the peaks that follow */
-        tr_candidate ev = run_event(base, it);
-        size_t last = it->k1;
-        seq_next(&sq);
-        while ((it = seq_cur(&sq)) != NULL && it->k0 < n &&
-               base + (int64_t)it->k0 <= ev.end + lt && base + (int64_t)it->k0 <= lim) {
-            if (base + (int64_t)it->k1 > lim) {
-                if ((st = seq_split(q, &sq)) != TR_OK) return st;
-                continue;
-            }
-            merge_run(&ev, base, it);
-            last = it->k1;
-            seq_next(&sq);
-        }
-        st = add_peak(q, &ev, NONE);
-        if (st != TR_OK) return tr_fail(&q->err, st, "candidates: out of memory");
-        k = last + 1;
+        k = kp + 1;
     }
     q->position = base + (int64_t)n;
     const tr_status st = close_events(q, q->position, 0);
@@ -875,14 +876,14 @@ tr_status tr_candidates_process_runs(tr_candidates *q, const tr_cuda_cand_run *r
 }
 
 #ifdef TR_HAVE_CUDA
-/* Values selected on the device in pieces whose peak positions fit 32 bits,
- * each piece's peaks clustered here. */
 static tr_status fetch_run(void *arg, const tr_cuda_cand_run *run, tr_cuda_cand_peak *out,
                            tr_error *err)
 {
     return tr_cuda_cand_run_peaks((tr_cuda_cand *)arg, run, out, err);
 }
 
+/* Values selected on the device in pieces whose peak positions fit 32 bits,
+ * each piece's peaks (or one channel's runs) clustered here. */
 static tr_status cuda_process(tr_candidates *q, const float *snr, const int32_t *width,
                               int64_t ld, int64_t k0, size_t n, int channel_major,
                               int on_device, const uint8_t *skip)
